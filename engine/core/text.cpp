@@ -1,0 +1,81 @@
+#include "fxscope/core/text.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+
+namespace fxscope::text {
+
+std::string_view trim(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  if (sep.empty()) {
+    parts.push_back(s);
+    return parts;
+  }
+  int depth = 0;
+  char quote = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (quote != 0) {
+      if (c == '\\') {
+        ++i;  // skip the escaped character
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    } else if (depth == 0 && s.compare(i, sep.size(), sep) == 0) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + sep.size();
+      i = start - 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  std::int64_t v = 0;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (!s.empty() && s.front() == '+') ++first;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trim(s);
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace fxscope::text

@@ -1,0 +1,36 @@
+#pragma once
+// Small string_view helpers shared by the parsers (no allocation unless a vector is returned).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxscope::text {
+
+std::string_view trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+
+// Splits S on SEP where SEP is not inside (), [], {} or a quoted string: "s0, (s1//2)" -> 2 parts.
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep);
+
+// Calls FN(line, line_number) for each line of S (1-based numbers, "\n" stripped, "\r" kept).
+template <class Fn>
+void for_each_line(std::string_view s, Fn&& fn) {
+  std::size_t line_no = 1;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const std::size_t nl = s.find('\n', pos);
+    const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
+    fn(s.substr(pos, end - pos), line_no++);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s);
+std::optional<double> parse_double(std::string_view s);
+
+}  // namespace fxscope::text
