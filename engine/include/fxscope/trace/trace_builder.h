@@ -1,0 +1,48 @@
+#pragma once
+// Turns the scanner's records into a TraceLog: routes each record to its compile unit, parses
+// the envelopes that matter, counts the rest.
+
+#include <cstddef>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fxscope/trace/json_scan.h"
+#include "fxscope/trace/log_scanner.h"
+#include "fxscope/trace/trace_log.h"
+
+namespace fxscope::trace {
+
+// Fills one TraceLog record by record; finish() completes the cross-unit parts.
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(TraceLog& log) : log_(log) {}
+
+  void add(const RawRecord& record);
+  void finish(std::size_t lines, std::size_t payload_lines);
+  std::size_t good_records() const { return good_records_; }
+
+ private:
+  void bad_line(const RawRecord& record, std::string_view why);
+  void warn(std::size_t line, std::string message);
+  void count_kind(std::string_view kind, bool understood);
+  // False when the record turns out to be broken (a bad line, already reported).
+  bool route(const RawRecord& record, const EnvelopeHead& head);
+  void add_artifact(CompileUnit* unit, Artifact artifact);
+  CompileUnit& unit_for(const CompileId& id, std::size_t line);
+  Stack read_stack(const nlohmann::json& frames) const;
+  void add_graph_break(CompileUnit& unit, const Artifact& artifact);
+  void add_recompile(CompileUnit& unit, const Artifact& artifact);
+
+  TraceLog& log_;
+  std::vector<std::string> strings_;  // the `str` intern table: index -> file name
+  std::map<CompileId, std::size_t> unit_index_;
+  std::unordered_map<std::string, std::size_t> kind_index_;
+  std::size_t good_records_ = 0;
+  std::size_t silenced_warnings_ = 0;
+};
+
+}  // namespace fxscope::trace

@@ -1,0 +1,67 @@
+#include "fxscope/trace/log_scanner.h"
+
+#include <cstring>
+
+namespace fxscope::trace {
+
+std::string_view envelope_json(std::string_view line) {
+  // The glog prefix ends at the first "] " (a rank prefix "[rank0]:" may precede it, so the
+  // search is for "] {" rather than for a fixed layout); it is short, so look only so far.
+  constexpr std::size_t kMaxPrefix = 512;
+  const std::size_t at = line.substr(0, kMaxPrefix).find("] {");
+  if (at == std::string_view::npos) return {};
+  std::string_view json = line.substr(at + 2);
+  if (!json.empty() && json.back() == '\r') json.remove_suffix(1);
+  return json;
+}
+
+std::string_view LogScanner::next_line() {
+  const char* begin = text_.data() + pos_;
+  const std::size_t left = text_.size() - pos_;
+  const void* nl = std::memchr(begin, '\n', left);
+  const std::size_t len =
+      nl == nullptr ? left : static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+  pos_ += nl == nullptr ? len : len + 1;
+  ++line_;
+  return {begin, len};
+}
+
+bool LogScanner::next(RawRecord& record) {
+  while (pos_ < text_.size()) {
+    const std::size_t start = pos_;
+    const std::string_view line = next_line();
+    if (line.empty() || line == "\r") continue;
+    record = RawRecord{};
+    record.line = line_;
+    record.whole = line;
+    const bool orphan = line.front() == '\t';
+    std::size_t payload_begin = start;
+    std::size_t payload_end = start + line.size();
+    std::size_t count = 0;
+    if (orphan) {
+      record.payload.first_line = line_;
+      count = 1;
+    } else {
+      record.json = envelope_json(line);
+    }
+    while (pos_ < text_.size() && text_[pos_] == '\t') {
+      const std::size_t at = pos_;
+      const std::string_view payload_line = next_line();
+      if (count == 0) {
+        payload_begin = at;
+        record.payload.first_line = line_;
+      }
+      payload_end = at + payload_line.size();
+      ++count;
+    }
+    if (count > 0) {
+      record.payload.raw = text_.substr(payload_begin, payload_end - payload_begin);
+      record.payload.line_count = count;
+      if (!orphan) payload_lines_ += count;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace fxscope::trace

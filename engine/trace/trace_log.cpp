@@ -1,0 +1,104 @@
+#include "fxscope/trace/trace_log.h"
+
+#include <algorithm>
+
+#include "fxscope/trace/json_scan.h"
+#include "fxscope/trace/log_locator.h"
+#include "fxscope/trace/log_scanner.h"
+#include "fxscope/trace/md5.h"
+#include "fxscope/trace/trace_builder.h"
+
+namespace fxscope::trace {
+
+std::size_t TraceStats::unknown_kinds() const {
+  return static_cast<std::size_t>(
+      std::count_if(kinds.begin(), kinds.end(), [](const KindCount& k) { return !k.understood; }));
+}
+
+const CompileUnit* TraceLog::find_unit(const CompileId& id) const {
+  const auto it = std::find_if(units_.begin(), units_.end(),
+                               [&](const CompileUnit& u) { return u.id.same_compile(id); });
+  return it == units_.end() ? nullptr : &*it;
+}
+
+std::size_t TraceLog::graph_break_total() const {
+  std::size_t total = 0;
+  for (const auto& gb : graph_breaks_) total += gb.count;
+  return total;
+}
+
+namespace {
+
+// The md5 in `"has_payload": "<md5>"`, found by text search: the envelope is already known to
+// be sound, and this runs on records the builder may not have parsed.
+std::string_view declared_md5(std::string_view json) {
+  constexpr std::string_view kKey = "\"has_payload\"";
+  const auto at = json.find(kKey);
+  if (at == std::string_view::npos) return {};
+  const auto open = json.find('"', at + kKey.size());
+  if (open == std::string_view::npos) return {};
+  const auto close = json.find('"', open + 1);
+  if (close == std::string_view::npos) return {};
+  return json.substr(open + 1, close - open - 1);
+}
+
+bool payload_intact(const RawRecord& record) {
+  const auto md5 = declared_md5(record.json);
+  return md5.empty() || md5_hex(record.payload.text()) == md5;
+}
+
+}  // namespace
+
+Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options) {
+  auto located = locate_log(path, options.rank);
+  if (!located) return located.error();
+  auto file = MappedFile::open(located->path);
+  if (!file) return file.error();
+
+  TraceLog log;
+  log.file_ = std::move(*file);
+  log.other_logs_ = std::move(located->others);
+  log.rank_ = located->rank;
+  const std::string_view text = log.text();
+  if (text.empty()) {
+    return make_error(log.path() +
+                      ": empty file; expected a TORCH_TRACE log (lines of "
+                      "glog-prefixed JSON records)");
+  }
+
+  TraceBuilder builder(log);
+  LogScanner scanner(text);
+  RawRecord record;
+  RawRecord last;
+  while (scanner.next(record)) {
+    builder.add(record);
+    if (options.verify_all_payloads && !record.json.empty() && !payload_intact(record)) {
+      log.warnings_.push_back({log.path() + ":" + std::to_string(record.line),
+                               "payload differs from its has_payload md5"});
+    }
+    last = record;
+  }
+  if (builder.good_records() == 0) {
+    return make_error(log.path() + ": not a TORCH_TRACE log: none of its " +
+                      std::to_string(scanner.lines()) +
+                      " lines is a glog-prefixed JSON record (\"V1129 12:42:26.033000 458 "
+                      "f.py:1] {...}\")");
+  }
+  // Only the end of a log can be cut short (a crash, a copy in progress): check the last record
+  // against its md5 and say so once, beside the line warnings.
+  if (!last.json.empty() && !declared_md5(last.json).empty() && !payload_intact(last)) {
+    log.truncated_ = true;
+    log.warnings_.push_back({log.path() + ":" + std::to_string(last.line),
+                             "the log ends inside this record's payload (" +
+                                 std::to_string(last.payload.line_count) +
+                                 " lines, md5 differs from has_payload): the file was cut short"});
+  } else if (text.back() != '\n' && !scan_envelope(last.json)) {
+    log.truncated_ = true;
+    log.warnings_.push_back({log.path() + ":" + std::to_string(last.line),
+                             "the log ends inside this record's envelope: the file was cut short"});
+  }
+  builder.finish(scanner.lines(), scanner.payload_lines());
+  return log;
+}
+
+}  // namespace fxscope::trace
