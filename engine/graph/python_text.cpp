@@ -1,0 +1,144 @@
+#include "fxscope/graph/python_text.h"
+
+#include "fxscope/core/text.h"
+
+namespace fxscope::graph::python_text {
+
+namespace {
+
+bool is_open(char c) {
+  return c == '(' || c == '[' || c == '{';
+}
+bool is_close(char c) {
+  return c == ')' || c == ']' || c == '}';
+}
+
+char closer_of(char open) {
+  switch (open) {
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    default:
+      return '}';
+  }
+}
+
+// The index just past the string literal starting at S[I] (a quote); S.size() if unterminated.
+std::size_t skip_string(std::string_view s, std::size_t i) {
+  const char q = s[i];
+  for (std::size_t j = i + 1; j < s.size(); ++j) {
+    if (s[j] == '\\') {
+      ++j;
+    } else if (s[j] == q) {
+      return j + 1;
+    }
+  }
+  return s.size();
+}
+
+bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool is_ident_char(char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+}  // namespace
+
+std::size_t find_top_level(std::string_view s, std::string_view needle, std::size_t from) {
+  if (needle.empty()) return std::string_view::npos;
+  int depth = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      i = skip_string(s, i);
+      continue;
+    }
+    if (depth == 0 && i >= from && s.compare(i, needle.size(), needle) == 0) return i;
+    if (is_open(c)) ++depth;
+    if (is_close(c) && depth > 0) --depth;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+std::size_t matching_close(std::string_view s, std::size_t open) {
+  if (open >= s.size() || !is_open(s[open])) return std::string_view::npos;
+  // A small fixed stack: deeper nesting than this is not FX output and is refused, not recursed.
+  constexpr std::size_t kMaxDepth = 256;
+  char stack[kMaxDepth];
+  std::size_t depth = 0;
+  std::size_t i = open;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      i = skip_string(s, i);
+      continue;
+    }
+    if (is_open(c)) {
+      if (depth == kMaxDepth) return std::string_view::npos;
+      stack[depth++] = closer_of(c);
+    } else if (is_close(c)) {
+      if (depth == 0 || stack[depth - 1] != c) return std::string_view::npos;
+      if (--depth == 0) return i;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+int depth_change(std::string_view s) {
+  int depth = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '#') break;
+    if (c == '\'' || c == '"') {
+      i = skip_string(s, i);
+      continue;
+    }
+    if (is_open(c)) ++depth;
+    if (is_close(c)) --depth;
+    ++i;
+  }
+  return depth;
+}
+
+std::string_view strip_comment(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '#') return text::trim(s.substr(0, i));
+    if (c == '\'' || c == '"') {
+      i = skip_string(s, i);
+      continue;
+    }
+    ++i;
+  }
+  return text::trim(s);
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !is_ident_start(s.front())) return false;
+  for (const char c : s) {
+    if (!is_ident_char(c)) return false;
+  }
+  return true;
+}
+
+bool is_dotted_name(std::string_view s) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = s.find('.', start);
+    if (!is_identifier(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
+      return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace fxscope::graph::python_text
