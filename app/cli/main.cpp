@@ -1,12 +1,31 @@
-// fxscope-cli: thin front end over the engine (argument parsing and output only).
+// fxscope-cli: a thin front end over the engine; each subcommand lives in its own file.
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <string_view>
+#include <string>
+
+#include "commands.h"
+
+namespace {
+
+std::string version_text() {
+  std::string s = std::string("fxscope-cli ") + FXSCOPE_VERSION + "\nfeatures:";
+  s += FXSCOPE_HAS_GUI ? " gui" : " no-gui";
+  s += FXSCOPE_HAS_CUDA ? " cuda" : " no-cuda";
+  return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "--version") {
-    std::printf("fxscope-cli %s\n", FXSCOPE_VERSION);
-    return 0;
+  CLI::App app{"fxscope-cli: see why torch.compile does or does not speed your model up"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  fxscope::cli::add_summary_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   }
-  std::fprintf(stderr, "usage: fxscope-cli summary PATH [--json]\n");
-  return 2;
+  return fxscope::cli::exit_code();
 }

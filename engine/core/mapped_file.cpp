@@ -57,7 +57,9 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   return *this;
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+  release();
+}
 
 void MappedFile::release() {
   // munmap takes a non-const pointer; the mapping was made by us, read-only.

@@ -17,8 +17,8 @@ namespace {
 
 std::vector<OutputCode> units(const std::string& sample) {
   std::vector<OutputCode> out;
-  for (const auto& p : test::log_payloads(test::sample(sample), "inductor_output_code")) {
-    out.push_back(parse_output_code(p.text, sample + " output code"));
+  for (const auto& p : test::payloads(sample, "inductor_output_code")) {
+    out.push_back(parse_output_code(p.payload, sample + " output code"));
   }
   return out;
 }

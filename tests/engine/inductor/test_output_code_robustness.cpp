@@ -29,9 +29,9 @@ bool warned(const OutputCode& code, const std::string& part) {
 }
 
 std::string residual_mlp_code() {
-  const auto payloads = test::log_payloads(test::sample("residual_mlp"), "inductor_output_code");
+  const auto payloads = test::payloads("residual_mlp", "inductor_output_code");
   REQUIRE(payloads.size() == 1);
-  return payloads.front().text;
+  return payloads.front().payload;
 }
 
 }  // namespace

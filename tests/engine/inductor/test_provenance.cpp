@@ -16,19 +16,18 @@ namespace {
 using Names = std::vector<std::string>;
 
 Provenance provenance_of(const std::string& sample) {
-  const auto payloads =
-      test::log_payloads(test::sample(sample), "inductor_provenance_tracking_node_mappings");
+  const auto payloads = test::payloads(sample, "inductor_provenance_tracking_node_mappings");
   REQUIRE(payloads.size() == 1);
-  auto p = parse_provenance(payloads.front().text, sample);
+  auto p = parse_provenance(payloads.front().payload, sample);
   REQUIRE(p.ok());
   CHECK(p->warnings.empty());
   return std::move(p).value();
 }
 
 OutputCode code_of(const std::string& sample) {
-  const auto payloads = test::log_payloads(test::sample(sample), "inductor_output_code");
+  const auto payloads = test::payloads(sample, "inductor_output_code");
   REQUIRE(payloads.size() == 1);
-  return parse_output_code(payloads.front().text, sample);
+  return parse_output_code(payloads.front().payload, sample);
 }
 
 }  // namespace

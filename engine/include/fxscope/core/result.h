@@ -16,8 +16,8 @@ struct Error {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -36,6 +36,8 @@ class Result {
   std::variant<T, Error> v_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 }  // namespace fxscope

@@ -1,0 +1,67 @@
+// Prints how fast a log is read and summarized, stage by stage, as median of repeats:
+//   bench_summary [LOG_OR_DIR] [REPEATS]   (default: the largest bundled sample, 15 repeats)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fxscope/report/summary.h"
+#include "fxscope/report/summary_json.h"
+#include "fxscope/report/summary_text.h"
+#include "fxscope/trace/trace_log.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median_ms(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = argc > 1 ? argv[1] : std::string(FXSCOPE_SAMPLES_DIR) + "/gpt2_48layer";
+  const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 15;
+  std::vector<double> read_ms, summarize_ms, json_ms, text_ms, total_ms;
+  std::size_t bytes = 0;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    auto log = fxscope::trace::read_trace(path);
+    if (!log) {
+      std::fprintf(stderr, "bench_summary: %s\n", log.error().message.c_str());
+      return 1;
+    }
+    read_ms.push_back(ms_since(t0));
+    bytes = log->stats().bytes;
+    const auto t1 = Clock::now();
+    const auto summary = fxscope::report::summarize(*log);
+    summarize_ms.push_back(ms_since(t1));
+    const auto t2 = Clock::now();
+    const auto json = fxscope::report::to_json(summary).dump(1);
+    json_ms.push_back(ms_since(t2));
+    const auto t3 = Clock::now();
+    const auto text = fxscope::report::to_text(summary);
+    text_ms.push_back(ms_since(t3));
+    total_ms.push_back(ms_since(t0) - text_ms.back());
+    if (json.empty() || text.empty()) return 1;
+  }
+  const double mb = static_cast<double>(bytes) / 1e6;
+  std::printf("log: %s (%.1f MB), median of %d runs\n", path.c_str(), mb, repeats);
+  std::printf("  read_trace      %8.2f ms  %8.0f MB/s\n", median_ms(read_ms),
+              mb / median_ms(read_ms) * 1e3);
+  std::printf("  summarize       %8.2f ms  (parses every graph and output code)\n",
+              median_ms(summarize_ms));
+  std::printf("  to_json + dump  %8.2f ms\n", median_ms(json_ms));
+  std::printf("  to_text         %8.2f ms\n", median_ms(text_ms));
+  std::printf("  summary --json  %8.2f ms  %8.0f MB/s (in process; target >= 300 MB/s)\n",
+              median_ms(total_ms), mb / median_ms(total_ms) * 1e3);
+  return 0;
+}

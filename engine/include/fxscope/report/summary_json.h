@@ -1,0 +1,14 @@
+#pragma once
+// The JSON form of a Summary (`fxscope-cli summary --json`); its fields are listed in README.md.
+
+#include <nlohmann/json.hpp>
+
+#include "fxscope/report/summary.h"
+
+namespace fxscope::report {
+
+nlohmann::json to_json(const Summary& summary);
+nlohmann::json to_json(const trace::StackFrame& frame);
+nlohmann::json to_json(const Warnings& warnings);
+
+}  // namespace fxscope::report

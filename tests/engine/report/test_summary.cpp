@@ -1,0 +1,116 @@
+#include <catch2/catch.hpp>
+
+#include "fxscope/report/summary.h"
+#include "fxscope/report/summary_json.h"
+#include "fxscope/report/summary_text.h"
+#include "log_payloads.h"
+
+using namespace fxscope;
+
+namespace {
+
+report::Summary summary_of(const std::string& sample) {
+  auto log = trace::read_trace(test::sample(sample));
+  REQUIRE(log.ok());
+  return report::summarize(*log);
+}
+
+const report::UnitSummary& unit(const report::Summary& s, const std::string& id) {
+  for (const auto& u : s.units) {
+    if (u.compile_id == id) return u;
+  }
+  FAIL("no unit " << id);
+  return s.units.front();
+}
+
+}  // namespace
+
+TEST_CASE("every sample summarizes without warnings and with every level counted", "[report]") {
+  for (const auto& sample : test::all_samples()) {
+    INFO(sample);
+    auto log = trace::read_trace(test::sample(sample));
+    REQUIRE(log.ok());
+    const auto s = report::summarize(*log);
+    CHECK(s.warnings.empty());
+    REQUIRE(s.units.size() == log->units().size());
+    for (std::size_t i = 0; i < s.units.size(); ++i) {
+      const auto& u = s.units[i];
+      INFO(u.compile_id);
+      CHECK(u.dynamo_ops.has_value());
+      CHECK(u.aten_ops.has_value());
+      CHECK(u.post_grad_ops.has_value());
+      REQUIRE(u.inductor_kernels.has_value());
+      CHECK(*u.inductor_kernels == u.triton_launches + u.extern_launches);
+      // Dynamo counts the ops of its own graph in compilation_metrics: the parser must agree.
+      const auto& metrics = log->units()[i].metrics;
+      REQUIRE(metrics.has_value());
+      REQUIRE(metrics->graph_op_count.has_value());
+      CHECK(static_cast<std::int64_t>(*u.dynamo_ops) == *metrics->graph_op_count);
+    }
+  }
+}
+
+TEST_CASE("graph_breaks: units, frames, breaks and recompiles", "[report]") {
+  const auto s = summary_of("graph_breaks");
+  CHECK(s.units.size() == 11);
+  CHECK(s.frame_count() == 5);
+  CHECK(s.graph_breaks.size() == 3);
+  CHECK(s.graph_break_hits() == 4);
+  CHECK(s.recompiles.size() == 6);
+
+  const auto& first = unit(s, "0/0");
+  CHECK(first.attempts == 2);  // Dynamo restarted after the .item() break
+  CHECK(first.frame.function == "forward");
+  CHECK(first.frame.line == 81);
+  REQUIRE(first.graph_breaks.size() == 1);
+  CHECK(s.graph_breaks[first.graph_breaks[0]].gb_code == "gb0124");
+
+  const auto& last = unit(s, "4/4");
+  CHECK(last.dynamo_ops == 5u);
+  CHECK(last.inductor_kernels == 1u);
+  REQUIRE(last.recompile.has_value());
+  CHECK(s.recompiles[*last.recompile].reasons.size() == 4);
+}
+
+TEST_CASE("kernel launches per model match the output code", "[report]") {
+  CHECK(unit(summary_of("residual_mlp"), "0/0").inductor_kernels == 3u);
+  const auto resnet = summary_of("resnet18");
+  CHECK(unit(resnet, "0/0").inductor_kernels == 57u);
+  CHECK(unit(resnet, "0/0").extern_launches == 21u);
+  CHECK(unit(resnet, "0/0").dynamo_ops == 69u);
+  CHECK(unit(summary_of("gpt2_2layer"), "0/0").inductor_kernels == 20u);
+  CHECK(unit(summary_of("residual_mlp_train"), "0/0").inductor_kernels == 11u);  // fwd 5, bwd 6
+  CHECK(unit(summary_of("reduce_overhead_dynamic"), "0/0").inductor_kernels == 3u);
+}
+
+TEST_CASE("the JSON summary has the documented fields", "[report]") {
+  const auto j = report::to_json(summary_of("graph_breaks"));
+  REQUIRE(j["units"].size() == 11);
+  const auto& u = j["units"][0];
+  for (const char* key : {"compile_id", "frame", "dynamo_ops", "aten_ops", "inductor_kernels"}) {
+    CHECK(u.contains(key));
+  }
+  CHECK(u["compile_id"] == "0/0");
+  REQUIRE(j["graph_breaks"].size() == 3);
+  const auto& print_break = j["graph_breaks"][1];
+  CHECK(print_break["gb_code"] == "gb0059");
+  CHECK(print_break["count"] == 2);
+  CHECK(print_break["line"] == 85);
+  CHECK(print_break["compile_id"] == "1/0");
+  REQUIRE(j["recompiles"].size() == 6);
+  CHECK(j["recompiles"][1]["compile_id"] == "3/1");
+  CHECK(j["recompiles"][1]["reasons"][0] ==
+        "3/0: tensor '___stack0' size mismatch at index 0. expected 177, actual 180");
+  CHECK(j["warnings"].empty());
+}
+
+TEST_CASE("the text summary names breaks, hints and recompile reasons", "[report]") {
+  const auto text = report::to_text(summary_of("graph_breaks"));
+  CHECK_THAT(text, Catch::Contains("11 compile units in 5 frames, 3 graph breaks (4 hits)"));
+  CHECK_THAT(text,
+             Catch::Contains("capture.py:85  Failed to trace builtin operator  [gb0059]  x2"));
+  CHECK_THAT(text,
+             Catch::Contains("hint: Set `torch._dynamo.config.capture_scalar_outputs = True`"));
+  CHECK_THAT(text,
+             Catch::Contains("4/1: tensor 'x' dtype mismatch. expected Float, actual Double"));
+}

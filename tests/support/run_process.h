@@ -1,0 +1,30 @@
+#pragma once
+// Runs a command line through the shell and returns its exit status and output, for tests that
+// drive the executables the way a user does.
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace fxscope::test {
+
+struct ProcessResult {
+  int status = -1;     // the exit code, or -1 when the process did not exit normally
+  std::string output;  // stdout (and stderr, when the command redirects it)
+};
+
+inline ProcessResult run_process(const std::string& command) {
+  ProcessResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 65536> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) result.output.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  if (raw != -1 && WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
+  return result;
+}
+
+}  // namespace fxscope::test
