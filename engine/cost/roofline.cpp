@@ -1,0 +1,94 @@
+#include "fxscope/cost/roofline.h"
+
+#include <algorithm>
+#include <array>
+
+namespace fxscope::cost {
+namespace {
+
+double peak_tflops(const DeviceSpec& d, const KernelWork& w) {
+  // Only GEMMs and convolutions run on tensor cores; everything else does its (few) FLOPs on
+  // CUDA cores. A precision the device lacks falls back to fp32.
+  if (w.work_class != WorkClass::gemm_conv) return d.fp32_tflops;
+  switch (w.precision) {
+    case Precision::tf32:
+      return d.tf32_tflops > 0 ? d.tf32_tflops : d.fp32_tflops;
+    case Precision::bf16:
+    case Precision::fp16:
+      return d.bf16_tflops > 0 ? d.bf16_tflops : d.fp32_tflops;
+    case Precision::fp64:
+      return d.fp32_tflops / 2;
+    case Precision::fp32:
+      break;
+  }
+  return d.fp32_tflops;
+}
+
+}  // namespace
+
+std::string_view to_string(WorkClass c) {
+  switch (c) {
+    case WorkClass::elementwise:
+      return "elementwise";
+    case WorkClass::reduction:
+      return "reduction";
+    case WorkClass::gemm_conv:
+      return "gemm_conv";
+    case WorkClass::other:
+      return "other";
+  }
+  return "other";
+}
+
+KernelCost predict_kernel(const KernelWork& work, const DeviceSpec& device, LaunchMode mode) {
+  KernelCost c;
+  const double bandwidth = device.memory_bandwidth_gbs * device.memory_efficiency;  // GB/s
+  const double efficiency = work.work_class == WorkClass::gemm_conv ? device.compute_efficiency
+                                                                    : device.memory_efficiency;
+  const double rate = peak_tflops(device, work) * efficiency;        // TFLOP/s
+  c.memory_us = bandwidth > 0 ? work.bytes / (bandwidth * 1e3) : 0;  // bytes / (GB/s) in us
+  c.compute_us = rate > 0 ? work.flops / (rate * 1e6) : 0;           // flops / (TFLOP/s) in us
+  c.memory_bound = c.memory_us >= c.compute_us;
+  c.device_us = std::max({c.memory_us, c.compute_us, device.kernel_floor_us});
+  if (mode == LaunchMode::cuda_graph) {
+    c.overhead_us = device.graph_launch_overhead_us;
+  } else {
+    // Launches are asynchronous: the host's cost shows only where the kernel is shorter.
+    c.overhead_us = std::max(0.0, device.launch_overhead_us - c.device_us);
+  }
+  c.total_us = c.device_us + c.overhead_us;
+  return c;
+}
+
+ModeCost predict_mode(const std::vector<KernelWork>& kernels, const DeviceSpec& device,
+                      LaunchMode mode) {
+  ModeCost m;
+  std::array<ClassShare, 4> shares{};
+  for (std::size_t i = 0; i < shares.size(); ++i) shares[i].work_class = static_cast<WorkClass>(i);
+  for (const auto& k : kernels) {
+    const KernelCost c = predict_kernel(k, device, mode);
+    m.kernels.push_back(c);
+    m.total_us += c.total_us;
+    m.device_us += c.device_us;
+    m.overhead_us += c.overhead_us;
+    m.bytes += k.bytes;
+    m.flops += k.flops;
+    auto& share = shares[static_cast<std::size_t>(k.work_class)];
+    ++share.kernels;
+    share.us += c.total_us;
+    share.bytes += k.bytes;
+  }
+  if (mode == LaunchMode::cuda_graph && !kernels.empty()) {
+    // One host launch of the whole graph.
+    m.overhead_us += device.launch_overhead_us;
+    m.total_us += device.launch_overhead_us;
+  }
+  for (auto& s : shares) {
+    s.time_share = m.total_us > 0 ? s.us / m.total_us : 0;
+    s.bytes_share = m.bytes > 0 ? s.bytes / m.bytes : 0;
+  }
+  m.shares.assign(shares.begin(), shares.end());
+  return m;
+}
+
+}  // namespace fxscope::cost
