@@ -1,5 +1,6 @@
 #include "fxscope/trace/recompile.h"
 
+#include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,8 @@ std::optional<CompileId> reason_prefix(std::string_view line, std::size_t& text_
   const char first = line.front();
   if (first != '!' && std::isdigit(static_cast<unsigned char>(first)) == 0) return std::nullopt;
   auto id = CompileId::parse(line.substr(0, colon));
-  if (id) text_start = colon + 2;
+  // "4/1: reason"; a cut-short entry may end at the colon.
+  if (id) text_start = std::min(colon + 2, line.size());
   return id;
 }
 
@@ -30,7 +32,9 @@ RecompileReason parse_reason(std::string_view entry) {
   const auto stack_at = entry.find(kUserStack);
   std::string_view head = entry.substr(0, stack_at);
   if (stack_at != std::string_view::npos) {
-    reason.user_stack = parse_traceback(entry.substr(stack_at + kUserStack.size() + 1));
+    // The frames start on the line after the header, which a cut-short entry may lack.
+    const std::size_t frames = std::min(stack_at + kUserStack.size() + 1, entry.size());
+    reason.user_stack = parse_traceback(entry.substr(frames));
   }
   reason.text = std::string(text::trim(head));
   // Dynamo pads the guard to a column and appends "  # <source line>  # <file:line>".

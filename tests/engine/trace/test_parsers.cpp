@@ -151,3 +151,13 @@ TEST_CASE("rank numbers come from the file name", "[trace]") {
   Payload none;
   CHECK(none.text().empty());
 }
+
+TEST_CASE("a recompile reason cut short after its stack header is still read", "[trace]") {
+  // Found by fuzzing: the reader used to throw one past the end of the entry.
+  const auto plain = parse_recompile_reasons("1/0: User stack trace:");
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].user_stack.empty());
+  const auto listed = parse_recompile_reasons("[\"2/1:User stack trace:\"\n]");
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].user_stack.empty());
+}
