@@ -87,6 +87,7 @@ UnitSummary describe(const trace::CompileUnit& unit) {
   s.attempts = unit.final_attempt + 1;
   s.frame_id = unit.id.frame_id;
   if (const auto* f = unit.compiled_frame()) s.frame = *f;
+  if (const auto* f = unit.user_frame()) s.user_frame = *f;
   if (unit.metrics) {
     s.compile_time_s = unit.metrics->entire_frame_compile_time_s;
     s.guard_count = unit.metrics->guard_count;

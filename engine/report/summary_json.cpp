@@ -19,6 +19,7 @@ json stack_json(const trace::Stack& stack) {
 json unit_json(const UnitSummary& u) {
   return json{{"compile_id", u.compile_id},
               {"frame", to_json(u.frame)},
+              {"user_frame", to_json(u.user_frame)},
               {"attempts", u.attempts},
               {"restart_reasons", u.restart_reasons},
               {"dynamo_ops", or_null(u.dynamo_ops)},

@@ -95,7 +95,11 @@ std::string to_text(const Summary& s) {
   }
   for (const int frame : frame_order) {
     const auto& units = by_frame[frame];
-    out << "\nframe " << frame << "  " << frame_text(units.front()->frame) << "\n";
+    const UnitSummary& first = *units.front();
+    out << "\nframe " << frame << "  " << frame_text(first.frame) << "\n";
+    if (!first.user_frame.file.empty() && first.user_frame.location() != first.frame.location()) {
+      out << "         called from " << frame_text(first.user_frame) << "\n";
+    }
     for (const auto* u : units) {
       unit_line(out, *u);
       for (const std::size_t b : u->graph_breaks) {

@@ -1,5 +1,5 @@
 #pragma once
-// fxscope JSON: the versioned file format of a Document (described in engine/graph/FORMAT.md).
+// fxscope JSON: the versioned file format of a Document (described in README.md, "fxscope JSON").
 // to_json -> from_json -> to_json gives the same text.
 
 #include <string>

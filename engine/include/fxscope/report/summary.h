@@ -21,7 +21,8 @@ struct UnitSummary {
   int frame_id = -1;
   int attempts = 1;                          // Dynamo restarted the compile attempts - 1 times
   std::vector<std::string> restart_reasons;  // why it restarted, from compilation_metrics
-  trace::StackFrame frame;  // the function Dynamo compiled (innermost frame of dynamo_start)
+  trace::StackFrame frame;       // the function Dynamo compiled (innermost frame of dynamo_start)
+  trace::StackFrame user_frame;  // the innermost frame in the user's own code (not a library)
   std::optional<std::size_t> dynamo_ops;        // ops of the Dynamo graph (what the user wrote)
   std::optional<std::size_t> aten_ops;          // ops of the AOT graphs (inference or fwd + bwd)
   std::optional<std::size_t> post_grad_ops;     // ops of the post-grad graphs Inductor fused
