@@ -1,0 +1,67 @@
+// Exact node-set comparison of planned groups with Inductor's kernels.
+
+#include "fxscope/fusion/agreement.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+namespace fxscope::fusion {
+namespace {
+
+std::size_t shared_nodes(const std::vector<graph::NodeId>& a, const std::vector<graph::NodeId>& b) {
+  std::vector<graph::NodeId> common;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+  return common.size();
+}
+
+}  // namespace
+
+std::size_t AgreementReport::exact_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(kernels.begin(), kernels.end(), [](const auto& k) { return k.exact; }));
+}
+
+double AgreementReport::exact_share() const {
+  return kernels.empty() ? 1.0
+                         : static_cast<double>(exact_count()) / static_cast<double>(kernels.size());
+}
+
+double AgreementReport::launch_ratio() const {
+  return inductor_launches == 0
+             ? 1.0
+             : static_cast<double>(our_launches) / static_cast<double>(inductor_launches);
+}
+
+AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor) {
+  AgreementReport report;
+  report.our_launches = ours.launches();
+  report.inductor_launches = inductor.launches();
+  std::set<std::vector<graph::NodeId>> our_sets;
+  for (const KernelGroup& g : ours.groups) our_sets.insert(g.nodes);
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < inductor.groups.size(); ++i) {
+    const KernelGroup& theirs = inductor.groups[i];
+    if (theirs.kind == GroupKind::extern_kernel) continue;
+    const bool per_launch = theirs.note == "members from provenance";
+    if (!per_launch && !seen.insert(theirs.name).second) continue;
+    KernelAgreement verdict;
+    verdict.inductor_group = i;
+    verdict.exact = our_sets.count(theirs.nodes) > 0;
+    std::size_t best = 0;
+    for (std::size_t j = 0; j < ours.groups.size(); ++j) {
+      const std::vector<graph::NodeId>& nodes = ours.groups[j].nodes;
+      // An exact match outranks any partial one.
+      const std::size_t score =
+          nodes == theirs.nodes ? theirs.nodes.size() + 1 : shared_nodes(nodes, theirs.nodes);
+      if (score > best) {
+        best = score;
+        verdict.closest_group = j;
+      }
+    }
+    report.kernels.push_back(verdict);
+  }
+  return report;
+}
+
+}  // namespace fxscope::fusion

@@ -1,0 +1,56 @@
+// The reasons Inductor gives for not capturing a CUDA graph (torch/_inductor/cudagraph_utils.py).
+
+#include "fxscope/fusion/cuda_graph_check.h"
+
+#include <set>
+#include <string>
+
+#include "fxscope/core/text.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::fusion {
+namespace {
+
+bool has_symbolic_size(const graph::TensorMeta& meta) {
+  for (const graph::Dim& d : meta.sizes) {
+    if (d.is_symbolic()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph) {
+  CudaGraphVerdict verdict;
+  std::set<std::string> devices;
+  bool dynamic = false;
+  for (const graph::Node& node : graph.nodes()) {
+    if (node.meta && !node.meta->is_sym_scalar()) {
+      if (!node.meta->device.empty()) devices.insert(node.meta->device);
+      if (node.meta->device == "cpu" && node.op == graph::OpKind::placeholder) {
+        verdict.reasons.push_back("CPU tensor " + node.name);
+      }
+      dynamic = dynamic || has_symbolic_size(*node.meta);
+    }
+    if (!node.is_op()) continue;
+    const std::string_view base = ops::op_base_name(node.target);
+    if (base == "_local_scalar_dense" || base == "item") {
+      verdict.reasons.push_back(".item()-like op " + node.name + " reads a value on the host");
+    } else if (base == "inductor_seeds" || base == "seed" || base == "get_rng_state" ||
+               base == "set_rng_state" || base == "philox_rand") {
+      verdict.reasons.push_back("RNG state op " + node.name);
+    } else if (text::ends_with(base, "_") || base == "copy_" ||
+               text::starts_with(node.target, "torch.ops.higher_order.auto_functionalized")) {
+      verdict.reasons.push_back("mutation of an input by " + node.name);
+    }
+  }
+  if (devices.size() > 1) verdict.reasons.push_back("tensors on several devices");
+  if (dynamic) {
+    // Not a refusal: Inductor records one graph per distinct input shape.
+    verdict.reasons.push_back("dynamic shapes: a new input shape records a new CUDA graph");
+  }
+  verdict.usable = verdict.reasons.empty() || (dynamic && verdict.reasons.size() == 1);
+  return verdict;
+}
+
+}  // namespace fxscope::fusion

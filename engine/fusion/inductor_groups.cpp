@@ -1,0 +1,111 @@
+// Inductor's launches as kernel groups.
+
+#include "fxscope/fusion/inductor_groups.h"
+
+#include <algorithm>
+#include <string>
+
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::fusion {
+namespace {
+
+GroupKind kind_of(inductor::KernelKind kind) {
+  switch (kind) {
+    case inductor::KernelKind::pointwise:
+      return GroupKind::pointwise;
+    case inductor::KernelKind::reduction:
+      return GroupKind::reduction;
+    case inductor::KernelKind::persistent_reduction:
+      return GroupKind::persistent_reduction;
+    case inductor::KernelKind::template_gemm:
+      return GroupKind::template_gemm;
+    case inductor::KernelKind::other:
+      return GroupKind::pointwise;
+  }
+  return GroupKind::pointwise;
+}
+
+class InductorReader {
+ public:
+  InductorReader(const inductor::OutputCode& code, const graph::Graph& g,
+                 const inductor::Provenance* provenance)
+      : code_(code), g_(g), provenance_(provenance), used_(g.size(), false) {}
+
+  FusionPlan run() {
+    FusionPlan plan;
+    for (const inductor::Launch& launch : code_.launches()) {
+      KernelGroup group;
+      group.id = plan.groups.size();
+      group.name = launch.callee;
+      std::vector<std::string> names;
+      const bool exact = provenance_ && from_provenance(launch, names);
+      if (launch.kind == inductor::LaunchKind::extern_op) {
+        group.kind = GroupKind::extern_kernel;
+        if (!exact) names = extern_node(launch);
+      } else if (launch.kernel) {
+        const inductor::Kernel& kernel = code_.kernels()[*launch.kernel];
+        group.kind = kind_of(kernel.kind);
+        if (!exact) {
+          for (const inductor::FragmentNode& f : kernel.comments.fragment_nodes) {
+            if (!f.placeholder) names.push_back(f.name);
+          }
+        }
+      }
+      group.note = exact ? "members from provenance" : "members from the kernel header";
+      for (const std::string& name : names) {
+        if (const auto id = g_.find(name)) {
+          group.nodes.push_back(*id);
+        } else {
+          plan.warnings.push_back(
+              {"line " + std::to_string(launch.line),
+               "kernel " + launch.callee + " names " + name + ", which the post-grad graph lacks"});
+        }
+      }
+      std::sort(group.nodes.begin(), group.nodes.end());
+      group.nodes.erase(std::unique(group.nodes.begin(), group.nodes.end()), group.nodes.end());
+      plan.groups.push_back(std::move(group));
+    }
+    return plan;
+  }
+
+ private:
+  bool from_provenance(const inductor::Launch& launch, std::vector<std::string>& names) const {
+    for (const std::string& handle : launch.comments.provenance_handles) {
+      if (const auto* post = provenance_->kernel_to_post.find(handle)) {
+        names.insert(names.end(), post->begin(), post->end());
+      }
+    }
+    return !names.empty();
+  }
+
+  // The next unused post-grad node running the launch's op ("mm", "aten.convolution.default").
+  std::vector<std::string> extern_node(const inductor::Launch& launch) {
+    std::string_view op = launch.op;
+    if (op.rfind('.') != std::string_view::npos && op.find("aten.") == 0) {
+      op = ops::op_base_name("torch.ops." + std::string(op));
+    }
+    for (graph::NodeId id = 0; id < g_.size(); ++id) {
+      const graph::Node& node = g_.node(id);
+      if (!used_[id] && node.is_op() && ops::op_base_name(node.target) == op) {
+        used_[id] = true;
+        return {node.name};
+      }
+    }
+    return {};
+  }
+
+  const inductor::OutputCode& code_;
+  const graph::Graph& g_;
+  const inductor::Provenance* provenance_;
+  std::vector<bool> used_;
+};
+
+}  // namespace
+
+FusionPlan inductor_plan(const inductor::OutputCode& code, const graph::Graph& post_grad,
+                         const inductor::Provenance* provenance) {
+  return InductorReader(code, post_grad, provenance).run();
+}
+
+}  // namespace fxscope::fusion

@@ -1,0 +1,300 @@
+// Replays Inductor's lowering (torch/_inductor/graph.py run_node): each node gathers the origins
+// of the unrealized values it reads; a pointwise value is realized (becomes a buffer) when it
+// feeds an extern kernel, is a graph output, or is reused while reading too much.
+
+#include "fxscope/fusion/lowering.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::fusion {
+namespace {
+
+using graph::NodeId;
+using ops::Lowering;
+
+void merge_into(std::vector<NodeId>& into, const std::vector<NodeId>& from) {
+  std::vector<NodeId> merged;
+  merged.reserve(into.size() + from.size());
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
+  into.swap(merged);
+}
+
+class Lowerer {
+ public:
+  Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_templates)
+      : g_(g), options_(options), templates_(gemm_templates), n_(static_cast<NodeId>(g.size())) {
+    users_ = g.users();
+    info_.reserve(n_);
+    for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
+    realized_.assign(n_, false);
+    alias_.resize(n_);
+    origins_.resize(n_);
+    opcount_.assign(n_, 0);
+    stamp_.assign(n_, 0);
+    for (NodeId i = 0; i < n_; ++i) alias_[i] = i;
+  }
+
+  LoweredGraph run() {
+    std::vector<NodeId> outputs;
+    for (NodeId i = 0; i < n_; ++i) {
+      const graph::Node& node = g_.node(i);
+      if (node.op == graph::OpKind::output) {
+        outputs = g_.inputs(i);
+        continue;
+      }
+      if (!node.is_op()) {
+        realized_[i] = true;  // placeholders and constants are buffers already
+        continue;
+      }
+      if (!ops::find_op(node.target)) ++unknown_[node.target];
+      lower(i);
+    }
+    for (const NodeId out : outputs) realize(out);
+    LoweredGraph lowered{std::move(sched_), {}};
+    for (auto& [target, count] : unknown_) lowered.unknown_ops.push_back({target, count});
+    return lowered;
+  }
+
+ private:
+  void lower(NodeId i) {
+    const std::vector<NodeId> args = g_.inputs(i);
+    std::vector<NodeId> gathered{i};
+    for (const NodeId a : args) {
+      if (!realized_[a]) merge_into(gathered, origins_[a]);
+    }
+    switch (info_[i].lowering) {
+      case Lowering::getitem:
+        return lower_getitem(i, args);
+      case Lowering::view:
+      case Lowering::pointwise:
+        origins_[i] = std::move(gathered);
+        if (info_[i].lowering == Lowering::pointwise) {
+          opcount_[i] = 1;
+          for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
+        }
+        return hint_realize(i);
+      case Lowering::reduction:
+      case Lowering::welford:
+      case Lowering::scan:
+        return lower_reduction(i, args, std::move(gathered));
+      case Lowering::window:
+        return lower_window(i, args, std::move(gathered));
+      case Lowering::extern_kernel:
+        return lower_extern(i, args, gathered);
+    }
+  }
+
+  // getitem of a tuple of views (split) forwards their origins; of a buffer, aliases it. The
+  // variance of a Welford reduction is a pointwise of its buffer, so it carries its origin.
+  void lower_getitem(NodeId i, const std::vector<NodeId>& args) {
+    if (args.empty()) return;
+    const NodeId parent = args.front();
+    const graph::Node& node = g_.node(i);
+    const bool variance = info_[parent].lowering == Lowering::welford && node.args.size() > 1 &&
+                          node.args[1].kind() == graph::Argument::Kind::integer &&
+                          node.args[1].as_int() == 0;
+    if (realized_[parent] && variance) {
+      origins_[i] = {parent};
+      return;
+    }
+    if (realized_[parent]) {
+      realized_[i] = true;
+      alias_[i] = alias_[parent];
+      return;
+    }
+    origins_[i] = origins_[parent];
+  }
+
+  void lower_reduction(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {
+    std::vector<std::int64_t> reads;
+    for (const NodeId a : args) add_reads(a, reads);
+    const std::int64_t total = args.empty() ? 1 : numel_of(args.front());
+    const std::int64_t out = std::max<std::int64_t>(1, output_numel(i));
+    const bool scan = info_[i].lowering == Lowering::scan;
+    std::int64_t rnumel = scan ? 1 : std::max<std::int64_t>(1, total / out);
+    realized_[i] = true;
+    if (!scan && out < 2 * options_.sm_count && rnumel > options_.split_rnumel) {
+      // A split reduction: a first kernel reduces `split` partial results per output, a second
+      // combines them; both run the code of the same nodes.
+      constexpr std::int64_t kSplit = 8;
+      const std::int64_t partial = next_buffer_++;
+      push(i, gathered, reads, partial, out * kSplit, rnumel / kSplit, true, true,
+           "split reduction, first pass");
+      reads = {partial};
+      rnumel = kSplit;
+    }
+    push(i, std::move(gathered), std::move(reads), i, scan ? total : out, rnumel, !scan, !scan,
+         scan ? "scan" : "");
+  }
+
+  void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {
+    std::vector<std::int64_t> reads;
+    for (const NodeId a : args) {
+      realize(a);
+      add_reads(a, reads);
+    }
+    realized_[i] = true;
+    push(i, std::move(gathered), std::move(reads), i, output_numel(i), 1, false, true, "");
+  }
+
+  void lower_extern(NodeId i, const std::vector<NodeId>& args,
+                    const std::vector<NodeId>& gathered) {
+    const std::string_view base = ops::op_base_name(g_.node(i).target);
+    if (base == "convolution") add_layout_copies(args, gathered);
+    if (info_[i].op_class == ops::OpClass::attention && args.size() > 3) {
+      // SDPA copies its attention mask to an aligned layout while lowering: that copy runs the
+      // mask's code and carries the origins of everything the call gathered.
+      std::vector<std::int64_t> reads;
+      add_reads(args[3], reads);
+      push(i, gathered, std::move(reads), next_buffer_++, numel_of(args[3]), 1, false, true,
+           "attention mask copied to an aligned layout");
+    }
+    std::vector<std::int64_t> reads;
+    for (const NodeId a : args) {
+      realize(a);
+      add_reads(a, reads);
+    }
+    realized_[i] = true;
+    const bool is_template = templates_ && base == "addmm";
+    push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), i, output_numel(i),
+         1, false, false, "");
+    sched_.back().template_gemm = is_template;
+  }
+
+  // With channels-last layout optimisation, a convolution copies graph inputs (and weights
+  // with a spatial kernel) into channels-last buffers while it is lowered.
+  void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered) {
+    if (args.size() < 2) return;
+    const auto is_input = [&](NodeId a) { return g_.node(a).op == graph::OpKind::placeholder; };
+    const graph::Node& weight = g_.node(args[1]);
+    const bool spatial = weight.meta && weight.meta->rank() == 4 &&
+                         ops::eval_dim(weight.meta->sizes[2], options_.hints) *
+                                 ops::eval_dim(weight.meta->sizes[3], options_.hints) >
+                             1;
+    for (const NodeId a : {args[1], args[0]}) {
+      if (!is_input(a) || (a == args[1] && !spatial)) continue;
+      push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
+           "layout copy to channels-last");
+    }
+  }
+
+  // After a pointwise or view is lowered: the realization Inductor decides right away.
+  void hint_realize(NodeId i) {
+    const NodeId base = storage(i);
+    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    const std::size_t users = users_[i].size();
+    const std::size_t reads = read_set(base).size();
+    const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
+      return info_[u].lowering == Lowering::extern_kernel;
+    });
+    if ((users > 1 && extern_user) ||
+        (users > 1 && (reads > options_.realize_reads_threshold ||
+                       opcount_[base] > options_.realize_opcount_threshold)) ||
+        reads > options_.realize_acc_reads_threshold) {
+      realize(base);
+    }
+  }
+
+  // The node whose storage a chain of unrealized views reads.
+  NodeId storage(NodeId i) const {
+    while ((info_[i].lowering == Lowering::view || info_[i].lowering == Lowering::getitem) &&
+           !realized_[i]) {
+      const std::vector<NodeId> args = g_.inputs(i);
+      if (args.empty() || realized_[args.front()]) break;
+      i = args.front();
+    }
+    return i;
+  }
+
+  void realize(NodeId i) {
+    const NodeId base = storage(i);
+    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    std::vector<std::int64_t> reads = read_set(base);
+    realized_[base] = true;
+    push(base, origins_[base], std::move(reads), base, numel_of(base), 1, false, true, "");
+  }
+
+  std::vector<std::int64_t> read_set(NodeId i) {
+    std::vector<std::int64_t> reads;
+    add_reads(i, reads);
+    return reads;
+  }
+
+  // The buffers an unrealized value loads, found by walking through inlined producers once.
+  void add_reads(NodeId root, std::vector<std::int64_t>& reads) {
+    ++generation_;
+    std::vector<NodeId> stack{root};
+    while (!stack.empty()) {
+      const NodeId i = stack.back();
+      stack.pop_back();
+      if (stamp_[i] == generation_) continue;
+      stamp_[i] = generation_;
+      if (realized_[i]) {
+        reads.push_back(alias_[i]);
+        continue;
+      }
+      for (const NodeId a : g_.inputs(i)) stack.push_back(a);
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  }
+
+  std::int64_t numel_of(NodeId i) const {
+    const graph::Node& node = g_.node(i);
+    return node.meta && !node.meta->is_sym_scalar() ? ops::numel(*node.meta, options_.hints) : 1;
+  }
+
+  // Tuple results (var_mean, pooling with offsets) have no meta: their getitems have.
+  std::int64_t output_numel(NodeId i) const {
+    if (g_.node(i).meta) return numel_of(i);
+    for (const NodeId u : users_[i]) {
+      if (g_.node(u).meta) return numel_of(u);
+    }
+    return 1;
+  }
+
+  void push(NodeId node, std::vector<NodeId> origins, std::vector<std::int64_t> reads,
+            std::int64_t buffer, std::int64_t numel, std::int64_t rnumel, bool reduction,
+            bool fusable, std::string note) {
+    SchedulerNode s;
+    s.node = node;
+    s.origins = std::move(origins);
+    s.reads = std::move(reads);
+    s.buffer = buffer;
+    s.numel = numel;
+    s.rnumel = rnumel;
+    s.reduction = reduction;
+    s.fusable = fusable;
+    s.note = std::move(note);
+    sched_.push_back(std::move(s));
+  }
+
+  const graph::Graph& g_;
+  const PlanOptions& options_;
+  bool templates_;
+  NodeId n_;
+  std::vector<std::vector<NodeId>> users_;
+  std::vector<ops::OpInfo> info_;
+  std::vector<bool> realized_;
+  std::vector<NodeId> alias_;
+  std::vector<std::vector<NodeId>> origins_;
+  std::vector<std::size_t> opcount_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t generation_ = 0;
+  std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);
+  std::vector<SchedulerNode> sched_;
+  std::map<std::string, std::size_t> unknown_;
+};
+
+}  // namespace
+
+LoweredGraph lower_graph(const graph::Graph& graph, const PlanOptions& options,
+                         bool gemm_templates) {
+  return Lowerer(graph, options, gemm_templates).run();
+}
+
+}  // namespace fxscope::fusion

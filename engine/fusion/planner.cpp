@@ -1,0 +1,225 @@
+// The planner per mode: eager lists ops, the Inductor modes lower, fuse, and describe groups.
+
+#include "fxscope/fusion/planner.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+
+#include "fxscope/fusion/cuda_graph_check.h"
+#include "fxscope/fusion/fusion_scheduler.h"
+#include "fxscope/fusion/kernel_naming.h"
+#include "fxscope/fusion/lowering.h"
+
+namespace fxscope::fusion {
+namespace {
+
+using graph::NodeId;
+
+std::string extern_name(const graph::Node& node) {
+  const ops::OpInfo info = ops::classify(node.target);
+  if (info.op_class == ops::OpClass::gemm || info.op_class == ops::OpClass::conv) {
+    return "extern_kernels." + std::string(ops::op_base_name(node.target));
+  }
+  return std::string(ops::op_key(node.target));
+}
+
+void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGroup& group) {
+  for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
+  const auto bytes = [&](NodeId id) {
+    const graph::Node& node = graph.node(id);
+    if (!node.meta || node.meta->is_sym_scalar()) return 0.0;
+    return static_cast<double>(ops::numel(*node.meta, options.hints) *
+                               ops::dtype_bytes(node.meta->dtype));
+  };
+  for (const NodeId id : group.inputs) group.bytes_read += bytes(id);
+  for (const NodeId id : group.outputs) group.bytes_written += bytes(id);
+}
+
+FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
+  FusionPlan plan;
+  plan.mode = Mode::eager;
+  for (NodeId id = 0; id < graph.size(); ++id) {
+    const graph::Node& node = graph.node(id);
+    if (!node.is_op()) continue;
+    const ops::OpInfo info = ops::classify(node.target);
+    if (info.lowering == ops::Lowering::view || info.lowering == ops::Lowering::getitem) continue;
+    KernelGroup group;
+    group.id = plan.groups.size();
+    group.name = std::string(ops::op_key(node.target));
+    group.kind = GroupKind::eager_op;
+    group.nodes = {id};
+    group.inputs = graph.inputs(id);
+    group.outputs = {id};
+    if (info.eager_kernels > 1) {
+      group.note = "eager launches " + std::to_string(info.eager_kernels) + " kernels";
+    }
+    const ops::OpCost cost = ops::op_cost(graph, id, options.hints);
+    group.flops = cost.flops;
+    group.bytes_read = cost.bytes_read;
+    group.bytes_written = cost.bytes_written;
+    if (node.meta) group.numel = ops::numel(*node.meta, options.hints);
+    plan.groups.push_back(std::move(group));
+  }
+  return plan;
+}
+
+// The kind of a fused group from its scheduler nodes.
+GroupKind group_kind(const std::vector<const SchedulerNode*>& members, const PlanOptions& options) {
+  for (const SchedulerNode* s : members) {
+    if (s->template_gemm) return GroupKind::template_gemm;
+    if (!s->fusable && s->note != "scan") return GroupKind::extern_kernel;
+  }
+  for (const SchedulerNode* s : members) {
+    if (s->reduction || s->note == "scan") {
+      return s->rnumel <= options.persistent_rnumel ? GroupKind::persistent_reduction
+                                                    : GroupKind::reduction;
+    }
+  }
+  return GroupKind::pointwise;
+}
+
+KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
+                     const std::vector<std::size_t>& members, const PlanOptions& options,
+                     std::size_t& triton_index) {
+  std::vector<const SchedulerNode*> nodes;
+  for (const std::size_t m : members) nodes.push_back(&lowered.nodes[m]);
+  KernelGroup group;
+  group.kind = group_kind(nodes, options);
+  std::set<std::int64_t> written;
+  std::set<std::int64_t> read;
+  std::set<NodeId> origins;
+  for (const SchedulerNode* s : nodes) {
+    origins.insert(s->origins.begin(), s->origins.end());
+    written.insert(s->buffer);
+    read.insert(s->reads.begin(), s->reads.end());
+    if (s->reduction || group.numel == 0) {
+      group.numel = s->numel;
+      group.rnumel = s->rnumel;
+    }
+    if (!s->note.empty() && group.note.empty()) group.note = s->note;
+  }
+  group.nodes.assign(origins.begin(), origins.end());
+  const auto graph_size = static_cast<std::int64_t>(graph.size());
+  for (const std::int64_t b : read) {
+    if (!written.count(b) && b < graph_size) group.inputs.push_back(static_cast<NodeId>(b));
+  }
+  for (const std::int64_t b : written) {
+    if (b < graph_size) group.outputs.push_back(static_cast<NodeId>(b));
+  }
+  if (group.kind == GroupKind::extern_kernel) {
+    group.name = extern_name(graph.node(nodes.front()->node));
+  } else {
+    group.name = kernel_name(graph, group.nodes, group.kind, triton_index++);
+  }
+  add_costs(graph, options, group);
+  return group;
+}
+
+// max-autotune: a template takes its single pointwise consumer as an epilogue when the bytes
+// the epilogue would otherwise write and read back are worth a template's slower main loop.
+void fuse_epilogues(const LoweredGraph& lowered, const PlanOptions& options,
+                    std::vector<std::vector<std::size_t>>& groups) {
+  for (std::size_t t = 0; t < groups.size(); ++t) {
+    const SchedulerNode& head = lowered.nodes[groups[t].front()];
+    if (!head.template_gemm) continue;
+    const double bytes = static_cast<double>(head.numel) * 4.0;
+    if (bytes < options.epilogue_min_bytes) continue;
+    std::vector<std::size_t> consumers;
+    for (std::size_t c = 0; c < groups.size(); ++c) {
+      for (const std::size_t m : groups[c]) {
+        const auto& reads = lowered.nodes[m].reads;
+        if (c != t && std::binary_search(reads.begin(), reads.end(), head.buffer)) {
+          consumers.push_back(c);
+          break;
+        }
+      }
+    }
+    if (consumers.size() != 1) continue;
+    std::vector<std::size_t>& epilogue = groups[consumers.front()];
+    const bool pointwise = std::all_of(epilogue.begin(), epilogue.end(), [&](std::size_t m) {
+      const SchedulerNode& s = lowered.nodes[m];
+      return s.fusable && !s.reduction && s.numel == head.numel;
+    });
+    if (!pointwise || consumers.front() < t) continue;
+    groups[t].insert(groups[t].end(), epilogue.begin(), epilogue.end());
+    epilogue.clear();
+  }
+  groups.erase(
+      std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.empty(); }),
+      groups.end());
+}
+
+}  // namespace
+
+std::string_view to_string(Mode mode) {
+  switch (mode) {
+    case Mode::eager:
+      return "eager";
+    case Mode::default_mode:
+      return "default";
+    case Mode::reduce_overhead:
+      return "reduce-overhead";
+    case Mode::max_autotune:
+      return "max-autotune";
+  }
+  return "default";
+}
+
+std::string_view to_string(GroupKind kind) {
+  switch (kind) {
+    case GroupKind::pointwise:
+      return "pointwise";
+    case GroupKind::reduction:
+      return "reduction";
+    case GroupKind::persistent_reduction:
+      return "persistent_reduction";
+    case GroupKind::template_gemm:
+      return "template";
+    case GroupKind::extern_kernel:
+      return "extern";
+    case GroupKind::eager_op:
+      return "eager";
+  }
+  return "pointwise";
+}
+
+FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options) {
+  FusionPlan result;
+  if (graph.op_count() == 0) {
+    result.mode = mode;
+    result.notes.push_back("the graph has no ATen ops: nothing to plan");
+    return result;
+  }
+  if (mode == Mode::eager) {
+    result = plan_eager(graph, options);
+  } else {
+    const LoweredGraph lowered = lower_graph(graph, options, mode == Mode::max_autotune);
+    std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
+    if (mode == Mode::max_autotune) fuse_epilogues(lowered, options, groups);
+    std::size_t triton_index = 0;
+    for (const auto& members : groups) {
+      result.groups.push_back(describe(graph, lowered, members, options, triton_index));
+      result.groups.back().id = result.groups.size() - 1;
+    }
+    result.unknown_ops = lowered.unknown_ops;
+    result.mode = mode;
+    if (mode != Mode::default_mode) result.cuda_graphs = check_cuda_graphs(graph);
+  }
+  std::map<std::string, std::size_t> unknown;
+  if (mode == Mode::eager) {
+    for (const graph::Node& node : graph.nodes()) {
+      if (node.is_op() && !ops::find_op(node.target)) ++unknown[node.target];
+    }
+    for (auto& [target, count] : unknown) result.unknown_ops.push_back({target, count});
+  }
+  for (const ops::UnknownOp& op : result.unknown_ops) {
+    result.notes.push_back("unknown op " + op.target + " (" + std::to_string(op.count) +
+                           "x) planned as an opaque kernel of its own");
+  }
+  return result;
+}
+
+}  // namespace fxscope::fusion

@@ -1,0 +1,77 @@
+// Reads a unit's graphs, output code and provenance, and plans and compares them.
+
+#include "fxscope/fusion/unit_fusion.h"
+
+#include <optional>
+
+#include "fxscope/core/text.h"
+#include "fxscope/fusion/inductor_groups.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/inductor/output_code.h"
+#include "fxscope/inductor/provenance.h"
+
+namespace fxscope::fusion {
+namespace {
+
+std::string where_of(const trace::Artifact& a) {
+  return "[" + a.id.str() + "] " + a.name + " line " + std::to_string(a.line);
+}
+
+PlanOptions with_hints(const trace::CompileUnit& unit, PlanOptions options) {
+  for (const trace::ShapeSymbol& s : unit.symbols) {
+    if (options.hints.count(s.symbol)) continue;
+    if (const auto v = text::parse_int(s.value)) options.hints.emplace(s.symbol, *v);
+  }
+  return options;
+}
+
+}  // namespace
+
+std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
+                                   const PlanOptions& options) {
+  const PlanOptions opts = with_hints(unit, options);
+  std::vector<GraphFusion> out;
+  std::vector<const trace::Artifact*> graphs = unit.find_all(trace::ArtifactKind::kPostGradGraph);
+  const std::vector<const trace::Artifact*> codes = unit.find_all(trace::ArtifactKind::kOutputCode);
+  std::optional<inductor::Provenance> provenance;
+  if (const trace::Artifact* p = unit.find(trace::ArtifactKind::kProvenanceMappings)) {
+    auto parsed = inductor::parse_provenance(p->payload.text(), where_of(*p));
+    if (parsed) provenance = std::move(*parsed);
+  }
+  const bool aot_only = graphs.empty() || mode == Mode::eager;
+  if (aot_only) {
+    graphs.clear();
+    if (const trace::Artifact* aot = unit.aot_graph()) graphs.push_back(aot);
+  }
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    GraphFusion fusion;
+    fusion.where = where_of(*graphs[i]);
+    graph::ParsedGraph parsed = graph::parse_fx_readable(graphs[i]->payload.text(), fusion.where);
+    fusion.post_grad = std::move(parsed.graph);
+    fusion.warnings = std::move(parsed.warnings);
+    if (aot_only && mode != Mode::eager) {
+      fusion.warnings.push_back({fusion.where,
+                                 "no post-grad graph: planned the AOT graph, "
+                                 "before Inductor's decompositions"});
+    }
+    fusion.ours = plan(fusion.post_grad, mode, opts);
+    if (!aot_only && i < codes.size()) {
+      const inductor::OutputCode code =
+          inductor::parse_output_code(codes[i]->payload.text(), where_of(*codes[i]));
+      fusion.inductor = inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
+      fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
+    }
+    out.push_back(std::move(fusion));
+  }
+  if (out.empty()) {
+    GraphFusion empty;
+    empty.where = "[" + unit.id.str() + "]";
+    empty.warnings.push_back({empty.where, "the unit has no ATen-level graph: nothing to plan"});
+    empty.ours.mode = mode;
+    empty.ours.notes.push_back("no ATen graph in the log for this unit");
+    out.push_back(std::move(empty));
+  }
+  return out;
+}
+
+}  // namespace fxscope::fusion

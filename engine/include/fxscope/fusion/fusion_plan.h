@@ -1,0 +1,67 @@
+#pragma once
+// A fusion plan: the kernels one compile mode launches for an ATen graph, each as a group of
+// post-grad (or, for eager, AOT) nodes. Inductor's real kernels use the same form, so the two
+// compare group by group.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fxscope/core/diagnostics.h"
+#include "fxscope/graph/argument.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::fusion {
+
+// The compile modes of torch.compile, plus eager PyTorch.
+enum class Mode : std::uint8_t { eager, default_mode, reduce_overhead, max_autotune };
+
+// What one kernel is, with Inductor's name prefixes where it has one.
+enum class GroupKind : std::uint8_t {
+  pointwise,             // triton_poi
+  reduction,             // triton_red: loops over the reduced dimension
+  persistent_reduction,  // triton_per: the reduced dimension fits one block
+  template_gemm,         // triton_tem: a GEMM template, possibly with an epilogue
+  extern_kernel,         // cuBLAS, cuDNN, SDPA, an ATen fallback
+  eager_op,              // one eager ATen call
+};
+
+std::string_view to_string(Mode mode);
+std::string_view to_string(GroupKind kind);
+
+// One kernel launch of a plan.
+struct KernelGroup {
+  std::size_t id = 0;
+  std::string name;  // "triton_poi_fused_add_gelu_mul_0", "extern_kernels.mm", "aten.addmm"
+  GroupKind kind = GroupKind::pointwise;
+  std::vector<graph::NodeId> nodes;    // member nodes, sorted: what the kernel computes
+  std::vector<graph::NodeId> inputs;   // nodes whose buffers it reads
+  std::vector<graph::NodeId> outputs;  // nodes whose buffers it writes
+  double bytes_read = 0.0;
+  double bytes_written = 0.0;
+  double flops = 0.0;
+  std::int64_t numel = 0;   // launch grid: output elements
+  std::int64_t rnumel = 1;  // reduced elements per output (1 for pointwise)
+  std::string note;         // why it is as it is: "eager launches 2 kernels", "split reduction"
+};
+
+// Why CUDA graphs cannot be used, one reason a line ("CPU tensor arg3_1").
+struct CudaGraphVerdict {
+  bool usable = true;
+  std::vector<std::string> reasons;
+};
+
+// The result of planning one graph in one mode.
+struct FusionPlan {
+  Mode mode = Mode::default_mode;
+  std::vector<KernelGroup> groups;  // in launch order
+  CudaGraphVerdict cuda_graphs;     // reduce-overhead and max-autotune only
+  std::vector<ops::UnknownOp> unknown_ops;
+  std::vector<std::string> notes;  // gaps: "no ATen graph", "3 unknown ops ran alone"
+  Warnings warnings;
+
+  std::size_t launches() const { return groups.size(); }
+};
+
+}  // namespace fxscope::fusion

@@ -1,0 +1,41 @@
+#pragma once
+// Inductor's lowering replayed on a post-grad graph: which nodes become buffers (scheduler
+// nodes) and which are inlined into their consumers, and for each buffer its origins, the
+// post-grad nodes whose code it runs. An inlined node reused by several consumers is computed
+// in each of them, so origins of different buffers can overlap, exactly as in Inductor.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fxscope/fusion/planner.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::fusion {
+
+// One buffer of the lowered graph: a node of Inductor's scheduler.
+struct SchedulerNode {
+  graph::NodeId node = 0;              // the post-grad node that made it
+  std::vector<graph::NodeId> origins;  // sorted: every node whose code it runs
+  std::vector<std::int64_t> reads;     // sorted buffer ids it loads
+  std::int64_t buffer = -1;            // the buffer id it writes
+  std::int64_t numel = 1;
+  std::int64_t rnumel = 1;  // > 1 or reduction: the reduced size
+  bool reduction = false;
+  bool fusable = true;         // false for extern kernels and scans
+  bool template_gemm = false;  // max-autotune: a Triton GEMM template
+  std::string note;
+};
+
+// The scheduler nodes of a graph in creation order (a topological order), and what was unknown.
+struct LoweredGraph {
+  std::vector<SchedulerNode> nodes;
+  std::vector<ops::UnknownOp> unknown_ops;
+};
+
+// Lowers GRAPH as Inductor would; GEMM_TEMPLATES turns addmm into max-autotune templates.
+LoweredGraph lower_graph(const graph::Graph& graph, const PlanOptions& options,
+                         bool gemm_templates);
+
+}  // namespace fxscope::fusion

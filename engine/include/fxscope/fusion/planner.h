@@ -1,0 +1,33 @@
+#pragma once
+// The fusion planner: Inductor's lowering and scheduling rules (FUSION.md) replayed on an ATen
+// graph, or eager PyTorch's one kernel per op.
+
+#include <cstdint>
+
+#include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::fusion {
+
+// Inductor's thresholds (torch/_inductor/config.py), each a knob a user may change.
+struct PlanOptions {
+  ops::SymbolHints hints;                       // values of symbolic sizes
+  std::size_t max_group_nodes = 64;             // config.max_fusion_size
+  std::int64_t horizontal_window = 64;          // nodes further apart never fuse horizontally
+  int fusion_rounds = 10;                       // greedy rounds of fuse_nodes_once
+  std::size_t realize_reads_threshold = 4;      // reused pointwise with more reads is stored
+  std::size_t realize_opcount_threshold = 30;   // ... or with a larger inner function
+  std::size_t realize_acc_reads_threshold = 8;  // any pointwise reading more is stored
+  std::int64_t persistent_rnumel = 1024;        // inner reductions up to this fit one block
+  std::int64_t split_rnumel = 8192;             // larger reductions with few outputs split
+  std::int64_t sm_count = 132;                  // H200; split when outputs < 2 x SMs
+  double epilogue_min_bytes = 1 << 20;          // max-autotune: epilogues smaller do not pay
+};
+
+// Plans GRAPH (the post-grad graph; the AOT graph for eager) in MODE. Never fails: unknown ops
+// run alone and are named in plan.unknown_ops, and a graph without ATen ops gives an empty plan
+// with a note.
+FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options = {});
+
+}  // namespace fxscope::fusion

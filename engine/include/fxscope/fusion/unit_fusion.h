@@ -1,0 +1,33 @@
+#pragma once
+// Fusion of one compile unit of a log: each post-grad graph (forward, and backward in training)
+// planned in a mode beside the kernels Inductor generated for it, with the agreement of the two.
+
+#include <string>
+#include <vector>
+
+#include "fxscope/core/diagnostics.h"
+#include "fxscope/fusion/agreement.h"
+#include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/fusion/planner.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/trace/compile_unit.h"
+
+namespace fxscope::fusion {
+
+// One post-grad graph of a unit, planned and compared.
+struct GraphFusion {
+  std::string where;  // "[0/0] inductor_post_grad_graph line 1234"
+  graph::Graph post_grad;
+  FusionPlan ours;
+  FusionPlan inductor;  // empty when the unit has no output code for this graph
+  AgreementReport agreement;
+  Warnings warnings;
+};
+
+// Plans every post-grad graph of UNIT in MODE, pairing the N-th post-grad graph with the N-th
+// output code. Symbol hints come from the unit's create_symbol records unless OPTIONS has them.
+// A unit without a post-grad graph gives one entry planning its AOT graph, with a warning.
+std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
+                                   const PlanOptions& options = {});
+
+}  // namespace fxscope::fusion
