@@ -1,0 +1,173 @@
+// The tree half of the guard parser: lines of `dynamo_cpp_guards_str` -> guards in the order
+// Dynamo's GuardManagers check them.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fxscope/core/text.h"
+#include "fxscope/guards/guard_parser.h"
+
+namespace fxscope::guards {
+
+namespace {
+
+// One "| | +- ITEM" line: its depth (the count of "| ") and the item after "+- ".
+struct TreeLine {
+  std::size_t depth = 0;
+  std::string_view item;
+  std::size_t line = 0;
+  bool manager = false;
+};
+
+std::optional<TreeLine> read_tree_line(std::string_view line, std::size_t line_no) {
+  TreeLine out;
+  out.line = line_no;
+  std::size_t i = 0;
+  while (line.substr(i, 2) == "| ") {
+    ++out.depth;
+    i += 2;
+  }
+  if (line.substr(i, 3) != "+- ") return std::nullopt;
+  out.item = text::trim(line.substr(i + 3));
+  // Managers print as "GuardManager: source=...", "DictGuardManager: ...", "KeyManager: ...",
+  // "KeyValueManager pair at index=0", "RootGuardManager"; guards as "TAG: code" or "TAG".
+  const auto head = out.item.substr(0, out.item.find_first_of(": "));
+  out.manager = head.find("Manager") != std::string_view::npos;
+  return out;
+}
+
+// The source a manager guards ("source=L['x'], accessed_by=..."), for guards that name none.
+std::string manager_source(std::string_view item) {
+  const auto at = item.find("source=");
+  if (at == std::string_view::npos) return {};
+  const auto rest = item.substr(at + 7);
+  const auto parts = text::split_top_level(rest, ",");
+  return parts.empty() ? std::string() : std::string(text::trim(parts[0]));
+}
+
+class TreeReader {
+ public:
+  TreeReader(std::vector<TreeLine> lines, GuardSet& set) : lines_(std::move(lines)), set_(set) {}
+
+  // At depth 0 the RootGuardManager runs before the epilogue LAMBDA_GUARDs printed beside it;
+  // inside every manager, its own guards run before its children.
+  void run() { visit(0, lines_.size(), 0, {}, true); }
+
+ private:
+  void visit(std::size_t begin, std::size_t end, std::size_t depth, const std::string& source,
+             bool top) {
+    std::vector<std::pair<std::size_t, std::size_t>> children;  // [first line, end) of each
+    std::vector<std::size_t> leaves;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (lines_[i].depth != depth) continue;
+      if (lines_[i].manager) {
+        std::size_t j = i + 1;
+        while (j < end && lines_[j].depth > depth) ++j;
+        children.emplace_back(i, j);
+      } else {
+        leaves.push_back(i);
+      }
+    }
+    if (!top) emit(leaves, source);
+    for (const auto& [first, last] : children) {
+      const auto src = manager_source(lines_[first].item);
+      visit(first + 1, last, depth + 1, src.empty() ? source : src, false);
+    }
+    if (top) emit(leaves, source);
+  }
+
+  void emit(const std::vector<std::size_t>& leaves, const std::string& source) {
+    for (const std::size_t i : leaves) {
+      const auto item = lines_[i].item;
+      const auto colon = item.find(':');
+      const auto tag = text::trim(item.substr(0, colon));
+      const auto code =
+          colon == std::string_view::npos ? std::string_view() : item.substr(colon + 1);
+      const std::string where = "guard tree line " + std::to_string(lines_[i].line);
+      Guard guard = parse_guard(tag, code, set_.warnings, where);
+      guard.line = lines_[i].line;
+      if (guard.source.empty() && guard.kind != GuardKind::kShape) guard.source = source;
+      set_.guards.push_back(std::move(guard));
+    }
+  }
+
+  std::vector<TreeLine> lines_;
+  GuardSet& set_;
+};
+
+}  // namespace
+
+std::string_view to_string(GuardKind kind) {
+  switch (kind) {
+    case GuardKind::kTensorMatch:
+      return "tensor";
+    case GuardKind::kConstant:
+      return "constant";
+    case GuardKind::kType:
+      return "type";
+    case GuardKind::kId:
+      return "id";
+    case GuardKind::kLength:
+      return "length";
+    case GuardKind::kShape:
+      return "shape";
+    case GuardKind::kAmbient:
+      return "ambient";
+    case GuardKind::kStructure:
+      return "structure";
+    case GuardKind::kOpaque:
+      return "opaque";
+  }
+  return "opaque";
+}
+
+GuardSet parse_guard_tree(std::string_view text_in) {
+  GuardSet set;
+  std::vector<TreeLine> lines;
+  text::for_each_line(text_in, [&](std::string_view raw, std::size_t line_no) {
+    const auto line = text::trim(raw);
+    if (line.empty() || line == "TREE_GUARD_MANAGER:" || text::starts_with(line, "Guard latency")) {
+      return;
+    }
+    if (auto tree_line = read_tree_line(line, line_no)) {
+      lines.push_back(*tree_line);
+      return;
+    }
+    // Not in tree form: kept as a top-level guard of its own, which the guard parser names as
+    // not understood unless it is one.
+    lines.push_back({0, line, line_no, false});
+  });
+  TreeReader(std::move(lines), set).run();
+  return set;
+}
+
+GuardSet parse_unit_guards(const trace::CompileUnit& unit) {
+  GuardSet set;
+  if (const auto* artifact = unit.guards()) {
+    set = parse_guard_tree(artifact->payload.text());
+  } else {
+    for (const auto& shape : unit.shape_guards) {
+      if (shape.id.attempt != unit.final_attempt) continue;
+      Guard guard = parse_guard("guard_added_fast", shape.expr, set.warnings,
+                                "log line " + std::to_string(shape.line));
+      set.guards.push_back(std::move(guard));
+    }
+    set.warnings.push_back(
+        {"[" + unit.id.str() + "]",
+         "no dynamo_cpp_guards_str in the log: only its shape guards are known"});
+  }
+  for (const auto& symbol : unit.symbols) {
+    bool seen = false;
+    for (auto& [name, source] : set.symbols) {
+      if (name == symbol.symbol) {
+        source = symbol.source;  // a later attempt's record wins
+        seen = true;
+      }
+    }
+    if (!seen) set.symbols.emplace_back(symbol.symbol, symbol.source);
+  }
+  return set;
+}
+
+}  // namespace fxscope::guards
