@@ -1,0 +1,61 @@
+#pragma once
+// What every views test needs: one QApplication for the whole run (Catch's main makes none),
+// logs loaded the way the window loads them, and Qt warnings captured for CHECKs.
+
+#include <QApplication>
+#include <QStringList>
+#include <QtGlobal>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "loaded_log.h"
+#include "samples.h"
+
+namespace fxscope::test {
+
+// Created on first use and never destroyed: Qt allows one application object per process, and
+// a static one would be destroyed after Qt's own statics, which crashes at exit.
+inline QApplication& qt_app() {
+  static int argc = 1;
+  static char name[] = "test_views";
+  static char* argv[] = {name, nullptr};
+  static auto* app = new QApplication(argc, argv);
+  return *app;
+}
+
+// A sample log read and summarized on the calling thread, for model tests.
+inline views::LoadedLogPtr load_sample(const std::string& name) {
+  auto loaded = views::load_log(sample(name));
+  REQUIRE(loaded.ok());
+  return *loaded;
+}
+
+// Collects the warnings Qt prints while it lives (QAbstractItemModelTester reports through
+// them in Warning mode), so a test can CHECK that there were none.
+class QtWarningCapture {
+ public:
+  QtWarningCapture() {
+    messages().clear();
+    previous_ = qInstallMessageHandler(&QtWarningCapture::handle);
+  }
+  ~QtWarningCapture() { qInstallMessageHandler(previous_); }
+  QtWarningCapture(const QtWarningCapture&) = delete;
+  QtWarningCapture& operator=(const QtWarningCapture&) = delete;
+
+  // The captured messages, one string, empty when there were none.
+  std::string text() const { return messages().join(QLatin1Char('\n')).toStdString(); }
+
+ private:
+  static QStringList& messages() {
+    static QStringList captured;
+    return captured;
+  }
+  static void handle(QtMsgType type, const QMessageLogContext&, const QString& message) {
+    if (type != QtDebugMsg && type != QtInfoMsg) messages() << message;
+  }
+
+  QtMessageHandler previous_ = nullptr;
+};
+
+}  // namespace fxscope::test

@@ -1,0 +1,234 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTreeView>
+#include <algorithm>
+#include <utility>
+
+#include "compile_units_model.h"
+#include "graph_breaks_model.h"
+#include "log_loader.h"
+#include "message_log.h"
+#include "summary_panel.h"
+
+namespace fxscope::views {
+namespace {
+
+// Bumped when the docks change, so that an older saved layout is ignored rather than misapplied.
+constexpr int kLayoutVersion = 1;
+// Logs with many bad lines have thousands of warnings; the Log tab shows the first ones and
+// `fxscope-cli summary` lists them all.
+constexpr std::size_t kMaxWarningsShown = 1000;
+constexpr int kMaxReasonWidth = 200;
+
+QDockWidget* make_dock(const QString& title, const QString& name, QWidget* content,
+                       QMainWindow* window) {
+  auto* dock = new QDockWidget(title, window);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  return dock;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(QStringLiteral("fxscope"));
+  resize(1440, 860);
+  loader_ = new LogLoader(this);
+  units_model_ = new CompileUnitsModel(this);
+  breaks_model_ = new GraphBreaksModel(this);
+  summary_ = new SummaryPanel(this);
+  setCentralWidget(summary_);
+  build_docks();
+  build_menus();
+
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 0);  // busy: the reader reports no fraction done
+  progress_->setMaximumWidth(160);
+  progress_->hide();
+  statusBar()->addPermanentWidget(progress_);
+
+  connect(loader_, &LogLoader::started, this, &MainWindow::on_load_started);
+  connect(loader_, &LogLoader::loaded, this, &MainWindow::on_loaded);
+  connect(loader_, &LogLoader::failed, this, &MainWindow::on_load_failed);
+}
+
+void MainWindow::build_docks() {
+  units_view_ = new QTreeView(this);
+  units_view_->setObjectName(QStringLiteral("compile_units_view"));
+  units_view_->setModel(units_model_);
+  units_view_->setUniformRowHeights(true);
+  units_view_->setAlternatingRowColors(true);
+  units_view_->setAllColumnsShowFocus(true);
+  units_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  units_view_->setTextElideMode(Qt::ElideMiddle);
+  connect(units_view_->selectionModel(), &QItemSelectionModel::currentChanged, summary_,
+          [this](const QModelIndex& current) { summary_->show_row(current); });
+
+  breaks_view_ = new QTableView(this);
+  breaks_view_->setObjectName(QStringLiteral("graph_breaks_view"));
+  breaks_view_->setModel(breaks_model_);
+  breaks_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  // Reasons and hints are sentences: they share the width and wrap rather than being cut.
+  breaks_view_->setWordWrap(true);
+  breaks_view_->verticalHeader()->hide();
+  breaks_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  auto* header = breaks_view_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(GraphBreaksModel::kReason, QHeaderView::Interactive);
+  header->setSectionResizeMode(GraphBreaksModel::kHint, QHeaderView::Stretch);
+
+  messages_ = new MessageLog(this);
+
+  units_dock_ =
+      make_dock(tr("Compile units"), QStringLiteral("compile_units_dock"), units_view_, this);
+  breaks_dock_ =
+      make_dock(tr("Graph breaks"), QStringLiteral("graph_breaks_dock"), breaks_view_, this);
+  log_dock_ = make_dock(tr("Log"), QStringLiteral("log_dock"), messages_, this);
+  // The tree runs the full height; the bottom tabs sit under the summary only.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setTabPosition(Qt::BottomDockWidgetArea, QTabWidget::North);
+  addDockWidget(Qt::LeftDockWidgetArea, units_dock_);
+  addDockWidget(Qt::BottomDockWidgetArea, breaks_dock_);
+  tabifyDockWidget(breaks_dock_, log_dock_);
+  breaks_dock_->raise();
+  resizeDocks({units_dock_}, {720}, Qt::Horizontal);
+  resizeDocks({breaks_dock_}, {300}, Qt::Vertical);
+}
+
+void MainWindow::build_menus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* open_file = file->addAction(tr("&Open Log File..."), this, &MainWindow::open_file_dialog);
+  open_file->setShortcut(QKeySequence::Open);
+  auto* open_directory =
+      file->addAction(tr("Open Log &Directory..."), this, &MainWindow::open_directory_dialog);
+  open_directory->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  auto* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(units_dock_->toggleViewAction());
+  view->addAction(breaks_dock_->toggleViewAction());
+  view->addAction(log_dock_->toggleViewAction());
+}
+
+void MainWindow::open_file_dialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open TORCH_TRACE Log"), {},
+                                                    tr("TORCH_TRACE logs (*.log);;All files (*)"));
+  if (!path.isEmpty()) open_path(path);
+}
+
+void MainWindow::open_directory_dialog() {
+  const QString path = QFileDialog::getExistingDirectory(this, tr("Open TORCH_TRACE Directory"));
+  if (!path.isEmpty()) open_path(path);
+}
+
+void MainWindow::open_path(const QString& path) {
+  loader_->load(path);
+}
+
+bool MainWindow::loading() const {
+  return loader_->loading();
+}
+
+void MainWindow::show_status(const QString& message) {
+  statusBar()->showMessage(message);
+}
+
+void MainWindow::on_load_started(const QString& path) {
+  progress_->show();
+  show_status(tr("Loading %1 ...").arg(path));
+  messages_->add_info(tr("loading %1").arg(path));
+}
+
+void MainWindow::on_loaded(LoadedLogPtr log) {
+  progress_->hide();
+  log_ = std::move(log);
+  const auto& summary = log_->summary;
+  units_model_->set_log(log_);
+  breaks_model_->set_log(log_);
+  summary_->set_log(log_);
+  units_view_->expandAll();
+  fit_columns();
+
+  const QString path = QString::fromStdString(summary.path);
+  setWindowTitle(QStringLiteral("fxscope - %1").arg(QFileInfo(path).fileName()));
+  const QString counts = tr("%1 compile units in %2 frames, %3 graph breaks, %4 recompiles")
+                             .arg(summary.units.size())
+                             .arg(summary.frame_count())
+                             .arg(summary.graph_breaks.size())
+                             .arg(summary.recompiles.size());
+  messages_->add_info(tr("read %1: %2").arg(path, counts));
+  const std::size_t shown = std::min(summary.warnings.size(), kMaxWarningsShown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& warning = summary.warnings[i];
+    messages_->add_warning(QString::fromStdString(warning.where + ": " + warning.message));
+  }
+  if (shown < summary.warnings.size()) {
+    messages_->add_warning(tr("%1 more warnings; `fxscope-cli summary` lists them all")
+                               .arg(summary.warnings.size() - shown));
+  }
+  show_status(summary.warnings.empty()
+                  ? counts
+                  : tr("%1; %2 warnings in the Log tab").arg(counts).arg(summary.warnings.size()));
+  emit log_loaded();
+}
+
+void MainWindow::on_load_failed(const QString& message) {
+  progress_->hide();
+  show_status(tr("Could not open: %1").arg(message));
+  messages_->add_error(message);
+  log_dock_->raise();
+  emit load_failed(message);
+}
+
+// Break and recompile rows span the whole tree, so their long text sets no column's width.
+void MainWindow::fit_columns() {
+  for (int f = 0; f < units_model_->rowCount(); ++f) {
+    const QModelIndex frame = units_model_->index(f, 0);
+    for (int u = 0; u < units_model_->rowCount(frame); ++u) {
+      const QModelIndex unit = units_model_->index(u, 0, frame);
+      for (int d = 0; d < units_model_->rowCount(unit); ++d) {
+        units_view_->setFirstColumnSpanned(d, unit, true);
+      }
+    }
+  }
+  for (int column = 0; column < units_model_->columnCount(); ++column) {
+    units_view_->resizeColumnToContents(column);
+  }
+  // Reasons are short headlines and hints are long: the hint takes what the reason leaves.
+  breaks_view_->resizeColumnToContents(GraphBreaksModel::kReason);
+  if (breaks_view_->columnWidth(GraphBreaksModel::kReason) > kMaxReasonWidth) {
+    breaks_view_->setColumnWidth(GraphBreaksModel::kReason, kMaxReasonWidth);
+  }
+}
+
+bool MainWindow::select_first_unit() {
+  const QModelIndex first = units_model_->unit_index(0);
+  if (!first.isValid()) return false;
+  units_view_->setCurrentIndex(first);
+  units_view_->scrollTo(first);
+  return true;
+}
+
+void MainWindow::save_layout(QSettings& settings) const {
+  settings.setValue(QStringLiteral("main_window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("main_window/state"), saveState(kLayoutVersion));
+}
+
+void MainWindow::restore_layout(const QSettings& settings) {
+  restoreGeometry(settings.value(QStringLiteral("main_window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("main_window/state")).toByteArray(), kLayoutVersion);
+}
+
+}  // namespace fxscope::views

@@ -1,0 +1,74 @@
+#pragma once
+// The fxscope window: the compile units tree on the left, the summary of the selection in the
+// centre, graph breaks and the log below. It observes one LoadedLog at a time.
+
+#include <QMainWindow>
+#include <QString>
+
+#include "loaded_log.h"
+
+class QDockWidget;
+class QProgressBar;
+class QSettings;
+class QTableView;
+class QTreeView;
+
+namespace fxscope::views {
+
+class CompileUnitsModel;
+class GraphBreaksModel;
+class LogLoader;
+class MessageLog;
+class SummaryPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  // Starts loading PATH (a log file or a directory) off the UI thread; the window stays usable
+  // and keeps the log it shows until the new one is read.
+  void open_path(const QString& path);
+  bool loading() const;
+  // Selects the first compile unit of the tree; false when no log with units is open.
+  bool select_first_unit();
+  void show_status(const QString& message);
+
+  // Dock layout and window geometry, kept between runs by the caller's QSettings.
+  void save_layout(QSettings& settings) const;
+  void restore_layout(const QSettings& settings);
+
+  const CompileUnitsModel& compile_units() const { return *units_model_; }
+  const GraphBreaksModel& graph_breaks() const { return *breaks_model_; }
+  LoadedLogPtr log() const { return log_; }
+
+ signals:
+  void log_loaded();
+  void load_failed(const QString& message);
+
+ private:
+  void build_docks();
+  void build_menus();
+  void open_file_dialog();
+  void open_directory_dialog();
+  void on_load_started(const QString& path);
+  void on_loaded(LoadedLogPtr log);
+  void on_load_failed(const QString& message);
+  void fit_columns();
+
+  LoadedLogPtr log_;
+  LogLoader* loader_ = nullptr;
+  CompileUnitsModel* units_model_ = nullptr;
+  GraphBreaksModel* breaks_model_ = nullptr;
+  QTreeView* units_view_ = nullptr;
+  QTableView* breaks_view_ = nullptr;
+  SummaryPanel* summary_ = nullptr;
+  MessageLog* messages_ = nullptr;
+  QDockWidget* units_dock_ = nullptr;
+  QDockWidget* breaks_dock_ = nullptr;
+  QDockWidget* log_dock_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+};
+
+}  // namespace fxscope::views
