@@ -168,6 +168,16 @@ std::string_view to_string(Mode mode) {
   return "default";
 }
 
+std::optional<Mode> parse_mode(std::string_view text) {
+  std::string name(text);
+  std::replace(name.begin(), name.end(), '_', '-');
+  if (name == "default-mode") name = "default";
+  for (const Mode mode : kAllModes) {
+    if (to_string(mode) == name) return mode;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(GroupKind kind) {
   switch (kind) {
     case GroupKind::pointwise:

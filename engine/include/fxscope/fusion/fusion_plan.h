@@ -4,6 +4,7 @@
 // compare group by group.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,11 @@ enum class GroupKind : std::uint8_t {
 };
 
 std::string_view to_string(Mode mode);
+// The four modes in the order users compare them.
+inline constexpr Mode kAllModes[] = {Mode::eager, Mode::default_mode, Mode::reduce_overhead,
+                                     Mode::max_autotune};
+// "eager", "default", "reduce-overhead", "max-autotune" (underscores accepted); else nullopt.
+std::optional<Mode> parse_mode(std::string_view text);
 std::string_view to_string(GroupKind kind);
 
 // One kernel launch of a plan.

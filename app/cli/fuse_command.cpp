@@ -1,0 +1,87 @@
+// `fxscope-cli fuse PATH --mode MODE [--unit ID] [--device H200] [--json]`: the kernels each
+// compile mode forms, beside Inductor's, with predicted times.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fxscope/report/fuse_report.h"
+#include "fxscope/report/fuse_report_json.h"
+#include "fxscope/report/fuse_report_text.h"
+
+namespace fxscope::cli {
+namespace {
+
+struct FuseArgs {
+  std::string path;
+  std::string mode = "default";
+  std::string unit;
+  std::string device = "H200";
+  std::string device_overrides;
+  std::size_t limit = 40;
+  bool json = false;
+};
+
+bool fail(const std::string& message) {
+  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
+  set_exit_code(1);
+  return false;
+}
+
+void run_fuse(const FuseArgs& args) {
+  const auto mode = fusion::parse_mode(args.mode);
+  if (!mode) {
+    fail("--mode " + args.mode + ": expected eager, default, reduce-overhead or max-autotune");
+    return;
+  }
+  auto device = cost::find_device(args.device);
+  if (!device) {
+    std::string known;
+    for (const auto& d : cost::known_devices()) known += " " + d.name;
+    fail("--device " + args.device + ": unknown device (known:" + known + ")");
+    return;
+  }
+  auto spec = cost::apply_overrides(*device, args.device_overrides);
+  if (!spec) {
+    fail(spec.error().message);
+    return;
+  }
+  auto log = trace::read_trace(args.path);
+  if (!log) {
+    fail(log.error().message);
+    return;
+  }
+  auto report = report::build_fuse_report(*log, *mode, args.unit, *spec);
+  if (!report) {
+    fail(report.error().message);
+    return;
+  }
+  if (args.json) {
+    std::cout << report::to_json(*report).dump(1) << "\n";
+  } else {
+    std::cout << report::to_text(*report, args.limit);
+  }
+}
+
+}  // namespace
+
+void add_fuse_command(CLI::App& app) {
+  auto args = std::make_shared<FuseArgs>();
+  auto* cmd = app.add_subcommand(
+      "fuse", "kernels per compile mode, fxscope's plan beside Inductor's, with predicted times");
+  cmd->add_option("PATH", args->path, "a TORCH_TRACE log file or the directory holding it")
+      ->required();
+  cmd->add_option("--mode", args->mode, "eager, default, reduce-overhead or max-autotune")
+      ->capture_default_str();
+  cmd->add_option("--unit", args->unit, "one compile unit, e.g. 0/0 (default: all)");
+  cmd->add_option("--device", args->device, "H200, H100, A100, V100, L4 or RTX4090")
+      ->capture_default_str();
+  cmd->add_option("--device-set", args->device_overrides,
+                  "override rates: bw=GB/s,fp32=,tf32=,bf16=TFLOP/s,launch=,graph_launch=us");
+  cmd->add_option("--limit", args->limit, "kernel rows shown per graph (0: all)")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->callback([args] { run_fuse(*args); });
+}
+
+}  // namespace fxscope::cli

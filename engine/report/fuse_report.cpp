@@ -1,0 +1,141 @@
+#include "fxscope/report/fuse_report.h"
+
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::report {
+namespace {
+
+cost::WorkClass class_of_op(std::string_view target) {
+  switch (ops::classify(target).op_class) {
+    case ops::OpClass::gemm:
+    case ops::OpClass::conv:
+    case ops::OpClass::attention:
+      return cost::WorkClass::gemm_conv;
+    case ops::OpClass::reduction:
+      return cost::WorkClass::reduction;
+    case ops::OpClass::pointwise:
+    case ops::OpClass::broadcast:
+    case ops::OpClass::injective:
+    case ops::OpClass::view:
+      return cost::WorkClass::elementwise;
+    case ops::OpClass::opaque:
+      break;
+  }
+  return cost::WorkClass::other;
+}
+
+cost::Precision precision_of(const std::string& dtype) {
+  // Samples and the GPU runs keep TF32 off, so f32 GEMMs run at the plain fp32 rate.
+  if (dtype == "bf16") return cost::Precision::bf16;
+  if (dtype == "f16") return cost::Precision::fp16;
+  if (dtype == "f64") return cost::Precision::fp64;
+  return cost::Precision::fp32;
+}
+
+cost::ModeCost price(const fusion::FusionPlan& plan, const graph::Graph& graph,
+                     const cost::DeviceSpec& device, cost::LaunchMode launch) {
+  std::vector<cost::KernelWork> work;
+  work.reserve(plan.groups.size());
+  for (const auto& g : plan.groups) work.push_back(kernel_work(g, graph));
+  return cost::predict_mode(work, device, launch);
+}
+
+bool wants_cuda_graphs(fusion::Mode mode) {
+  return mode == fusion::Mode::reduce_overhead || mode == fusion::Mode::max_autotune;
+}
+
+cost::LaunchMode launch_mode(const fusion::FusionPlan& plan) {
+  return wants_cuda_graphs(plan.mode) && plan.cuda_graphs.usable ? cost::LaunchMode::cuda_graph
+                                                                 : cost::LaunchMode::host;
+}
+
+ModePrediction predict(const trace::CompileUnit& unit, fusion::Mode mode,
+                       const cost::DeviceSpec& device) {
+  ModePrediction p;
+  p.mode = mode;
+  p.cuda_graphs = wants_cuda_graphs(mode);
+  for (const auto& g : fusion::fuse_unit(unit, mode)) {
+    p.launches += g.ours.launches();
+    p.total_us += price(g.ours, g.post_grad, device, launch_mode(g.ours)).total_us;
+    if (!wants_cuda_graphs(mode)) continue;
+    if (!g.ours.cuda_graphs.usable) p.cuda_graphs = false;
+    p.cuda_graph_notes.insert(p.cuda_graph_notes.end(), g.ours.cuda_graphs.reasons.begin(),
+                              g.ours.cuda_graphs.reasons.end());
+  }
+  return p;
+}
+
+UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
+                           const cost::DeviceSpec& device, Warnings& warnings) {
+  UnitFuseReport r;
+  r.compile_id = unit.id.without_attempt().str();
+  r.mode = mode;
+  std::vector<cost::KernelWork> all_work;
+  cost::LaunchMode launch = cost::LaunchMode::host;
+  for (auto& g : fusion::fuse_unit(unit, mode)) {
+    GraphReport gr;
+    launch = launch_mode(g.ours);
+    gr.ours = price(g.ours, g.post_grad, device, launch);
+    gr.inductor = price(g.inductor, g.post_grad, device, launch);
+    for (const auto& group : g.ours.groups) all_work.push_back(kernel_work(group, g.post_grad));
+    warnings.insert(warnings.end(), g.warnings.begin(), g.warnings.end());
+    gr.fusion = std::move(g);
+    r.graphs.push_back(std::move(gr));
+  }
+  r.shares = cost::predict_mode(all_work, device, launch).shares;
+  for (const fusion::Mode m : fusion::kAllModes) r.predicted.push_back(predict(unit, m, device));
+  const double eager_us = r.predicted.front().total_us;
+  for (auto& p : r.predicted) p.speedup_over_eager = p.total_us > 0 ? eager_us / p.total_us : 0;
+  return r;
+}
+
+}  // namespace
+
+cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph) {
+  cost::KernelWork w;
+  w.name = group.name;
+  w.bytes = group.bytes_read + group.bytes_written;
+  w.flops = group.flops;
+  switch (group.kind) {
+    case fusion::GroupKind::pointwise:
+      w.work_class = cost::WorkClass::elementwise;
+      break;
+    case fusion::GroupKind::reduction:
+    case fusion::GroupKind::persistent_reduction:
+      w.work_class = cost::WorkClass::reduction;
+      break;
+    case fusion::GroupKind::template_gemm:
+      w.work_class = cost::WorkClass::gemm_conv;
+      break;
+    case fusion::GroupKind::extern_kernel:
+    case fusion::GroupKind::eager_op:
+      w.work_class = group.nodes.empty() ? cost::WorkClass::other
+                                         : class_of_op(graph.node(group.nodes.front()).target);
+      break;
+  }
+  const auto& outputs = group.outputs.empty() ? group.nodes : group.outputs;
+  if (!outputs.empty() && graph.node(outputs.front()).meta) {
+    w.precision = precision_of(graph.node(outputs.front()).meta->dtype);
+  }
+  return w;
+}
+
+Result<FuseReport> build_fuse_report(const trace::TraceLog& log, fusion::Mode mode,
+                                     const std::string& unit_id, const cost::DeviceSpec& device) {
+  FuseReport report;
+  report.path = log.path();
+  report.device = device;
+  std::string known;
+  for (const auto& unit : log.units()) {
+    const std::string id = unit.id.without_attempt().str();
+    known += (known.empty() ? "" : ", ") + id;
+    if (!unit_id.empty() && id != unit_id) continue;
+    report.units.push_back(report_unit(unit, mode, device, report.warnings));
+  }
+  if (!unit_id.empty() && report.units.empty()) {
+    return make_error(log.path() + ": no compile unit " + unit_id + " (the log has " + known + ")");
+  }
+  return report;
+}
+
+}  // namespace fxscope::report
