@@ -22,10 +22,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   fxscope::cli::add_summary_command(app);
+  fxscope::cli::add_guards_command(app);
+  fxscope::cli::add_fuse_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2, as command-line tools do.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return fxscope::cli::exit_code();
 }
