@@ -1,5 +1,11 @@
 #include "fxscope/report/fuse_report.h"
 
+#include <optional>
+#include <set>
+
+#include "fxscope/fusion/source_map.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/inductor/provenance.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::report {
@@ -65,6 +71,40 @@ ModePrediction predict(const trace::CompileUnit& unit, fusion::Mode mode,
   return p;
 }
 
+// The user's graph and Inductor's provenance mapping of UNIT, for tracing groups back to it.
+struct UserGraph {
+  std::optional<graph::Graph> dynamo;
+  std::optional<inductor::Provenance> provenance;
+};
+
+UserGraph user_graph(const trace::CompileUnit& unit) {
+  UserGraph u;
+  if (const trace::Artifact* a = unit.dynamo_graph()) {
+    u.dynamo = graph::parse_fx_readable(a->payload.text(), a->name).graph;
+  }
+  if (const trace::Artifact* p = unit.find(trace::ArtifactKind::kProvenanceMappings)) {
+    auto parsed = inductor::parse_provenance(p->payload.text(), p->name);
+    if (parsed) u.provenance = std::move(*parsed);
+  }
+  return u;
+}
+
+std::vector<std::vector<std::string>> dynamo_nodes_of(const fusion::GraphFusion& g,
+                                                      const UserGraph& user) {
+  std::vector<std::vector<std::string>> out(g.ours.groups.size());
+  if (!user.dynamo || g.ours.mode == fusion::Mode::eager) return out;
+  const auto map = fusion::map_to_dynamo(g.post_grad, *user.dynamo,
+                                         user.provenance ? &*user.provenance : nullptr);
+  for (std::size_t i = 0; i < g.ours.groups.size(); ++i) {
+    std::set<graph::NodeId> ids;
+    for (const auto node : g.ours.groups[i].nodes) {
+      if (node < map.size()) ids.insert(map[node].begin(), map[node].end());
+    }
+    for (const auto id : ids) out[i].push_back(user.dynamo->node(id).name);
+  }
+  return out;
+}
+
 UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
                            const cost::DeviceSpec& device, Warnings& warnings) {
   UnitFuseReport r;
@@ -72,8 +112,10 @@ UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
   r.mode = mode;
   std::vector<cost::KernelWork> all_work;
   cost::LaunchMode launch = cost::LaunchMode::host;
+  const UserGraph user = user_graph(unit);
   for (auto& g : fusion::fuse_unit(unit, mode)) {
     GraphReport gr;
+    gr.dynamo_nodes = dynamo_nodes_of(g, user);
     launch = launch_mode(g.ours);
     gr.ours = price(g.ours, g.post_grad, device, launch);
     gr.inductor = price(g.inductor, g.post_grad, device, launch);

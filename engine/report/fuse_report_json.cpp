@@ -73,8 +73,10 @@ json unit_json(const UnitFuseReport& u) {
   json notes = json::array();
   json unknown = json::array();
   for (const auto& g : u.graphs) {
-    for (auto& x : groups_json(g.fusion.ours, g.ours, g.fusion.post_grad, g.fusion.where)) {
-      groups.push_back(std::move(x));
+    auto ours = groups_json(g.fusion.ours, g.ours, g.fusion.post_grad, g.fusion.where);
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      ours[i]["dynamo_nodes"] = g.dynamo_nodes[i];
+      groups.push_back(std::move(ours[i]));
     }
     for (auto& x : groups_json(g.fusion.inductor, g.inductor, g.fusion.post_grad, g.fusion.where)) {
       inductor.push_back(std::move(x));

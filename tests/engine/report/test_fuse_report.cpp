@@ -44,6 +44,9 @@ TEST_CASE("residual MLP: GEMMs stay extern, bias + gelu + residual fuse into one
   CHECK(report::kernel_work(g.fusion.ours.groups[0], g.fusion.post_grad).work_class ==
         cost::WorkClass::gemm_conv);
   CHECK(g.ours.kernels[0].total_us > g.ours.kernels[2].total_us);
+  // Traced back to what the user wrote: linear2's bias, gelu, the scaling and the residual add.
+  const std::vector<std::string> user_ops = {"linear_1", "gelu", "mul", "add"};
+  CHECK(g.dynamo_nodes[2] == user_ops);
 }
 
 TEST_CASE("every mode is predicted, and fusion pays most on a pointwise chain", "[fuse]") {

@@ -31,6 +31,9 @@ struct GraphReport {
   fusion::GraphFusion fusion;
   cost::ModeCost ours;      // parallel to fusion.ours.groups
   cost::ModeCost inductor;  // parallel to fusion.inductor.groups
+  // For each of our groups, the Dynamo nodes (the user's own ops) it computes, by name: how the
+  // fusion is drawn on the graph the user wrote. Empty where the log does not tell.
+  std::vector<std::vector<std::string>> dynamo_nodes;
 };
 
 // One compile unit.
