@@ -56,6 +56,30 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
   return parts;
 }
 
+bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
+  for (const char c : s) {
+    if (!is_identifier_char(c)) return false;
+  }
+  return true;
+}
+
+bool is_dotted_name(std::string_view s) {
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = s.find('.', start);
+    if (!is_identifier(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
+      return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 std::optional<std::int64_t> parse_int(std::string_view s) {
   s = trim(s);
   std::int64_t v = 0;

@@ -45,7 +45,7 @@ std::optional<std::string> string_literal(std::string_view t) {
 // `cuda:0` in fragment kwargs: a device written bare.
 bool is_bare_device(std::string_view t) {
   const std::size_t colon = t.find(':');
-  return colon != std::string_view::npos && python_text::is_identifier(t.substr(0, colon)) &&
+  return colon != std::string_view::npos && text::is_identifier(t.substr(0, colon)) &&
          text::parse_int(t.substr(colon + 1)).has_value();
 }
 
@@ -55,7 +55,7 @@ std::size_t keyword_length(std::string_view part) {
   while (i < part.size() && (std::isalnum(static_cast<unsigned char>(part[i])) || part[i] == '_')) {
     ++i;
   }
-  if (i == 0 || !python_text::is_identifier(part.substr(0, i))) return 0;
+  if (i == 0 || !text::is_identifier(part.substr(0, i))) return 0;
   std::size_t j = i;
   while (j < part.size() && part[j] == ' ') ++j;
   if (j >= part.size() || part[j] != '=' || (j + 1 < part.size() && part[j + 1] == '=')) return 0;
@@ -111,7 +111,7 @@ Argument ArgumentReader::read_value(std::string_view text, int depth) {
   }
   const std::size_t paren = t.find('(');
   if (paren != std::string_view::npos && t.back() == ')' &&
-      python_text::is_dotted_name(t.substr(0, paren)) &&
+      text::is_dotted_name(t.substr(0, paren)) &&
       python_text::matching_close(t, paren) == t.size() - 1) {
     const std::string_view head = t.substr(0, paren);
     if (head == "slice") {
@@ -134,14 +134,14 @@ Argument ArgumentReader::read_name(std::string_view t) {
     problems_.push_back("unknown node %" + std::string(name));
     return Argument::raw(std::string(t));
   }
-  if (python_text::is_identifier(t)) {
+  if (text::is_identifier(t)) {
     // Fragments print strings bare (`rand`), so only readable code's names must be nodes.
     if (names_ == NodeNames::percent) return Argument::symbol(std::string(t));
     if (auto id = resolve_(t)) return Argument::node(*id);
     problems_.push_back("unknown name " + std::string(t));
     return Argument::symbol(std::string(t));
   }
-  if (python_text::is_dotted_name(t) || is_bare_device(t)) return Argument::symbol(std::string(t));
+  if (text::is_dotted_name(t) || is_bare_device(t)) return Argument::symbol(std::string(t));
   return Argument::raw(std::string(t));
 }
 

@@ -70,7 +70,7 @@ class FragmentParser {
   // them; they become placeholders, which a later definition of the same name replaces.
   std::optional<NodeId> resolve(std::string_view name) {
     if (auto id = graph_.find(name)) return id;
-    if (!python_text::is_identifier(name)) return std::nullopt;
+    if (!text::is_identifier(name)) return std::nullopt;
     Node n;
     n.name = std::string(name);
     n.op = OpKind::placeholder;
@@ -94,7 +94,7 @@ class FragmentParser {
     }
     Node n;
     n.name = std::string(t.substr(1, colon - 1));
-    if (!python_text::is_identifier(n.name)) {
+    if (!text::is_identifier(n.name)) {
       warn(line_no, "a node name must be an identifier: " + std::string(t.substr(0, 120)));
       return;
     }

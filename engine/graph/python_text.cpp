@@ -37,14 +37,6 @@ std::size_t skip_string(std::string_view s, std::size_t i) {
   return s.size();
 }
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool is_ident_char(char c) {
-  return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
 }  // namespace
 
 std::size_t find_top_level(std::string_view s, std::string_view needle, std::size_t from) {
@@ -119,26 +111,6 @@ std::string_view strip_comment(std::string_view s) {
     ++i;
   }
   return text::trim(s);
-}
-
-bool is_identifier(std::string_view s) {
-  if (s.empty() || !is_ident_start(s.front())) return false;
-  for (const char c : s) {
-    if (!is_ident_char(c)) return false;
-  }
-  return true;
-}
-
-bool is_dotted_name(std::string_view s) {
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = s.find('.', start);
-    if (!is_identifier(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
-      return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
 }
 
 }  // namespace fxscope::graph::python_text

@@ -60,7 +60,7 @@ std::optional<Target> parse_target(std::string_view lhs) {
   lhs = text::trim(lhs);
   const std::size_t colon = lhs.find(':');
   Target t{text::trim(lhs.substr(0, colon)), std::nullopt};
-  if (!python_text::is_identifier(t.name)) return std::nullopt;
+  if (!text::is_identifier(t.name)) return std::nullopt;
   if (colon == std::string_view::npos) return t;
   const std::string_view a = text::trim(lhs.substr(colon + 1));
   if (a.size() < 2 || a.front() != '"' || a.back() != '"') return std::nullopt;
@@ -73,7 +73,7 @@ bool is_free_statement(std::string_view stmt) {
   const std::vector<std::string_view> parts = text::split_top_level(text::trim(stmt), " = ");
   if (parts.size() < 2 || parts.back() != "None") return false;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!python_text::is_identifier(parts[i])) return false;
+    if (!text::is_identifier(parts[i])) return false;
   }
   return true;
 }
@@ -225,7 +225,7 @@ std::size_t ReadableStatementParser::parse_inplace(const std::vector<std::string
   // FX prints an in-place operator node N as `a += b;  N: "annot" = a`.
   const std::string_view first = text::trim(stmts.front());
   const std::size_t space = first.find(' ');
-  if (space == std::string_view::npos || !python_text::is_identifier(first.substr(0, space))) {
+  if (space == std::string_view::npos || !text::is_identifier(first.substr(0, space))) {
     return 0;
   }
   const std::size_t end = first.find(' ', space + 1);
@@ -286,7 +286,7 @@ void ReadableStatementParser::parse_statement(std::string_view stmt, std::size_t
     }
     return;
   }
-  if (python_text::is_identifier(rhs)) {
+  if (text::is_identifier(rhs)) {
     if (const auto id = resolve(rhs)) {
       if (*id < graph_.size() && graph_.node(*id).name != target->name) {
         aliases_.insert_or_assign(std::string(target->name), *id);
@@ -306,13 +306,13 @@ void ReadableStatementParser::parse_statement(std::string_view stmt, std::size_t
 
 bool ReadableStatementParser::parse_right_side(std::string_view rhs, Node& node) {
   if (rhs.empty()) return false;
-  if (text::starts_with(rhs, "self.") && python_text::is_dotted_name(rhs)) {
+  if (text::starts_with(rhs, "self.") && text::is_dotted_name(rhs)) {
     node.op = OpKind::get_attr;
     node.target = std::string(rhs.substr(5));
     return true;
   }
   if ((rhs.front() == '-' || rhs.front() == '~' || rhs.front() == '+') &&
-      python_text::is_identifier(rhs.substr(1))) {
+      text::is_identifier(rhs.substr(1))) {
     node.target = rhs.front() == '-'   ? "operator.neg"
                   : rhs.front() == '~' ? "operator.invert"
                                        : "operator.pos";
@@ -340,7 +340,7 @@ bool ReadableStatementParser::parse_right_side(std::string_view rhs, Node& node)
   const std::size_t open = rhs.find(last == ')' ? '(' : '[');
   if ((last != ')' && last != ']') || open == std::string_view::npos || open == 0 ||
       python_text::matching_close(rhs, open) != rhs.size() - 1 ||
-      !python_text::is_dotted_name(rhs.substr(0, open))) {
+      !text::is_dotted_name(rhs.substr(0, open))) {
     return false;
   }
   const std::string_view head = rhs.substr(0, open);

@@ -6,29 +6,12 @@ namespace fxscope::inductor {
 
 namespace {
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// `torch.ops.aten.mm.default`: identifiers joined by single dots.
-bool is_dotted_name(std::string_view s) {
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = s.find('.', start);
-    if (!is_identifier(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
-      return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
 // Assignment targets such as `buf7` or `buf7, buf8`; excludes `==`, `+=` and the like.
 bool is_targets(std::string_view s) {
   s = text::trim(s);
   if (s.empty()) return false;
   for (const char c : s) {
-    if (!is_name_char(c) && c != ',' && c != ' ') return false;
+    if (!text::is_identifier_char(c) && c != ',' && c != ' ') return false;
   }
   return true;
 }
@@ -64,14 +47,6 @@ std::optional<std::size_t> matching_close(std::string_view s, std::size_t open) 
 
 }  // namespace
 
-bool is_identifier(std::string_view s) {
-  if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
-  for (const char c : s) {
-    if (!is_name_char(c)) return false;
-  }
-  return true;
-}
-
 std::optional<CallStatement> match_call(std::string_view statement) {
   const std::size_t open = statement.find('(');
   if (open == std::string_view::npos) return std::nullopt;
@@ -82,7 +57,7 @@ std::optional<CallStatement> match_call(std::string_view statement) {
     call.targets = text::trim(head.substr(0, eq));
     head = text::trim(head.substr(eq + 1));
   }
-  if (!is_dotted_name(head)) return std::nullopt;
+  if (!text::is_dotted_name(head)) return std::nullopt;
   const auto close = matching_close(statement, open);
   call.callee = head;
   call.closed = close.has_value();
@@ -93,7 +68,7 @@ std::optional<CallStatement> match_call(std::string_view statement) {
 bool is_keyword_arg(std::string_view arg) {
   const std::size_t eq = arg.find('=');
   return eq != std::string_view::npos && eq + 1 < arg.size() && arg[eq + 1] != '=' &&
-         is_identifier(text::trim(arg.substr(0, eq)));
+         text::is_identifier(text::trim(arg.substr(0, eq)));
 }
 
 }  // namespace fxscope::inductor

@@ -107,7 +107,7 @@ bool Parser::remember_numel(std::string_view s) {
   const std::size_t eq = s.find(" = ");
   if (eq == std::string_view::npos) return false;
   const std::string_view target = s.substr(0, eq);
-  if (!is_identifier(target) || !text::ends_with(target, "numel")) return false;
+  if (!text::is_identifier(target) || !text::ends_with(target, "numel")) return false;
   numel_values_[std::string(target)] = std::string(text::trim(s.substr(eq + 3)));
   return true;
 }
@@ -120,7 +120,7 @@ bool Parser::launch_or_definition(const LogicalLine& line, const CallStatement& 
   }
   // Module-level code runs no kernel per call; a launch cut short may not be one.
   if (scopes_.empty() || !call.closed) return false;
-  if (text::ends_with(callee, ".run") && is_identifier(callee.substr(0, callee.size() - 4))) {
+  if (text::ends_with(callee, ".run") && text::is_identifier(callee.substr(0, callee.size() - 4))) {
     const std::string_view name = callee.substr(0, callee.size() - 4);
     launch(line, call, LaunchKind::kernel, name, name);
   } else if (text::starts_with(callee, "extern_kernels.")) {
@@ -143,7 +143,7 @@ void Parser::define_kernel(const LogicalLine& line, const CallStatement& call) {
   kernel.compile_kind = std::string(call.callee.substr(14));
   kernel.line = line.line;
   kernel.comments = comments_.take();
-  if (!is_identifier(kernel.name)) {
+  if (!text::is_identifier(kernel.name)) {
     warn(line.line, "a kernel definition `" + kernel.compile_kind + "` without a kernel name");
     return;
   }

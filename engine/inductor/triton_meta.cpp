@@ -8,10 +8,6 @@ namespace fxscope::inductor {
 
 namespace {
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 // The text between OPEN at or after FROM and the matching CLOSE (no nesting needed for the
 // dicts and lists read here); nothing when either is missing.
 std::optional<std::string_view> between(std::string_view s, std::size_t from, char open,
@@ -36,7 +32,7 @@ std::optional<std::int64_t> int_after(std::string_view s, std::string_view key) 
   const std::size_t at = s.find(key);
   if (at == std::string_view::npos) return std::nullopt;
   std::size_t end = at + key.size();
-  while (end < s.size() && (is_name_char(s[end]) || s[end] == '-')) ++end;
+  while (end < s.size() && (text::is_identifier_char(s[end]) || s[end] == '-')) ++end;
   return text::parse_int(s.substr(at + key.size(), end - at - key.size()));
 }
 
@@ -75,7 +71,7 @@ TritonMeta parse_triton_meta(std::string_view source, std::string_view kernel) {
   constexpr std::string_view kDecorator = "@triton_heuristics.";
   if (const std::size_t at = source.find(kDecorator); at != std::string_view::npos) {
     std::size_t end = at + kDecorator.size();
-    while (end < source.size() && is_name_char(source[end])) ++end;
+    while (end < source.size() && text::is_identifier_char(source[end])) ++end;
     meta.heuristic =
         std::string(source.substr(at + kDecorator.size(), end - at - kDecorator.size()));
   }

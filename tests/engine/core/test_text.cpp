@@ -39,3 +39,13 @@ TEST_CASE("for_each_line numbers lines from 1 and handles a missing final newlin
   CHECK(lines[1].first == "bb");
   CHECK(lines[2].second == 3);
 }
+
+TEST_CASE("identifiers and dotted names as the logs print them", "[core]") {
+  CHECK(text::is_identifier("_x1"));
+  CHECK(text::is_identifier("l_self_modules_linear1_parameters_weight_"));
+  CHECK_FALSE(text::is_identifier("1x"));
+  CHECK_FALSE(text::is_identifier(""));
+  CHECK(text::is_dotted_name("torch.ops.aten.mm.default"));
+  CHECK_FALSE(text::is_dotted_name("torch..ops"));
+  CHECK_FALSE(text::is_dotted_name("torch.ops."));
+}

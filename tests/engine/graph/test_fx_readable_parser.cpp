@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fxscope/graph/fx_readable_parser.h"
+#include "graph_lookup.h"
 #include "log_payloads.h"
 
 using namespace fxscope;
@@ -11,11 +12,7 @@ using namespace fxscope::graph;
 
 namespace {
 
-const Node& by_name(const Graph& g, std::string_view name) {
-  const auto id = g.find(name);
-  REQUIRE(id.has_value());
-  return g.node(*id);
-}
+using test::by_name;
 
 ParsedGraph parse_sample(const std::string& sample, const std::string& kind,
                          std::size_t index = 0) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "fxscope/graph/graph_fragment_parser.h"
+#include "graph_lookup.h"
 #include "log_payloads.h"
 
 using namespace fxscope;
@@ -10,11 +11,7 @@ using namespace fxscope::graph;
 
 namespace {
 
-const Node& by_name(const Graph& g, std::string_view name) {
-  const auto id = g.find(name);
-  REQUIRE(id.has_value());
-  return g.node(*id);
-}
+using test::by_name;
 
 }  // namespace
 

@@ -30,6 +30,11 @@ void for_each_line(std::string_view s, Fn&& fn) {
   }
 }
 
+// Python identifiers as the logs print them (ASCII): `l_x_`, and dotted names `torch.ops.aten.mm`.
+bool is_identifier_char(char c);
+bool is_identifier(std::string_view s);
+bool is_dotted_name(std::string_view s);
+
 std::optional<std::int64_t> parse_int(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
 

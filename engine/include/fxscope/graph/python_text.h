@@ -20,10 +20,4 @@ int depth_change(std::string_view s);
 // S without a trailing `# comment` (a `#` outside quotes), right-trimmed.
 std::string_view strip_comment(std::string_view s);
 
-// [A-Za-z_][A-Za-z0-9_]*
-bool is_identifier(std::string_view s);
-
-// An identifier or identifiers joined by dots: torch.ops.aten.add.Tensor
-bool is_dotted_name(std::string_view s);
-
 }  // namespace fxscope::graph::python_text

@@ -18,9 +18,6 @@ struct CallStatement {
 // STATEMENT (one logical line) as a call statement; nothing for any other statement.
 std::optional<CallStatement> match_call(std::string_view statement);
 
-// A Python identifier: `buf0`, `triton_poi_fused_add_0`.
-bool is_identifier(std::string_view s);
-
 // A keyword argument such as `stream=stream0` (not `a == b`).
 bool is_keyword_arg(std::string_view arg);
 
