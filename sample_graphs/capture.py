@@ -117,16 +117,40 @@ def run_resnet(dev, name):
             cmodel(torch.randn(1, 3, 224, 224, device=dev))
 
 
-def gpt2(layers, dev):
+def with_attention(cls, cfg, attention):
+    """Builds CLS from CFG with the given attention implementation ("sdpa" or "eager")."""
+    torch.manual_seed(0)
+    try:
+        return cls._from_config(cfg, attn_implementation=attention)
+    except (AttributeError, TypeError):
+        cfg._attn_implementation = attention
+        return cls(cfg)
+
+
+def gpt2(layers, dev, attention="sdpa"):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     cfg = GPT2Config(n_layer=layers, n_positions=1024, use_cache=False)
-    torch.manual_seed(0)
-    return GPT2LMHeadModel(cfg).to(dev).eval()
+    return with_attention(GPT2LMHeadModel, cfg, attention).to(dev).eval()
 
 
-def run_gpt2(dev, layers):
-    model = gpt2(layers, dev)
+def run_llama(dev, layers):
+    """A small LLaMA (RMSNorm, rotary embeddings, SwiGLU, eager softmax attention)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(hidden_size=512, intermediate_size=1376, num_hidden_layers=layers,
+                      num_attention_heads=8, num_key_value_heads=8, vocab_size=32000,
+                      max_position_embeddings=512, use_cache=False)
+    model = with_attention(LlamaForCausalLM, cfg, "eager").to(dev).eval()
+    cmodel = torch.compile(model)
+    ids = torch.randint(0, 32000, (1, 128), device=dev)
+    with torch.no_grad():
+        for _ in range(2):
+            cmodel(input_ids=ids, use_cache=False)
+
+
+def run_gpt2(dev, layers, attention="sdpa"):
+    model = gpt2(layers, dev, attention)
     cmodel = torch.compile(model)
     ids = torch.randint(0, 50257, (1, 128), device=dev)
     with torch.no_grad():
@@ -170,6 +194,8 @@ SAMPLES = {
     "resnet50": (lambda dev: run_resnet(dev, "resnet50"), False),
     "gpt2_2layer": (lambda dev: run_gpt2(dev, 2), False),
     "gpt2_12layer": (lambda dev: run_gpt2(dev, 12), False),
+    "gpt2_2layer_eager_attention": (lambda dev: run_gpt2(dev, 2, "eager"), False),
+    "llama_48layer": (lambda dev: run_llama(dev, 48), False),
     "gpt2_48layer": (lambda dev: run_gpt2(dev, 48), False),
     "residual_mlp": (lambda dev: run_mlp(dev), True),
     "residual_mlp_train": (lambda dev: run_mlp(dev, train=True), False),
