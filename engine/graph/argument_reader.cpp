@@ -138,6 +138,8 @@ Argument ArgumentReader::read_name(std::string_view t) {
     // Fragments print strings bare (`rand`), so only readable code's names must be nodes.
     if (names_ == NodeNames::percent) return Argument::symbol(std::string(t));
     if (auto id = resolve_(t)) return Argument::node(*id);
+    // Python's `...` in an index (x[(Ellipsis, None)]) is printed by name.
+    if (t == "Ellipsis") return Argument::symbol(std::string(t));
     problems_.push_back("unknown name " + std::string(t));
     return Argument::symbol(std::string(t));
   }

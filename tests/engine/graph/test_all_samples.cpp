@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
-
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/graph/graph_fragment_parser.h"
 #include "fxscope/graph/graph_json.h"
@@ -85,35 +83,17 @@ TEST_CASE("JSON round trip is identical for every sample graph", "[graph][sample
   }
 }
 
-TEST_CASE("the 48-layer GPT-2 post-grad graph parses quickly", "[graph][samples][timing]") {
-  const std::string code = test::first_payload("gpt2_48layer", "inductor_post_grad_graph");
-  REQUIRE(!code.empty());
-  ParsedGraph parsed;
-  double best_ms = 1e9;
-  for (int i = 0; i < 5; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    parsed = parse_fx_readable(code, "post-grad");
-    const auto end = std::chrono::steady_clock::now();
-    best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(end - start).count());
-  }
-  WARN("gpt2_48layer post-grad graph: " << parsed.graph.size() << " nodes in " << best_ms
-                                        << " ms (best of 5)");
-  CHECK(parsed.graph.size() > 3500);
-  CHECK(parsed.warnings.empty());
-  CHECK(best_ms < 50.0);
-}
-
-TEST_CASE("the largest graphs of gpt2_48layer parse quickly", "[graph][samples][timing]") {
-  for (const std::string& kind :
-       {std::string("dynamo_output_graph"), std::string("aot_inference_graph")}) {
-    const std::string code = test::first_payload("gpt2_48layer", kind);
-    const auto start = std::chrono::steady_clock::now();
-    const ParsedGraph parsed = parse_fx_readable(code, kind);
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    WARN("gpt2_48layer " << kind << ": " << parsed.graph.size() << " nodes in " << ms << " ms");
-    CHECK(parsed.graph.size() > 2500);
-    CHECK(ms < 100.0);
+// Parsing speed is measured by bench/bench_summary, not asserted here (timed tests are flaky on
+// a loaded machine); this checks that the largest graphs parse whole.
+TEST_CASE("the largest graphs of gpt2_48layer parse whole and clean", "[graph][samples]") {
+  const std::pair<const char*, std::size_t> expected[] = {{"dynamo_output_graph", 2587},
+                                                          {"aot_inference_graph", 3515},
+                                                          {"inductor_post_grad_graph", 3559}};
+  for (const auto& [kind, nodes] : expected) {
+    INFO(kind);
+    const ParsedGraph parsed = parse_fx_readable(test::first_payload("gpt2_48layer", kind), kind);
+    CHECK(parsed.graph.size() == nodes);
+    CHECK(parsed.warnings.empty());
   }
 }
 

@@ -301,3 +301,12 @@ TEST_CASE("bad input gives warnings, never a crash", "[graph][readable][robust]"
   CHECK(b.raw_text == "@@@ what is this");
   CHECK(p.graph.inputs(*p.graph.find("c")).size() == 2);  // still refers to the opaque b
 }
+
+TEST_CASE("llama: an Ellipsis index is a symbol, not an unknown name", "[graph][readable]") {
+  const ParsedGraph p = parse_sample("llama_48layer", "dynamo_output_graph");
+  CHECK(p.warnings.empty());
+  const Node& x1 = by_name(p.graph, "x1");
+  REQUIRE(x1.args.size() == 2);
+  REQUIRE(x1.args[1].kind() == Argument::Kind::tuple);
+  CHECK(x1.args[1].items()[0].text() == "Ellipsis");
+}
