@@ -15,12 +15,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const std::vector<std::string> kSamples = {"resnet18",        "resnet50",
-                                           "gpt2_2layer",     "gpt2_12layer",
-                                           "gpt2_48layer",    "residual_mlp",
-                                           "pointwise_chain", "residual_mlp_train",
-                                           "graph_breaks",    "reduce_overhead_dynamic",
-                                           "max_autotune_mlp"};
+const std::vector<std::string> kSamples = {"resnet18",         "resnet50",
+                                           "gpt2_2layer",      "gpt2_12layer",
+                                           "gpt2_48layer",     "residual_mlp",
+                                           "pointwise_chain",  "residual_mlp_train",
+                                           "graph_breaks",     "reduce_overhead_dynamic",
+                                           "max_autotune_mlp", "gpt2_2layer_eager_attention",
+                                           "llama_48layer"};
 
 fxscope::fusion::Mode mode_of(const std::string& sample) {
   if (sample == "max_autotune_mlp") return fxscope::fusion::Mode::max_autotune;
@@ -32,7 +33,7 @@ fxscope::fusion::Mode mode_of(const std::string& sample) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 15;
-  std::printf("%-24s %8s %10s %14s\n", "sample", "ours", "inductor", "exact kernels");
+  std::printf("%-28s %8s %10s %14s\n", "sample", "ours", "inductor", "exact kernels");
   for (const std::string& sample : kSamples) {
     auto log = fxscope::trace::read_trace(std::string(FXSCOPE_SAMPLES_DIR) + "/" + sample);
     if (!log) {
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
       }
     }
     std::printf(
-        "%-24s %8zu %10zu %7zu/%-3zu %5.1f%%\n", sample.c_str(), ours, theirs, exact, kernels,
+        "%-28s %8zu %10zu %7zu/%-3zu %5.1f%%\n", sample.c_str(), ours, theirs, exact, kernels,
         kernels ? 100.0 * static_cast<double>(exact) / static_cast<double>(kernels) : 100.0);
   }
   auto log = fxscope::trace::read_trace(std::string(FXSCOPE_SAMPLES_DIR) + "/gpt2_48layer");

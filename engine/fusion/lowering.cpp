@@ -118,17 +118,28 @@ class Lowerer {
     std::int64_t rnumel = scan ? 1 : std::max<std::int64_t>(1, total / out);
     realized_[i] = true;
     if (!scan && out < 2 * options_.sm_count && rnumel > options_.split_rnumel) {
-      // A split reduction: a first kernel reduces `split` partial results per output, a second
-      // combines them; both run the code of the same nodes.
-      constexpr std::int64_t kSplit = 8;
-      const std::int64_t partial = next_buffer_++;
-      push(i, gathered, reads, partial, out * kSplit, rnumel / kSplit, true, true,
-           "split reduction, first pass");
-      reads = {partial};
-      rnumel = kSplit;
+      if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
+        // Online softmax never splits: Inductor falls back to amax, then the sum of exp(x - max),
+        // each a split reduction of its own.
+        const std::int64_t amax = next_buffer_++;
+        push_split(i, gathered, reads, amax, out, rnumel);
+        reads.push_back(amax);
+      }
+      return push_split(i, std::move(gathered), std::move(reads), i, out, rnumel);
     }
     push(i, std::move(gathered), std::move(reads), i, scan ? total : out, rnumel, !scan, !scan,
          scan ? "scan" : "");
+  }
+
+  // A split reduction: a first kernel reduces `split` partial results per output, a second
+  // combines them into BUFFER; both run the code of the same nodes.
+  void push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
+                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel) {
+    constexpr std::int64_t kSplit = 8;
+    const std::int64_t partial = next_buffer_++;
+    push(i, gathered, std::move(reads), partial, out * kSplit, rnumel / kSplit, true, true,
+         "split reduction, first pass");
+    push(i, std::move(gathered), {partial}, buffer, out, kSplit, true, true, "");
   }
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {

@@ -240,6 +240,7 @@ const std::vector<OpInfo>& op_table() {
       {"prims.inductor_random", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"prims.inductor_seeds", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
       {"prims.iota", C::pointwise, L::pointwise, 1, F::none, 0.0F},
+      {"prims.prepare_softmax_online", C::reduction, L::reduction, 1, F::per_input, 3.0F},
   };
   return table;
 }

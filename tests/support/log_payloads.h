@@ -58,17 +58,12 @@ inline std::string first_payload(const std::string& sample_name, const std::stri
 
 // Every bundled sample (folders of sample_graphs/).
 inline const std::vector<std::string>& all_samples() {
-  static const std::vector<std::string> names = {"gpt2_12layer",
-                                                 "gpt2_2layer",
-                                                 "gpt2_48layer",
-                                                 "graph_breaks",
-                                                 "max_autotune_mlp",
-                                                 "pointwise_chain",
-                                                 "reduce_overhead_dynamic",
-                                                 "residual_mlp",
-                                                 "residual_mlp_train",
-                                                 "resnet18",
-                                                 "resnet50"};
+  static const std::vector<std::string> names = {
+      "gpt2_12layer",     "gpt2_2layer",        "gpt2_2layer_eager_attention",
+      "gpt2_48layer",     "graph_breaks",       "llama_48layer",
+      "max_autotune_mlp", "pointwise_chain",    "reduce_overhead_dynamic",
+      "residual_mlp",     "residual_mlp_train", "resnet18",
+      "resnet50"};
   return names;
 }
 

@@ -18,6 +18,9 @@ TEST_CASE("lookup by target string", "[ops]") {
   CHECK(ops::classify("torch.ops.aten.permute.default").lowering == ops::Lowering::view);
   CHECK(ops::classify("operator.getitem").lowering == ops::Lowering::getitem);
   CHECK(ops::classify("torch.ops.aten.var_mean.correction").lowering == ops::Lowering::welford);
+  // Online softmax: one reduction with two outputs (max and sum), each read through a getitem.
+  CHECK(ops::classify("torch.ops.prims.prepare_softmax_online.default").lowering ==
+        ops::Lowering::reduction);
   CHECK(ops::op_base_name("torch.ops.prims.convert_element_type.default") ==
         "convert_element_type");
   const ops::OpInfo unknown = ops::classify("torch.ops.mylib.frobnicate.default");

@@ -24,7 +24,8 @@ enum class OpClass : std::uint8_t {
 enum class Lowering : std::uint8_t {
   pointwise,      // a Pointwise IR: inlined into its consumers unless realized
   view,           // a view of its input (no buffer)
-  reduction,      // a Reduction IR: always a buffer of its own
+  reduction,      // a Reduction IR: always a buffer of its own (prepare_softmax_online: max
+                  // and sum in one pass, both outputs buffers read through getitems)
   welford,        // var_mean: one reduction with two outputs (the variance is a pointwise of it)
   scan,           // cumsum-like: a buffer of its own, never fused
   window,         // pooling: realizes its input, computes its own buffer
