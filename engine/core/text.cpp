@@ -23,15 +23,25 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
   std::vector<std::string_view> parts;
+  split_top_level(s, sep, parts);
+  return parts;
+}
+
+void split_top_level(std::string_view s, std::string_view sep,
+                     std::vector<std::string_view>& parts) {
+  parts.clear();
   if (sep.empty()) {
     parts.push_back(s);
-    return parts;
+    return;
   }
   int depth = 0;
   char quote = 0;
   std::size_t start = 0;
+  const char first = sep.front();
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
+    // Most characters are ordinary: skip them with one table look-up.
+    if (quote == 0 && c != first && !is_python_syntax(c)) continue;
     if (quote != 0) {
       if (c == '\\') {
         ++i;  // skip the escaped character
@@ -46,14 +56,13 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
       if (depth > 0) --depth;
-    } else if (depth == 0 && s.compare(i, sep.size(), sep) == 0) {
+    } else if (depth == 0 && c == first && s.compare(i, sep.size(), sep) == 0) {
       parts.push_back(s.substr(start, i - start));
       start = i + sep.size();
       i = start - 1;
     }
   }
   parts.push_back(s.substr(start));
-  return parts;
 }
 
 bool is_identifier_char(char c) {

@@ -150,7 +150,8 @@ Argument ArgumentReader::read_name(std::string_view t) {
 void ArgumentReader::read_call(std::string_view text, std::vector<Argument>& args,
                                std::vector<KeywordArgument>& kwargs) {
   if (text::trim(text).empty()) return;
-  std::vector<std::string_view> parts = text::split_top_level(text, ",");
+  std::vector<std::string_view>& parts = call_parts_;
+  text::split_top_level(text, ",", parts);
   if (parts.size() > 1 && text::trim(parts.back()).empty()) parts.pop_back();
   for (std::string_view part : parts) {
     part = text::trim(part);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace fxscope::graph {
 
@@ -24,17 +25,48 @@ std::optional<OpKind> op_kind_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+void Graph::reserve(std::size_t count) {
+  nodes_.reserve(count);
+  if (count * 2 > index_.size()) rehash(count * 2);
+}
+
+// The slot holding NAME, or the empty slot where it would go.
+std::size_t Graph::slot_of(std::string_view name, std::size_t hash) const {
+  const std::size_t mask = index_.size() - 1;
+  const auto tag = static_cast<std::uint32_t>(hash);
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = index_[i];
+    if (slot.id == kEmpty || (slot.hash == tag && nodes_[slot.id].name == name)) return i;
+  }
+}
+
+void Graph::rehash(std::size_t slot_count) {
+  std::size_t size = 16;
+  while (size < slot_count) size *= 2;
+  index_.assign(size, Slot{});
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    const std::size_t hash = std::hash<std::string_view>{}(nodes_[id].name);
+    index_[slot_of(nodes_[id].name, hash)] = Slot{id, static_cast<std::uint32_t>(hash)};
+  }
+}
+
 std::optional<NodeId> Graph::add_node(Node node) {
   const auto id = static_cast<NodeId>(nodes_.size());
-  if (!index_.try_emplace(node.name, id).second) return std::nullopt;
+  // Keep the table at most half full so that probes stay short.
+  if ((nodes_.size() + 1) * 2 > index_.size()) rehash((nodes_.size() + 1) * 4);
+  const std::size_t hash = std::hash<std::string_view>{}(node.name);
+  const std::size_t slot = slot_of(node.name, hash);
+  if (index_[slot].id != kEmpty) return std::nullopt;
+  index_[slot] = Slot{id, static_cast<std::uint32_t>(hash)};
   nodes_.push_back(std::move(node));
   return id;
 }
 
 std::optional<NodeId> Graph::find(std::string_view name) const {
-  const auto it = index_.find(name);
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  if (index_.empty()) return std::nullopt;
+  const std::size_t slot = slot_of(name, std::hash<std::string_view>{}(name));
+  if (index_[slot].id == kEmpty) return std::nullopt;
+  return index_[slot].id;
 }
 
 std::vector<NodeId> Graph::inputs(NodeId id) const {

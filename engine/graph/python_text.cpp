@@ -43,13 +43,20 @@ std::size_t find_top_level(std::string_view s, std::string_view needle, std::siz
   if (needle.empty()) return std::string_view::npos;
   int depth = 0;
   std::size_t i = 0;
+  const char first = needle.front();
   while (i < s.size()) {
     const char c = s[i];
+    if (c != first && !text::is_python_syntax(c)) {
+      ++i;
+      continue;
+    }
     if (c == '\'' || c == '"') {
       i = skip_string(s, i);
       continue;
     }
-    if (depth == 0 && i >= from && s.compare(i, needle.size(), needle) == 0) return i;
+    if (depth == 0 && c == first && i >= from && s.compare(i, needle.size(), needle) == 0) {
+      return i;
+    }
     if (is_open(c)) ++depth;
     if (is_close(c) && depth > 0) --depth;
     ++i;
@@ -87,6 +94,10 @@ int depth_change(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
+    if (!text::is_python_syntax(c)) {
+      ++i;
+      continue;
+    }
     if (c == '#') break;
     if (c == '\'' || c == '"') {
       i = skip_string(s, i);
@@ -103,6 +114,10 @@ std::string_view strip_comment(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
+    if (!text::is_python_syntax(c)) {
+      ++i;
+      continue;
+    }
     if (c == '#') return text::trim(s.substr(0, i));
     if (c == '\'' || c == '"') {
       i = skip_string(s, i);

@@ -87,8 +87,10 @@ ReadableStatementParser::ReadableStatementParser(Graph& graph, std::string_view 
               [this](std::string_view name) { return resolve(name); }) {}
 
 std::optional<NodeId> ReadableStatementParser::resolve(std::string_view name) const {
-  const auto it = aliases_.find(name);
-  if (it != aliases_.end()) return it->second;
+  if (!aliases_.empty()) {
+    const auto it = aliases_.find(name);
+    if (it != aliases_.end()) return it->second;
+  }
   return graph_.find(name);
 }
 
@@ -133,9 +135,8 @@ void ReadableStatementParser::add(Node node, std::optional<std::string_view> ann
     warn(line_no, "name " + node.name + " is defined twice; the second is kept as " + renamed);
     node.name = renamed;
   }
-  const std::string name = node.name;
+  if (!aliases_.empty()) aliases_.erase(node.name);
   graph_.add_node(std::move(node));
-  aliases_.erase(name);
 }
 
 void ReadableStatementParser::parse_parameters(std::string_view params, std::size_t line_no) {
@@ -181,7 +182,13 @@ void ReadableStatementParser::parse(std::string_view line, std::size_t line_no) 
     warn(line_no, "statement after return: " + std::string(line.substr(0, 120)));
     return;
   }
-  const std::vector<std::string_view> stmts = text::split_top_level(line, ";");
+  // Most lines hold one statement; only a line with a ';' somewhere needs the bracket-aware split.
+  std::vector<std::string_view>& stmts = statements_;
+  if (line.find(';') == std::string_view::npos) {
+    stmts.assign(1, line);
+  } else {
+    text::split_top_level(line, ";", stmts);
+  }
   const std::string_view first = text::trim(stmts.front());
   std::size_t next = 1;
   if (first == "return" || text::starts_with(first, "return ") ||

@@ -10,7 +10,10 @@ namespace {
 // "8, s77, (s77//2)" -> dims; empty text is a 0-d list. False on an empty or bracketed item.
 bool parse_dims(std::string_view list, std::vector<Dim>& out) {
   if (text::trim(list).empty()) return true;
-  for (const std::string_view part : text::split_top_level(list, ",")) {
+  // Every node has an annotation: one buffer per thread instead of a vector per annotation.
+  thread_local std::vector<std::string_view> parts;
+  text::split_top_level(list, ",", parts);
+  for (const std::string_view part : parts) {
     const std::string_view d = text::trim(part);
     if (d.empty() || d.find_first_of("[]\"") != std::string_view::npos) return false;
     if (auto v = text::parse_int(d)) {

@@ -1,6 +1,7 @@
 #pragma once
 // Small string_view helpers shared by the parsers (no allocation unless a vector is returned).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,8 +14,22 @@ std::string_view trim(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);
 
+// A quote, bracket, backslash or '#': the characters a bracket-aware scan must look at. A table,
+// so that scanners skip every other character with one load.
+inline constexpr std::array<bool, 256> kPythonSyntax = [] {
+  std::array<bool, 256> table{};
+  for (const char c : std::string_view("'\"()[]{}\\#")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+inline bool is_python_syntax(char c) {
+  return kPythonSyntax[static_cast<unsigned char>(c)];
+}
+
 // Splits S on SEP where SEP is not inside (), [], {} or a quoted string: "s0, (s1//2)" -> 2 parts.
 std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep);
+// The same into PARTS (cleared first), so that a caller splitting many lines reuses one buffer.
+void split_top_level(std::string_view s, std::string_view sep,
+                     std::vector<std::string_view>& parts);
 
 // Calls FN(line, line_number) for each line of S (1-based numbers, "\n" stripped, "\r" kept).
 template <class Fn>

@@ -40,6 +40,7 @@ class ArgumentReader {
   NodeNames names_;
   Resolver resolve_;
   std::vector<std::string> problems_;
+  std::vector<std::string_view> call_parts_;  // read_call()'s split, kept for its capacity
 };
 
 }  // namespace fxscope::graph

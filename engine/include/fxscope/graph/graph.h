@@ -4,11 +4,10 @@
 // is topologically ordered; a graph merged from Inductor fragments may not be.
 
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -30,8 +29,12 @@ class Graph {
   std::size_t size() const { return nodes_.size(); }
   bool empty() const { return nodes_.empty(); }
   const Node& node(NodeId id) const { return nodes_[id]; }
+  // The name index refers to each node's name: replace a node only by one of the same name.
   Node& node(NodeId id) { return nodes_[id]; }
 
+  // Makes room for COUNT nodes so that a parser that knows its input's size appends without
+  // moving nodes or rehashing the name index.
+  void reserve(std::size_t count);
   // Appends NODE; nullopt (graph unchanged) when its name is taken.
   std::optional<NodeId> add_node(Node node);
   std::optional<NodeId> find(std::string_view name) const;
@@ -50,15 +53,20 @@ class Graph {
   const Graph* find_subgraph(std::string_view name) const;
 
  private:
-  // Heterogeneous lookup so that find() does not build a std::string per call.
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // One slot of the name index: open addressing over a power-of-two table, linear probing.
+  // The name itself is not copied; a hit compares against nodes_[id].name.
+  struct Slot {
+    NodeId id = kEmpty;
+    std::uint32_t hash = 0;  // low bits of the name's hash, to skip most string compares
   };
+  static constexpr NodeId kEmpty = static_cast<NodeId>(-1);
+
+  std::size_t slot_of(std::string_view name, std::size_t hash) const;
+  void rehash(std::size_t slot_count);
 
   std::string name_;
   std::vector<Node> nodes_;
-  std::unordered_map<std::string, NodeId, NameHash, std::equal_to<>> index_;
+  std::vector<Slot> index_;
   std::vector<Graph> subgraphs_;
 };
 

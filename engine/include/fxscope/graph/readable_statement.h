@@ -57,6 +57,7 @@ class ReadableStatementParser {
   bool declared_inputs_ = false;
   bool returned_ = false;
   std::optional<SourceLocation> source_;
+  std::vector<std::string_view> statements_;  // parse()'s split of a line, kept for its capacity
   Warnings warnings_;
 };
 
