@@ -9,6 +9,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "compile_units_model.h"
 #include "graph_breaks_model.h"
+#include "graph_panel.h"
 #include "log_loader.h"
 #include "message_log.h"
 #include "summary_panel.h"
@@ -47,7 +49,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   units_model_ = new CompileUnitsModel(this);
   breaks_model_ = new GraphBreaksModel(this);
   summary_ = new SummaryPanel(this);
-  setCentralWidget(summary_);
+  graph_ = new GraphPanel(this);
+  centre_ = new QTabWidget(this);
+  centre_->setObjectName(QStringLiteral("centre_tabs"));
+  centre_->setDocumentMode(true);
+  centre_->addTab(graph_, tr("Graph"));
+  centre_->addTab(summary_, tr("Summary"));
+  setCentralWidget(centre_);
+  connect(graph_, &GraphPanel::status, this, &MainWindow::show_status);
   build_docks();
   build_menus();
 
@@ -72,7 +81,10 @@ void MainWindow::build_docks() {
   units_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
   units_view_->setTextElideMode(Qt::ElideMiddle);
   connect(units_view_->selectionModel(), &QItemSelectionModel::currentChanged, summary_,
-          [this](const QModelIndex& current) { summary_->show_row(current); });
+          [this](const QModelIndex& current) {
+            summary_->show_row(current);
+            graph_->show_row(current);
+          });
 
   breaks_view_ = new QTableView(this);
   breaks_view_->setObjectName(QStringLiteral("graph_breaks_view"));
@@ -101,8 +113,8 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::BottomDockWidgetArea, breaks_dock_);
   tabifyDockWidget(breaks_dock_, log_dock_);
   breaks_dock_->raise();
-  resizeDocks({units_dock_}, {720}, Qt::Horizontal);
-  resizeDocks({breaks_dock_}, {300}, Qt::Vertical);
+  resizeDocks({units_dock_}, {520}, Qt::Horizontal);
+  resizeDocks({breaks_dock_}, {190}, Qt::Vertical);
 }
 
 void MainWindow::build_menus() {
@@ -158,6 +170,7 @@ void MainWindow::on_loaded(LoadedLogPtr log) {
   units_model_->set_log(log_);
   breaks_model_->set_log(log_);
   summary_->set_log(log_);
+  graph_->set_log(log_);
   units_view_->expandAll();
   fit_columns();
 

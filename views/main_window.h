@@ -1,6 +1,7 @@
 #pragma once
-// The fxscope window: the compile units tree on the left, the summary of the selection in the
-// centre, graph breaks and the log below. It observes one LoadedLog at a time.
+// The fxscope window: the compile units tree on the left, the graph of the selection (and its
+// summary, in a second tab) in the centre, graph breaks and the log below. It observes one
+// LoadedLog at a time.
 
 #include <QMainWindow>
 #include <QString>
@@ -10,12 +11,14 @@
 class QDockWidget;
 class QProgressBar;
 class QSettings;
+class QTabWidget;
 class QTableView;
 class QTreeView;
 
 namespace fxscope::views {
 
 class CompileUnitsModel;
+class GraphPanel;
 class GraphBreaksModel;
 class LogLoader;
 class MessageLog;
@@ -42,6 +45,7 @@ class MainWindow : public QMainWindow {
   const CompileUnitsModel& compile_units() const { return *units_model_; }
   const GraphBreaksModel& graph_breaks() const { return *breaks_model_; }
   LoadedLogPtr log() const { return log_; }
+  GraphPanel& graph_panel() const { return *graph_; }
 
  signals:
   void log_loaded();
@@ -64,6 +68,8 @@ class MainWindow : public QMainWindow {
   QTreeView* units_view_ = nullptr;
   QTableView* breaks_view_ = nullptr;
   SummaryPanel* summary_ = nullptr;
+  GraphPanel* graph_ = nullptr;
+  QTabWidget* centre_ = nullptr;
   MessageLog* messages_ = nullptr;
   QDockWidget* units_dock_ = nullptr;
   QDockWidget* breaks_dock_ = nullptr;

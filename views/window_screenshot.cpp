@@ -1,10 +1,12 @@
 #include "window_screenshot.h"
 
 #include <QPixmap>
+#include <QStatusBar>
 #include <QTimer>
 #include <cstdio>
 #include <utility>
 
+#include "graph_panel.h"
 #include "main_window.h"
 
 namespace fxscope::views {
@@ -16,16 +18,23 @@ WindowScreenshot::WindowScreenshot(MainWindow* window, QString file, QObject* pa
       fail(tr("the log has no compile unit to show"));
       return;
     }
-    // The selection and the new column widths are laid out by queued events: grab after them.
-    QTimer::singleShot(0, this, &WindowScreenshot::grab_window);
   });
+  // Selecting the unit starts its layout on a worker; the grab waits for the drawn graph, then
+  // for the queued events that lay out the selection and the new column widths.
+  connect(&window->graph_panel(), &GraphPanel::graph_shown, this,
+          [this] { QTimer::singleShot(0, this, &WindowScreenshot::grab_window); });
   connect(window, &MainWindow::load_failed, this, &WindowScreenshot::fail);
 }
 
 void WindowScreenshot::grab_window() {
   if (!window_) return fail(tr("the window closed before its screenshot"));
+  if (!find_.isEmpty() && !window_->graph_panel().search(find_)) {
+    return fail(tr("no node matches %1").arg(find_));
+  }
   const QPixmap pixmap = window_->grab();
   if (!pixmap.save(file_, "PNG")) return fail(tr("cannot write %1").arg(file_));
+  // What the shown graph is and how long it took, for docs scripts and the benchmark notes.
+  std::printf("%s\n", qPrintable(window_->statusBar()->currentMessage()));
   emit finished(0);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // `fxscope PATH --screenshot FILE.png`: waits for the window's log, selects the first compile
-// unit, grabs the window into FILE and reports an exit code. Used by docs and tests, offscreen.
+// unit, waits for its graph, grabs the window into FILE and reports an exit code. Offscreen.
 
 #include <QObject>
 #include <QPointer>
@@ -16,6 +16,9 @@ class WindowScreenshot : public QObject {
  public:
   // Connects to WINDOW before it starts loading, so no outcome is missed.
   WindowScreenshot(MainWindow* window, QString file, QObject* parent = nullptr);
+  // Before the grab, selects the first node whose name or op contains TEXT, so that the
+  // picture shows the inspector too.
+  void set_find(const QString& text) { find_ = text; }
 
  signals:
   // 0 when FILE was written; otherwise the message went to stderr first.
@@ -27,6 +30,7 @@ class WindowScreenshot : public QObject {
 
   QPointer<MainWindow> window_;
   QString file_;
+  QString find_;
 };
 
 }  // namespace fxscope::views

@@ -1,10 +1,11 @@
-// fxscope, the desktop app: `fxscope [PATH] [--screenshot FILE.png]`.
+// fxscope, the desktop app: `fxscope [PATH] [--mode M] [--screenshot FILE.png [--find TEXT]]`.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QSettings>
 #include <cstdio>
 
+#include "graph_panel.h"
 #include "main_window.h"
 #include "window_screenshot.h"
 
@@ -26,6 +27,26 @@ int main(int argc, char* argv[]) {
       QStringLiteral("load PATH, select its first compile unit, save the window as FILE and exit"),
       QStringLiteral("FILE"));
   parser.addOption(screenshot);
+  const QCommandLineOption mode(
+      QStringLiteral("mode"),
+      QStringLiteral("plan the graph in MODE: eager, default, "
+                     "reduce-overhead or max-autotune (default: default)"),
+      QStringLiteral("MODE"));
+  parser.addOption(mode);
+  const QCommandLineOption level(QStringLiteral("level"),
+                                 QStringLiteral("show the aten (default) or the dynamo graph"),
+                                 QStringLiteral("LEVEL"));
+  parser.addOption(level);
+  const QCommandLineOption groups(
+      QStringLiteral("groups"),
+      QStringLiteral("draw fxscope's (default) or inductor's kernel groups"),
+      QStringLiteral("GROUPS"));
+  parser.addOption(groups);
+  const QCommandLineOption find(
+      QStringLiteral("find"),
+      QStringLiteral("with --screenshot: select the first node whose name or op contains TEXT"),
+      QStringLiteral("TEXT"));
+  parser.addOption(find);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -34,6 +55,20 @@ int main(int argc, char* argv[]) {
   }
 
   fxscope::views::MainWindow window;
+  if (parser.isSet(mode)) {
+    const auto parsed = fxscope::fusion::parse_mode(parser.value(mode).toStdString());
+    if (!parsed) {
+      std::fprintf(stderr, "fxscope: unknown mode %s\n", qPrintable(parser.value(mode)));
+      return 2;
+    }
+    window.graph_panel().set_mode(*parsed);
+  }
+  if (parser.value(level) == QStringLiteral("dynamo")) {
+    window.graph_panel().set_level(fxscope::views::GraphLevel::kDynamo);
+  }
+  if (parser.value(groups) == QStringLiteral("inductor")) {
+    window.graph_panel().set_groups(fxscope::views::GroupSource::kInductor);
+  }
   if (parser.isSet(screenshot)) {
     if (path.isEmpty()) {
       std::fprintf(stderr, "fxscope: --screenshot needs a PATH to load\n");
@@ -41,6 +76,7 @@ int main(int argc, char* argv[]) {
     }
     // Default layout, not the user's saved one, so that screenshots are the same everywhere.
     auto* run = new fxscope::views::WindowScreenshot(&window, parser.value(screenshot), &window);
+    run->set_find(parser.value(find));
     QObject::connect(run, &fxscope::views::WindowScreenshot::finished, &app, &QApplication::exit,
                      Qt::QueuedConnection);
     window.show();

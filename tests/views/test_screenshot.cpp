@@ -12,6 +12,7 @@ namespace {
 struct GuiRun {
   int exit_code = -1;
   std::string stderr_text;
+  std::string stdout_text;
 };
 
 GuiRun run_gui(const QStringList& arguments) {
@@ -22,7 +23,8 @@ GuiRun run_gui(const QStringList& arguments) {
   process.start(QStringLiteral(FXSCOPE_GUI), arguments);
   REQUIRE(process.waitForFinished(120000));
   REQUIRE(process.exitStatus() == QProcess::NormalExit);
-  return {process.exitCode(), process.readAllStandardError().toStdString()};
+  return {process.exitCode(), process.readAllStandardError().toStdString(),
+          process.readAllStandardOutput().toStdString()};
 }
 
 }  // namespace
@@ -40,6 +42,33 @@ TEST_CASE("fxscope --screenshot writes the window as a PNG", "[views]") {
   REQUIRE_FALSE(image.isNull());
   CHECK(image.width() >= 1000);
   CHECK(image.height() >= 600);
+}
+
+TEST_CASE("fxscope --screenshot shows residual_mlp's graph with its kernel groups", "[views]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("graph.png"));
+  const GuiRun run =
+      run_gui({QString::fromStdString(sample("residual_mlp")), QStringLiteral("--screenshot"), file,
+               QStringLiteral("--find"), QStringLiteral("erf")});
+  INFO(run.stderr_text);
+  CHECK(run.exit_code == 0);
+  // The status line of the drawn graph, printed when the picture was taken.
+  CHECK(run.stdout_text.find("inductor_post_grad_graph") != std::string::npos);
+  CHECK(run.stdout_text.find("18 nodes, 3 kernel groups") != std::string::npos);
+  CHECK(run.stdout_text.find("laid out with dot") != std::string::npos);
+  const QImage image(file, "PNG");
+  REQUIRE_FALSE(image.isNull());
+  // The fused pointwise group's cluster is the only large tinted area: count its pixels.
+  int tinted = 0;
+  for (int y = 0; y < image.height(); y += 2) {
+    for (int x = image.width() / 3; x < image.width(); x += 2) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.hsvSaturation() > 40 && c.value() > 200 && c.hue() > 240 && c.hue() < 320) ++tinted;
+    }
+  }
+  CHECK(tinted > 2000);
 }
 
 TEST_CASE("fxscope --screenshot fails with a message on a bad path", "[views]") {

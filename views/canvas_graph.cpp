@@ -1,0 +1,169 @@
+#include "canvas_graph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "fxscope/cost/device_spec.h"
+#include "fxscope/fusion/source_map.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/inductor/provenance.h"
+#include "fxscope/report/fuse_report.h"
+
+namespace fxscope::views {
+namespace {
+
+constexpr double kCharWidth = 7.0;  // the canvas font's average advance, for node widths
+constexpr double kMinNodeWidth = 70;
+constexpr double kMaxNodeWidth = 260;
+constexpr double kNodeHeight = 38;
+
+// "torch.ops.aten.addmm.default" -> "addmm"; "torch._C._nn.linear" -> "linear".
+std::string short_target(const graph::Node& node) {
+  switch (node.op) {
+    case graph::OpKind::placeholder:
+      return "input " + node.name;
+    case graph::OpKind::output:
+      return "output";
+    case graph::OpKind::get_attr:
+      return "attr " + node.name;
+    default:
+      break;
+  }
+  std::string target = node.target;
+  for (const char* suffix : {".default", ".Tensor", ".Scalar", ".int", ".dim", ".self"}) {
+    const std::string s = suffix;
+    if (target.size() > s.size() && target.ends_with(s)) {
+      target.resize(target.size() - s.size());
+      break;
+    }
+  }
+  const auto dot = target.rfind('.');
+  return dot == std::string::npos ? target : target.substr(dot + 1);
+}
+
+std::string shape_of(const graph::Node& node) {
+  if (!node.meta) return {};
+  if (node.meta->is_sym_scalar()) return "Sym(" + node.meta->sym + ")";
+  std::string text = node.meta->dtype + "[";
+  for (std::size_t i = 0; i < node.meta->sizes.size(); ++i) {
+    text += (i ? ", " : "") + node.meta->sizes[i].to_string();
+  }
+  return text + "]";
+}
+
+// The groups of PLAN on GRAPH: on the ATen graph its own nodes, on the Dynamo graph the nodes
+// each ATen node came from (a Dynamo node in several groups stays in the first).
+void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost::ModeCost& cost,
+                   const std::vector<std::vector<graph::NodeId>>* to_dynamo) {
+  out.group_of.assign(out.graph.size(), -1);
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const fusion::KernelGroup& group = plan.groups[g];
+    CanvasGroup shown{
+        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}};
+    for (graph::NodeId id : group.nodes) {
+      if (to_dynamo == nullptr) {
+        if (id < out.group_of.size() && out.group_of[id] < 0) shown.nodes.push_back(id);
+      } else if (id < to_dynamo->size()) {
+        for (graph::NodeId d : (*to_dynamo)[id]) {
+          if (d < out.group_of.size() && out.group_of[d] < 0) shown.nodes.push_back(d);
+        }
+      }
+    }
+    std::sort(shown.nodes.begin(), shown.nodes.end());
+    shown.nodes.erase(std::unique(shown.nodes.begin(), shown.nodes.end()), shown.nodes.end());
+    for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
+    if (!shown.nodes.empty()) out.groups.push_back(std::move(shown));
+  }
+}
+
+GraphLayoutInput layout_input(CanvasGraph& out) {
+  GraphLayoutInput input;
+  for (graph::NodeId id = 0; id < out.graph.size(); ++id) {
+    const graph::Node& node = out.graph.node(id);
+    out.op_text.push_back(short_target(node));
+    out.shape_text.push_back(shape_of(node));
+    const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
+    input.nodes.push_back(
+        {std::clamp(double(chars) * kCharWidth + 20, kMinNodeWidth, kMaxNodeWidth), kNodeHeight});
+    for (graph::NodeId from : out.graph.inputs(id)) out.edges.push_back({from, id});
+  }
+  input.edges = out.edges;
+  for (const CanvasGroup& group : out.groups) {
+    input.clusters.emplace_back(group.nodes.begin(), group.nodes.end());
+    input.cluster_labels.push_back(cluster_label(group));
+  }
+  return input;
+}
+
+}  // namespace
+
+std::string cluster_label(const CanvasGroup& group) {
+  char us[32];
+  std::snprintf(us, sizeof us, "%.1f us", group.predicted_us);
+  return group.name + "  " + us;
+}
+
+CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& request,
+                                  std::size_t dot_limit) {
+  auto out = std::make_shared<CanvasGraph>();
+  out->request = request;
+  const auto& units = log.log.units();
+  if (request.unit >= units.size()) {
+    out->problem = "no compile unit " + std::to_string(request.unit);
+    return out;
+  }
+  const trace::CompileUnit& unit = units[request.unit];
+  out->compile_id = unit.id.without_attempt().str();
+
+  const auto start = std::chrono::steady_clock::now();
+  const cost::DeviceSpec device = cost::find_device("H200").value_or(cost::known_devices().front());
+  auto report = report::build_fuse_report(log.log, request.mode, out->compile_id, device);
+  out->plan_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!report || report->units.empty() || report->units[0].graphs.empty()) {
+    out->problem = report ? "nothing to plan in " + out->compile_id : report.error().message;
+    return out;
+  }
+  const report::GraphReport& graph_report = report->units[0].graphs[0];
+  const fusion::GraphFusion& fusion = graph_report.fusion;
+  if (report->units[0].graphs.size() > 1) out->notes.push_back("backward graph not shown");
+  const bool inductor = request.groups == GroupSource::kInductor;
+  const fusion::FusionPlan& plan = inductor ? fusion.inductor : fusion.ours;
+  const cost::ModeCost& cost = inductor ? graph_report.inductor : graph_report.ours;
+  if (inductor && plan.groups.empty()) out->notes.push_back("no Inductor kernels in the log");
+
+  if (request.level == GraphLevel::kAten) {
+    out->where = fusion.where;
+    out->graph = fusion.post_grad;
+    assign_groups(*out, plan, cost, nullptr);
+  } else {
+    const trace::Artifact* dynamo = unit.dynamo_graph();
+    if (dynamo == nullptr) {
+      out->problem = "compile unit " + out->compile_id + " has no Dynamo graph in the log";
+      return out;
+    }
+    out->where =
+        "[" + dynamo->id.str() + "] " + dynamo->name + " line " + std::to_string(dynamo->line);
+    out->graph = graph::parse_fx_readable(dynamo->payload.text(), out->where).graph;
+    // Inductor's provenance names the Dynamo node of each ATen node; without it the mapping
+    // falls back to source lines, which one line of user code shares among many nodes.
+    std::optional<inductor::Provenance> provenance;
+    if (const trace::Artifact* p = unit.find(trace::ArtifactKind::kProvenanceMappings)) {
+      auto parsed = inductor::parse_provenance(p->payload.text(), p->name);
+      if (parsed) provenance = std::move(*parsed);
+    }
+    const auto to_dynamo =
+        fusion::map_to_dynamo(fusion.post_grad, out->graph, provenance ? &*provenance : nullptr);
+    assign_groups(*out, plan, cost, &to_dynamo);
+  }
+  if (out->graph.empty()) {
+    out->problem = "the graph of " + out->compile_id + " is empty";
+    return out;
+  }
+  out->layout = layout_graph(layout_input(*out), dot_limit);
+  return out;
+}
+
+}  // namespace fxscope::views

@@ -1,0 +1,63 @@
+#pragma once
+// What the graph canvas shows for one request, built off the UI thread as one immutable value:
+// the graph of a compile unit at a level, its nodes' kernel groups in a mode, and the layout.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/graph/graph.h"
+#include "graph_layout.h"
+#include "loaded_log.h"
+
+namespace fxscope::views {
+
+// Which graph of the unit: what the user wrote, or the ATen graph Inductor fuses.
+enum class GraphLevel { kDynamo, kAten };
+// Whose kernel groups the clusters are.
+enum class GroupSource { kFxscope, kInductor };
+
+struct CanvasRequest {
+  std::size_t unit = 0;  // index into the summary's (and the log's) units
+  GraphLevel level = GraphLevel::kAten;
+  GroupSource groups = GroupSource::kFxscope;
+  fusion::Mode mode = fusion::Mode::default_mode;
+};
+
+// One kernel group drawn as a cluster.
+struct CanvasGroup {
+  std::string name;
+  fusion::GroupKind kind = fusion::GroupKind::pointwise;
+  double predicted_us = 0;
+  std::vector<graph::NodeId> nodes;  // members on the shown graph; only groups with members
+};
+
+struct CanvasGraph {
+  CanvasRequest request;
+  std::string compile_id;
+  std::string where;  // which graph of the log: "[0/0] inductor_post_grad_graph line 12"
+  graph::Graph graph;
+  std::vector<int> group_of;  // per node: index into groups, -1 outside every group
+  std::vector<CanvasGroup> groups;
+  std::vector<std::string> op_text;     // per node: "addmm", "input x"
+  std::vector<std::string> shape_text;  // per node: "f32[8, 64]"
+  std::vector<GraphLayoutInput::Edge> edges;
+  GraphLayoutResult layout;        // clusters parallel to groups
+  std::string problem;             // why there is nothing to draw, when there is not
+  std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
+  double plan_ms = 0;
+};
+
+// "triton_poi_fused_add_0  5.0 us": a group's title on its cluster.
+std::string cluster_label(const CanvasGroup& group);
+
+using CanvasGraphPtr = std::shared_ptr<const CanvasGraph>;
+
+// Parses, plans, prices and lays out REQUEST's graph of LOG. Slow on big graphs: off the UI
+// thread. Never fails: a unit without the graph gives an empty graph and a `problem`.
+CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& request,
+                                  std::size_t dot_limit = kDotNodeLimit);
+
+}  // namespace fxscope::views

@@ -1,0 +1,44 @@
+#pragma once
+// The view onto a GraphScene: wheel zoom around the cursor, drag to pan, fit to view, and
+// node selection reported as an id.
+
+#include <QGraphicsView>
+#include <optional>
+
+#include "fxscope/graph/node.h"
+
+namespace fxscope::views {
+
+class GraphScene;
+
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphCanvas(GraphScene* scene, QWidget* parent = nullptr);
+
+  void fit_to_view();
+  // For a new graph: fitted when that leaves its text readable, else its top at a readable
+  // zoom (a 5,000-node graph fitted is a grey streak).
+  void show_start();
+  // Selects ID, zooms in far enough to read it and centres it unless it is in view already.
+  void focus_node(graph::NodeId id);
+  double zoom() const { return transform().m11(); }
+
+ signals:
+  void node_selected(std::size_t id);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void zoom_by(double factor);
+
+  GraphScene* scene_;
+  // A new graph fits the view until the user zooms or pans; resizes keep it fitted till then.
+  bool auto_fit_ = true;
+};
+
+}  // namespace fxscope::views

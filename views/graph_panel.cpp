@@ -1,0 +1,261 @@
+#include "graph_panel.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QSplitter>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <utility>
+
+#include "compile_units_model.h"
+#include "graph_canvas.h"
+#include "graph_scene.h"
+#include "node_details.h"
+
+namespace fxscope::views {
+
+GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("graph_panel"));
+  scene_ = new GraphScene(this);
+  canvas_ = new GraphCanvas(scene_, this);
+  banner_ = new QLabel(this);
+  banner_->setObjectName(QStringLiteral("graph_banner"));
+  banner_->setWordWrap(true);
+  banner_->setStyleSheet(QStringLiteral(
+      "QLabel { background: #fdecea; color: #7a1c12; border: 1px solid #e6a49b; padding: 4px; }"));
+  banner_->hide();
+  inspector_ = new QPlainTextEdit(this);
+  inspector_->setObjectName(QStringLiteral("node_inspector"));
+  inspector_->setReadOnly(true);
+  inspector_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  inspector_->setPlaceholderText(tr("Click a node to inspect it."));
+
+  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  splitter->addWidget(canvas_);
+  splitter->addWidget(inspector_);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 0);
+  splitter->setSizes({700, 280});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  build_toolbar();
+  layout->addWidget(findChild<QToolBar*>());
+  layout->addWidget(banner_);
+  layout->addWidget(splitter, 1);
+  connect(canvas_, &GraphCanvas::node_selected, this, &GraphPanel::on_node_selected);
+}
+
+void GraphPanel::build_toolbar() {
+  auto* bar = new QToolBar(this);
+  bar->setObjectName(QStringLiteral("graph_toolbar"));
+  level_ = new QComboBox(bar);
+  level_->setObjectName(QStringLiteral("graph_level"));
+  level_->addItem(tr("ATen graph"), int(GraphLevel::kAten));
+  level_->addItem(tr("Dynamo graph"), int(GraphLevel::kDynamo));
+  groups_ = new QComboBox(bar);
+  groups_->setObjectName(QStringLiteral("graph_groups"));
+  groups_->addItem(tr("fxscope groups"), int(GroupSource::kFxscope));
+  groups_->addItem(tr("Inductor groups"), int(GroupSource::kInductor));
+  mode_ = new QComboBox(bar);
+  mode_->setObjectName(QStringLiteral("graph_mode"));
+  for (fusion::Mode mode : fusion::kAllModes) {
+    mode_->addItem(QString::fromLatin1(fusion::to_string(mode).data(),
+                                       qsizetype(fusion::to_string(mode).size())),
+                   int(mode));
+  }
+  mode_->setCurrentIndex(mode_->findData(int(fusion::Mode::default_mode)));
+  bar->addWidget(new QLabel(tr(" Level "), bar));
+  bar->addWidget(level_);
+  bar->addWidget(new QLabel(tr(" Groups "), bar));
+  bar->addWidget(groups_);
+  bar->addWidget(new QLabel(tr(" Mode "), bar));
+  bar->addWidget(mode_);
+  bar->addSeparator();
+  bar->addAction(tr("Fit"), canvas_, &GraphCanvas::fit_to_view);
+  search_ = new QLineEdit(bar);
+  search_->setObjectName(QStringLiteral("graph_search"));
+  search_->setPlaceholderText(tr("Find node or op (Ctrl+F)"));
+  search_->setClearButtonEnabled(true);
+  search_->setMaximumWidth(260);
+  bar->addWidget(search_);
+  auto* find = new QAction(tr("Find"), this);
+  find->setShortcut(QKeySequence::Find);
+  find->setShortcutContext(Qt::WindowShortcut);
+  connect(find, &QAction::triggered, search_, [this] {
+    search_->setFocus();
+    search_->selectAll();
+  });
+  addAction(find);
+  connect(search_, &QLineEdit::returnPressed, this, [this] {
+    if (!search(search_->text())) emit status(tr("No node matches \"%1\"").arg(search_->text()));
+  });
+  for (QComboBox* box : {level_, groups_, mode_}) {
+    connect(box, &QComboBox::currentIndexChanged, this, &GraphPanel::request);
+  }
+}
+
+void GraphPanel::set_log(LoadedLogPtr log) {
+  log_ = std::move(log);
+  unit_.reset();
+  frame_.reset();
+  ++generation_;  // a graph of the previous log is no longer wanted
+  pending_ = false;
+  scene_->show_graph(nullptr);
+  inspector_->clear();
+  update_banner();
+}
+
+void GraphPanel::show_row(const QModelIndex& index) {
+  if (!log_) return;
+  const QVariant unit = index.data(CompileUnitsModel::kUnitRole);
+  const QVariant frame = index.data(CompileUnitsModel::kFrameRole);
+  if (unit.isValid()) {
+    frame_.reset();
+    show_unit(unit.value<qulonglong>());
+    return;
+  }
+  if (!frame.isValid()) return;
+  const auto& units = log_->summary.units;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    if (units[u].frame_id != frame.toInt()) continue;
+    show_unit(u);
+    frame_ = frame.toInt();  // after show_unit, which forgets it
+    update_banner();
+    return;
+  }
+}
+
+void GraphPanel::show_unit(std::size_t unit) {
+  frame_.reset();
+  unit_ = unit;
+  update_banner();
+  request();
+}
+
+void GraphPanel::set_level(GraphLevel level) {
+  level_->setCurrentIndex(level_->findData(int(level)));
+}
+
+void GraphPanel::set_groups(GroupSource groups) {
+  groups_->setCurrentIndex(groups_->findData(int(groups)));
+}
+
+void GraphPanel::set_mode(fusion::Mode mode) {
+  mode_->setCurrentIndex(mode_->findData(int(mode)));
+}
+
+CanvasRequest GraphPanel::current_request() const {
+  return {unit_.value_or(0), GraphLevel(level_->currentData().toInt()),
+          GroupSource(groups_->currentData().toInt()), fusion::Mode(mode_->currentData().toInt())};
+}
+
+void GraphPanel::request() {
+  if (!log_ || !unit_) return;
+  const std::uint64_t generation = ++generation_;
+  pending_ = true;
+  emit status(tr("Planning and laying out compile unit %1 ...")
+                  .arg(QString::fromStdString(log_->summary.units[*unit_].compile_id)));
+  auto* watcher = new QFutureWatcher<CanvasGraphPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this,
+          [self = QPointer<GraphPanel>(this), watcher, generation] {
+            watcher->deleteLater();
+            if (!self || generation != self->generation_) return;
+            self->pending_ = false;
+            self->on_built(watcher->result());
+          });
+  watcher->setFuture(QtConcurrent::run(
+      [log = log_, request = current_request()] { return build_canvas_graph(*log, request); }));
+}
+
+void GraphPanel::on_built(CanvasGraphPtr graph) {
+  scene_->show_graph(graph);
+  inspector_->clear();
+  canvas_->show_start();
+  QString message;
+  if (!graph->problem.empty()) {
+    message = QString::fromStdString(graph->problem);
+  } else {
+    const auto& layout = graph->layout;
+    message = tr("%1: %2 nodes, %3 kernel groups; planned in %4 ms, laid out with %5 in %6 ms")
+                  .arg(QString::fromStdString(graph->where))
+                  .arg(graph->graph.size())
+                  .arg(graph->groups.size())
+                  .arg(graph->plan_ms, 0, 'f', 0)
+                  .arg(QString::fromStdString(layout.engine))
+                  .arg(layout.milliseconds, 0, 'f', 0);
+    if (layout.engine == "layered") {
+      message += tr(" (over %1 nodes: fxscope's layered layout, Graphviz dot is too slow)")
+                     .arg(kDotNodeLimit);
+    }
+    for (const auto& note : graph->notes) message += QStringLiteral("; ") + note.c_str();
+  }
+  emit status(message);
+  emit graph_shown();
+}
+
+void GraphPanel::on_node_selected(std::size_t id) {
+  const CanvasGraphPtr& graph = scene_->graph();
+  if (!graph) return;
+  inspector_->setPlainText(
+      QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id))));
+  emit node_selected(id);
+}
+
+bool GraphPanel::search(const QString& text) {
+  const auto found = scene_->find(text, scene_->selected_node());
+  if (!found) return false;
+  canvas_->focus_node(*found);
+  return true;
+}
+
+const CanvasGraphPtr& GraphPanel::shown() const {
+  return scene_->graph();
+}
+
+QString GraphPanel::banner_text() const {
+  return banner_->text();
+}
+
+QString GraphPanel::inspector_text() const {
+  return inspector_->toPlainText();
+}
+
+// Units are shown one at a time, never merged: a frame that broke into several units says so,
+// and a unit that ended in a graph break names the break above its graph.
+void GraphPanel::update_banner() {
+  QStringList lines;
+  if (log_ && unit_ && *unit_ < log_->summary.units.size()) {
+    const auto& summary = log_->summary;
+    const auto& unit = summary.units[*unit_];
+    if (frame_) {
+      std::size_t count = 0;
+      for (const auto& u : summary.units) count += u.frame_id == *frame_ ? 1U : 0U;
+      if (count > 1) {
+        lines << tr("Frame %1 compiled as %2 units; showing %3, select a unit for its own graph.")
+                     .arg(*frame_)
+                     .arg(count)
+                     .arg(QString::fromStdString(unit.compile_id));
+      }
+    }
+    for (std::size_t b : unit.graph_breaks) {
+      if (b >= summary.graph_breaks.size()) continue;
+      const auto& gb = summary.graph_breaks[b];
+      lines << tr("Graph break after %1 at %2:%3: %4")
+                   .arg(QString::fromStdString(unit.compile_id), QString::fromStdString(gb.file))
+                   .arg(gb.line)
+                   .arg(QString::fromStdString(gb.reason));
+    }
+  }
+  banner_->setText(lines.join(QLatin1Char('\n')));
+  banner_->setVisible(!lines.isEmpty());
+}
+
+}  // namespace fxscope::views

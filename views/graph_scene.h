@@ -1,0 +1,43 @@
+#pragma once
+// The scene of one CanvasGraph: cluster boxes behind, edges, then nodes. Built once per graph on
+// the UI thread from the finished layout; it keeps the graph alive for the items' lifetime.
+
+#include <QGraphicsScene>
+#include <optional>
+#include <vector>
+
+#include "canvas_graph.h"
+
+namespace fxscope::views {
+
+class NodeItem;
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+
+  // Replaces everything with GRAPH's items; null clears the scene.
+  void show_graph(CanvasGraphPtr graph);
+  const CanvasGraphPtr& graph() const { return graph_; }
+
+  // The next node after AFTER (wrapping) whose name or op contains TEXT, case-insensitive.
+  std::optional<graph::NodeId> find(const QString& text, std::optional<graph::NodeId> after) const;
+  // Selects ID alone and returns its item; null when there is no such node.
+  NodeItem* select_node(graph::NodeId id);
+  std::optional<graph::NodeId> selected_node() const;
+
+  // One fill per group, spread around the hue circle; extern kernels are grey.
+  static QColor group_color(const CanvasGroup& group, std::size_t index);
+
+ private:
+  void add_clusters();
+  void add_edges();
+  void add_nodes();
+
+  CanvasGraphPtr graph_;
+  std::vector<NodeItem*> nodes_;
+};
+
+}  // namespace fxscope::views

@@ -1,0 +1,58 @@
+#include "node_details.h"
+
+#include <cstdio>
+
+namespace fxscope::views {
+namespace {
+
+std::string dims(const std::vector<graph::Dim>& list) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < list.size(); ++i) text += (i ? ", " : "") + list[i].to_string();
+  return text + "]";
+}
+
+std::string microseconds(double us) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", us);
+  return buffer;
+}
+
+}  // namespace
+
+std::string node_details(const CanvasGraph& g, graph::NodeId id) {
+  if (id >= g.graph.size()) return {};
+  const graph::Node& node = g.graph.node(id);
+  std::string text = node.name + "\n";
+  text += "  op       " + std::string(graph::to_string(node.op)) + "\n";
+  if (!node.target.empty() && node.target != node.name) text += "  target   " + node.target + "\n";
+  if (node.meta) {
+    if (node.meta->is_sym_scalar()) {
+      text += "  value    Sym(" + node.meta->sym + ")\n";
+    } else {
+      text += "  dtype    " + node.meta->dtype + "\n";
+      text += "  shape    " + dims(node.meta->sizes) + "\n";
+      text += "  strides  " + dims(node.meta->strides) + "\n";
+      if (!node.meta->device.empty()) text += "  device   " + node.meta->device + "\n";
+    }
+  }
+  if (!node.module_path.empty()) text += "  module   " + node.module_path + "\n";
+  if (node.source) {
+    text += "  source   " + node.source->file + ":" + std::to_string(node.source->line);
+    if (!node.source->function.empty()) text += " in " + node.source->function;
+    text += "\n";
+    if (!node.source->code.empty()) text += "           " + node.source->code + "\n";
+  }
+  const int group = id < g.group_of.size() ? g.group_of[id] : -1;
+  if (group >= 0) {
+    const CanvasGroup& kernel = g.groups[std::size_t(group)];
+    text += "  kernel   " + kernel.name + " (" + std::string(to_string(kernel.kind)) + ", " +
+            std::to_string(kernel.nodes.size()) + " nodes)\n";
+    text += "  predicted " + microseconds(kernel.predicted_us) + " us for the whole kernel (" +
+            std::string(fusion::to_string(g.request.mode)) + ")\n";
+  } else {
+    text += "  kernel   none (no launch of its own: a view, an input or the output)\n";
+  }
+  return text;
+}
+
+}  // namespace fxscope::views
