@@ -8,6 +8,7 @@ namespace fxscope::cli {
 void add_summary_command(CLI::App& app);
 void add_guards_command(CLI::App& app);
 void add_fuse_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 // The status of the subcommand that ran: 0 ok, 1 bad input (a message was printed).
 int exit_code();

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   fxscope::cli::add_summary_command(app);
   fxscope::cli::add_guards_command(app);
   fxscope::cli::add_fuse_command(app);
+  fxscope::cli::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,164 @@
+#include "fxscope/gpu/torch_run.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fxscope/trace/trace_log.h"
+
+extern char** environ;
+
+namespace fxscope::gpu {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return {};
+  const std::size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
+}
+
+struct Child {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+// Spawns ARGV with EXTRA added to the environment; stdout and stderr go to files in WORK.
+Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
+                    const std::string& work) {
+  const std::string out_path = work + "/driver.out";
+  const std::string err_path = work + "/driver.err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<std::string> env_strings = extra;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  std::vector<char*> env;
+  for (auto& s : env_strings) env.push_back(s.data());
+  env.push_back(nullptr);
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargs;
+  for (auto& s : args) cargs.push_back(s.data());
+  cargs.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, cargs[0], &actions, nullptr, cargs.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return make_error(argv[0] + ": cannot start Python (" + std::strerror(rc) +
+                      "); install it or pass --python PATH");
+  }
+  Child c;
+  while (waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {
+  }
+  c.out = read_all(out_path);
+  c.err = read_all(err_path);
+  return c;
+}
+
+}  // namespace
+
+std::string find_beside_cli(const char* env_var, const std::string& file_name,
+                            const std::string& built_path) {
+  if (const char* v = std::getenv(env_var); v && *v) return v;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && std::filesystem::exists(exe.parent_path() / file_name, ec)) {
+    return (exe.parent_path() / file_name).string();
+  }
+  return built_path;
+}
+
+std::string default_cupti_lib() {
+  return find_beside_cli("FXSCOPE_CUPTI_LIB", "libfxscope_cupti.so", FXSCOPE_BUILT_CUPTI_LIB);
+}
+
+std::string default_torch_driver() {
+  return find_beside_cli("FXSCOPE_TORCH_DRIVER", "fxscope_torch_driver.py",
+                         FXSCOPE_SOURCE_TORCH_DRIVER);
+}
+
+Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
+                              const KernelIndex& index) {
+  const auto j = nlohmann::json::parse(last_line(driver_json), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("modes")) {
+    return make_error("the PyTorch driver printed no result object");
+  }
+  TorchRun run;
+  run.device = j.value("device", "");
+  run.unit = j.value("unit", "");
+  run.torch_version = j.value("torch_version", "");
+  for (const auto& jm : j["modes"]) {
+    ModeMeasurement m = attribute_mode(jm.value("mode", ""), jm.value("range", ""), records, index);
+    const auto& total = jm.value("total_us", nlohmann::json::object());
+    m.total_us = total.value("median", 0.0);
+    m.total_min_us = total.value("min", 0.0);
+    m.total_max_us = total.value("max", 0.0);
+    run.modes.push_back(std::move(m));
+  }
+  return run;
+}
+
+Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
+  auto log = trace::read_trace(o.log_path);
+  if (!log) return log.error();
+  std::error_code ec;
+  std::filesystem::create_directories(o.work_dir + "/trace", ec);
+  if (ec) return make_error(o.work_dir + ": cannot create (" + ec.message() + ")");
+  const std::string records_path = o.work_dir + "/cupti.jsonl";
+  std::filesystem::remove(records_path, ec);
+  std::vector<std::string> argv = {o.python, o.driver, log->path(), "--mode", o.mode};
+  if (!o.unit.empty()) {
+    argv.push_back("--unit");
+    argv.push_back(o.unit);
+  }
+  // NVTX reaches CUPTI through our library, so one libcupti serves both (see fxscope_cupti.cpp).
+  const std::vector<std::string> env = {
+      "CUDA_INJECTION64_PATH=" + o.cupti_lib, "NVTX_INJECTION64_PATH=" + o.cupti_lib,
+      "FXSCOPE_CUPTI_OUT=" + records_path, "TORCH_TRACE=" + o.work_dir + "/trace",
+      "PYTHONUNBUFFERED=1"};
+  auto child = spawn(argv, env, o.work_dir);
+  if (!child) return child.error();
+  if (!WIFEXITED(child->status) || WEXITSTATUS(child->status) != 0) {
+    const std::string why = last_line(child->err);
+    if (WIFEXITED(child->status) && WEXITSTATUS(child->status) == 127) {
+      return make_error(o.python + ": cannot start Python; install it or pass --python PATH");
+    }
+    return make_error(why.empty() ? "the PyTorch driver failed (see " + o.work_dir + "/driver.err)"
+                                  : why);
+  }
+  auto records = read_cupti_file(records_path);
+  if (!records) {
+    return make_error(records.error().message + " (was " + o.cupti_lib + " loaded?)");
+  }
+  KernelIndex index;
+  for (const auto& unit : log->units()) {
+    if (o.unit.empty() || unit.id.without_attempt().str() == o.unit) index.add_unit(unit);
+  }
+  // The driver's own compiles name the kernels of modes the capture did not use (max-autotune).
+  if (auto own = trace::read_trace(o.work_dir + "/trace")) {
+    for (const auto& unit : own->units()) index.add_unit(unit);
+  }
+  return assemble_run(child->out, *records, index);
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,50 @@
+#pragma once
+// The PyTorch backend of `fxscope-cli run`: runs fxscope_torch_driver.py on one compile unit as a
+// child process with libfxscope_cupti.so injected, then maps every recorded kernel to groups and
+// nodes. The JSON has the engine backend's schema plus backend, torch_version and shares.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fxscope/core/result.h"
+#include "fxscope/gpu/kernel_attribution.h"
+
+namespace fxscope::gpu {
+
+struct TorchRunOptions {
+  std::string log_path;  // the TORCH_TRACE log (file)
+  std::string unit;      // compile id, empty: the first with a runnable artifact
+  std::string mode = "all";
+  std::string python = "python3";
+  std::string driver;     // fxscope_torch_driver.py
+  std::string cupti_lib;  // libfxscope_cupti.so
+  std::string work_dir;   // where the child's records, output and TORCH_TRACE go
+};
+
+struct TorchRun {
+  std::string device;
+  std::string unit;
+  std::string torch_version;
+  std::vector<ModeMeasurement> modes;
+};
+
+// Where the injection library and the driver are: the variable FXSCOPE_CUPTI_LIB /
+// FXSCOPE_TORCH_DRIVER, else beside the running executable (installed), else the build tree.
+std::string default_cupti_lib();
+std::string default_torch_driver();
+
+// Runs the driver and attributes its kernels. Errors are one line: what is missing or failed.
+Result<TorchRun> run_pytorch(const TorchRunOptions& options);
+
+// Builds the run from the driver's JSON (its stdout) and the CUPTI records; INDEX holds the
+// Inductor kernels of the captured unit and of the driver's own compiles.
+Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
+                              const KernelIndex& index);
+
+nlohmann::json to_json(const TorchRun& run);
+// Chrome's trace format (chrome://tracing, Perfetto): one process per mode, one row per stream.
+nlohmann::json to_chrome_trace(const TorchRun& run);
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,138 @@
+#include <catch2/catch.hpp>
+
+#include "fxscope/gpu/kernel_attribution.h"
+#include "fxscope/gpu/torch_run.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+gpu::KernelIndex residual_mlp_index() {
+  auto log = trace::read_trace(test::sample("residual_mlp"));
+  REQUIRE(log);
+  gpu::KernelIndex index;
+  for (const auto& unit : log->units()) index.add_unit(unit);
+  return index;
+}
+
+gpu::KernelRecord kernel(const std::string& name, std::uint64_t start, std::uint32_t correlation,
+                         std::uint32_t graph = 0) {
+  gpu::KernelRecord k;
+  k.name = name;
+  k.start = start;
+  k.end = start + 1000;
+  k.correlation = correlation;
+  k.graph = graph;
+  return k;
+}
+
+// One repeat of residual_mlp compiled: cuBLAS for addmm (two kernels: split-K and its reduce),
+// cuBLAS for mm, then Inductor's fused epilogue.
+gpu::CuptiRecords compiled_repeat(std::uint32_t graph) {
+  gpu::CuptiRecords r;
+  r.ranges.push_back({"fxscope:default:0", 0, 100});
+  r.kernels = {kernel("nvjet_sm90_tst_splitk", 200, 1, graph),
+               kernel("cublasLt::splitKreduce_kernel", 1300, 2, graph),
+               kernel("nvjet_sm90_tst_mm", 2400, 3, graph),
+               kernel("triton_poi_fused_add_addmm_gelu_mul_0", 3500, 4, graph)};
+  for (std::uint32_t c = 1; c <= 4; ++c) r.launch_start[c] = 10 * c;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Inductor kernels of the real residual_mlp log map to their post-grad nodes", "[gpu]") {
+  const auto index = residual_mlp_index();
+  REQUIRE(index.plans.size() == 1);
+  const auto it = index.by_name.find("triton_poi_fused_add_addmm_gelu_mul_0");
+  REQUIRE(it != index.by_name.end());
+  const auto& pk = index.plans[it->second.first][it->second.second];
+  CHECK_FALSE(pk.is_extern);
+  CHECK(pk.nodes.size() == 8);
+  CHECK(std::count(pk.nodes.begin(), pk.nodes.end(), "erf") == 1);
+}
+
+TEST_CASE("compiled kernels attribute by name, library kernels by launch order", "[gpu]") {
+  const auto m =
+      gpu::attribute_mode("default", "fxscope:default:", compiled_repeat(0), residual_mlp_index());
+  CHECK(m.repeats == 1);
+  CHECK(m.launches == Approx(4.0));
+  CHECK(m.kernel_us == Approx(4.0));
+  CHECK(m.attributed_share() == Approx(1.0));
+  REQUIRE(m.kernels.size() == 4);
+  CHECK(m.kernels[0].group == "extern_kernels.addmm");
+  CHECK(m.kernels[1].group == "extern_kernels.addmm");  // the split-K reduce of the same call
+  CHECK(m.kernels[2].group == "extern_kernels.mm");
+  CHECK(m.kernels[2].nodes == std::vector<std::string>{"mm_default"});
+  CHECK(m.kernels[3].group == "triton_poi_fused_add_addmm_gelu_mul_0");
+}
+
+TEST_CASE("under CUDA graphs, kernels outside the graph stay unattributed", "[gpu]") {
+  auto records = compiled_repeat(7);
+  records.kernels.insert(records.kernels.begin(), kernel("elementwise_copy", 100, 5));
+  records.launch_start[5] = 5;
+  const auto m =
+      gpu::attribute_mode("reduce-overhead", "fxscope:default:", records, residual_mlp_index());
+  CHECK(m.graph_launches == Approx(4.0));
+  CHECK(m.kernels[0].group.empty());
+  CHECK(m.kernels[1].group == "extern_kernels.addmm");
+  CHECK(m.attributed_share() == Approx(0.8));
+}
+
+TEST_CASE("eager kernels attribute to the op whose NVTX range launched them", "[gpu]") {
+  gpu::CuptiRecords r;
+  r.ranges = {
+      {"fxscope:eager:0", 0, 100}, {"fxscope-op:1:addmm", 10, 20}, {"fxscope-op:6:erf", 30, 40}};
+  r.kernels = {kernel("gemm", 500, 1), kernel("erf_kernel", 1600, 2), kernel("stray", 2700, 3)};
+  r.launch_start = {{1, 15}, {2, 35}, {3, 90}};
+  const auto m = gpu::attribute_mode("eager", "fxscope:eager:", r, gpu::KernelIndex{});
+  REQUIRE(m.kernels.size() == 3);
+  CHECK(m.kernels[0].nodes == std::vector<std::string>{"addmm"});
+  CHECK(m.kernels[1].nodes == std::vector<std::string>{"erf"});
+  CHECK(m.kernels[2].nodes.empty());
+  CHECK(m.attributed_share() == Approx(2.0 / 3.0));
+}
+
+TEST_CASE("a run is assembled from the driver's JSON and the records", "[gpu]") {
+  const std::string driver =
+      "compile noise\n"
+      R"({"torch_version":"2.11.0","device":"NVIDIA H200","unit":"0/0","modes":[)"
+      R"({"mode":"default","repeats":1,"range":"fxscope:default:",)"
+      R"("total_us":{"median":12.5,"min":12.0,"max":14.0}}]})";
+  auto run = gpu::assemble_run(driver, compiled_repeat(0), residual_mlp_index());
+  REQUIRE(run);
+  const auto j = gpu::to_json(*run);
+  CHECK(j["backend"] == "pytorch");
+  CHECK(j["device"] == "NVIDIA H200");
+  CHECK(j["modes"][0]["total_us"] == 12.5);
+  CHECK(j["modes"][0]["attributed_share"] == 1.0);
+  CHECK(j["modes"][0]["kernels"][3]["nodes"].size() == 8);
+  CHECK(gpu::to_chrome_trace(*run)["traceEvents"].size() == 5);
+  CHECK_FALSE(gpu::assemble_run("Traceback: boom\n", {}, {}));
+}
+
+TEST_CASE("library kernels follow the plan of the compile whose kernels ran", "[gpu]") {
+  // The capture was max-autotune (a GEMM template first); the run is default (cuBLAS first).
+  gpu::KernelIndex index;
+  index.plans = {{{"triton_tem_fused_addmm_permute_0", {"addmm"}, false},
+                  {"extern_kernels.mm", {"mm_default"}, true},
+                  {"triton_poi_fused_add_addmm_erf_mul_1", {"mul"}, false}},
+                 {{"extern_kernels.addmm", {"addmm"}, true},
+                  {"extern_kernels.mm", {"mm_default"}, true},
+                  {"triton_poi_fused_add_addmm_erf_mul_0", {"mul"}, false}}};
+  index.by_name = {{"triton_tem_fused_addmm_permute_0", {0, 0}},
+                   {"triton_poi_fused_add_addmm_erf_mul_1", {0, 2}},
+                   {"triton_poi_fused_add_addmm_erf_mul_0", {1, 2}}};
+  gpu::CuptiRecords r;
+  r.ranges.push_back({"fxscope:default:0", 0, 100});
+  r.kernels = {kernel("sm80_xmma_gemm", 200, 1), kernel("sm80_xmma_gemm", 1300, 2),
+               kernel("triton_poi_fused_add_addmm_erf_mul_0", 2400, 3)};
+  r.launch_start = {{1, 10}, {2, 20}, {3, 30}};
+  const auto m = gpu::attribute_mode("default", "fxscope:default:", r, index);
+  REQUIRE(m.kernels.size() == 3);
+  CHECK(m.kernels[0].group == "extern_kernels.addmm");
+  CHECK(m.kernels[1].group == "extern_kernels.mm");
+  CHECK(m.attributed_share() == Approx(1.0));
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""fxscope's PyTorch driver: re-run one compile unit of a TORCH_TRACE log under real PyTorch.
+
+It extracts the unit's `fx_graph_runnable` artifact (a standalone script that rebuilds the unit's
+ATen graph as a module `Repro` and its inputs through `load_args`), then runs it eagerly and under
+torch.compile in the requested modes, each after warm-up, timing repeats with CUDA events. Every
+timed repeat is wrapped in an NVTX range `fxscope:<mode>:<i>`, and in eager every ATen op in a
+range `fxscope-op:<k>:<node>`, so that fxscope's CUPTI injection library (which records NVTX
+ranges and kernels) can slice its records by mode and attribute eager kernels to nodes.
+
+It prints one JSON object on stdout. Refusals (no torch, no GPU, no runnable artifact) print one
+line on stderr and exit 3. Only the standard library and torch are used.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+MODES = ("eager", "default", "reduce-overhead", "max-autotune")
+REFUSED = 3
+
+
+def refuse(message):
+    print("fxscope_torch_driver: " + message, file=sys.stderr)
+    sys.exit(REFUSED)
+
+
+def compile_id_of(envelope):
+    """'0/0' for frame 0 compile 0, as fxscope prints it."""
+    if "frame_id" not in envelope:
+        return None
+    return "%s/%s" % (envelope["frame_id"], envelope.get("frame_compile_id", 0))
+
+
+def find_runnables(log_path):
+    """{compile id: fx_graph_runnable text} of the log: envelope JSON after the glog prefix
+    ('V1129 13:09:44.087000 467 file.py:12] '), payload lines start with a TAB."""
+    found = {}
+    current = None
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("\t"):
+                if current is not None:
+                    current.append(line[1:])
+                continue
+            current = None
+            brace = line.find("] {")
+            if brace < 0:
+                continue
+            try:
+                envelope = json.loads(line[brace + 2:])
+            except ValueError:
+                continue
+            artifact = envelope.get("artifact")
+            if isinstance(artifact, dict) and artifact.get("name") == "fx_graph_runnable":
+                cid = compile_id_of(envelope)
+                if cid is not None and cid not in found:
+                    current = []
+                    found[cid] = current
+    return {cid: "".join(lines) for cid, lines in found.items()}
+
+
+def forward_names(source):
+    """Names assigned in Repro.forward, in order: the unit's node names, one per op call."""
+    body = source.split("def forward(", 1)[-1].split("\ndef load_args", 1)[0]
+    return re.findall(r"^        (\w+) = ", body, flags=re.MULTILINE)
+
+
+def load_repro(source):
+    """The module and random inputs the runnable script builds, without running its __main__."""
+    # The script pins TORCH_TRACE and cache dirs of the capture: drop those so ours stay in force.
+    source = re.sub(r"^os\.environ\[.*$", "", source, flags=re.MULTILINE)
+    # It also pins the capture's mode options; each run sets its own mode, so those go too.
+    source = re.sub(r"^torch\._inductor\.config\.(max_autotune\w*|coordinate_descent_tuning|"
+                    r"triton\.cudagraphs) = .*$", "", source, flags=re.MULTILINE)
+    scope = {"__name__": "fxscope_repro"}
+    exec(compile(source, "<fx_graph_runnable>", "exec"), scope)
+    from torch._dynamo.debug_utils import InputReader
+
+    reader = InputReader()
+    scope["load_args"](reader)
+    return scope["Repro"](), reader.args
+
+
+def nvtx_interpreter(module, names):
+    """Runs MODULE op by op (torch.fx.Interpreter), each op inside an NVTX range naming its node.
+    A dispatch mode would see ops below the graph level (decompositions); the graph's own nodes
+    are what fxscope attributes to, so the interpreter walks those."""
+    import torch
+    import torch.fx
+
+    graph_module = torch.fx.symbolic_trace(module)
+    calls = [n for n in graph_module.graph.nodes if n.op == "call_function"]
+    label = {}
+    for k, node in enumerate(calls):
+        name = names[k] if len(names) == len(calls) else node.name
+        label[node] = "fxscope-op:%d:%s" % (k, name)
+
+    class Marked(torch.fx.Interpreter):
+        def run_node(self, n):
+            if n not in label:
+                return super().run_node(n)
+            torch.cuda.nvtx.range_push(label[n])
+            try:
+                return super().run_node(n)
+            finally:
+                torch.cuda.nvtx.range_pop()
+
+    interpreter = Marked(graph_module)
+    return lambda *args: interpreter.run(*args)
+
+
+def time_repeats(fn, args, mode, warmup, repeats, mark):
+    """CUDA-event microseconds of REPEATS calls after WARMUP calls; each in an NVTX range."""
+    import torch
+
+    for _ in range(warmup):
+        fn(*args)
+    torch.cuda.synchronize()
+    times = []
+    for i in range(repeats):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        if mark:
+            torch.cuda.nvtx.range_push("fxscope:%s:%d" % (mode, i))
+        start.record()
+        fn(*args)
+        end.record()
+        if mark:
+            torch.cuda.nvtx.range_pop()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000.0)
+    return times
+
+
+def stats(times):
+    return {"median": statistics.median(times), "min": min(times), "max": max(times)}
+
+
+def run_mode(module, args, names, mode, warmup, repeats, static_inputs):
+    import torch
+
+    torch._dynamo.reset()
+    entry = {"mode": mode, "repeats": repeats}
+    if mode == "eager":
+        # Plain calls give the time; the NVTX'd interpreter repeats give the attribution, since
+        # its per-op Python overhead would leave the GPU idle between ops.
+        entry["total_us"] = stats(time_repeats(module, args, mode, warmup, repeats, False))
+        entry["attributed_total_us"] = stats(
+            time_repeats(nvtx_interpreter(module, names), args, mode, 1, repeats, True))
+    else:
+        if static_inputs:
+            # In the captured model most inputs were parameters, whose addresses CUDA graphs
+            # keep; plain inputs would be copied into the graph's buffers on every call.
+            for arg in args:
+                if isinstance(arg, torch.Tensor):
+                    torch._dynamo.mark_static_address(arg)
+        compiled = torch.compile(module, mode=None if mode == "default" else mode)
+        entry["total_us"] = stats(time_repeats(compiled, args, mode, warmup, repeats, True))
+    entry["range"] = "fxscope:%s:" % mode
+    return entry
+
+
+def profiled_kernel_us(module, args, mode, warmup, repeats, static_inputs):
+    """torch.profiler's kernel time per repeat, for comparison (no CUPTI injection then: two
+    CUPTI activity clients in one process would steal each other's records)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    torch._dynamo.reset()
+    if static_inputs and mode != "eager":
+        for arg in args:
+            if isinstance(arg, torch.Tensor):
+                torch._dynamo.mark_static_address(arg)
+    fn = module if mode == "eager" else torch.compile(
+        module, mode=None if mode == "default" else mode)
+    for _ in range(warmup):
+        fn(*args)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(repeats):
+            fn(*args)
+        torch.cuda.synchronize()
+    total = 0.0
+    kernels = 0
+    for event in prof.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            # Kernels only: copies and sets are not kernel time in fxscope's totals either.
+            if "Memcpy" in event.name or "Memset" in event.name:
+                continue
+            total += event.device_time
+            kernels += 1
+    return {"mode": mode, "kernel_us": total / repeats, "launches": kernels / repeats}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("log", help="a TORCH_TRACE log file")
+    parser.add_argument("--unit", default="", help="compile id such as 0/0 (default: the first)")
+    parser.add_argument("--mode", default="all", help="eager, default, reduce-overhead, "
+                        "max-autotune, a comma-separated list, or all")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--profile", action="store_true",
+                        help="report torch.profiler kernel totals instead of CUDA-event times")
+    parser.add_argument("--copy-inputs", action="store_true",
+                        help="compiled modes: leave inputs non-static, so CUDA graphs copy them "
+                        "on every call (default: static, as parameters are)")
+    opts = parser.parse_args()
+
+    modes = MODES if opts.mode == "all" else tuple(opts.mode.split(","))
+    for mode in modes:
+        if mode not in MODES:
+            refuse("--mode %s: expected eager, default, reduce-overhead, max-autotune or all" % mode)
+    if not os.path.isfile(opts.log):
+        refuse("%s: no such log file" % opts.log)
+    runnables = find_runnables(opts.log)
+    if not runnables:
+        refuse("%s: no fx_graph_runnable artifact in the log (capture with TORCH_TRACE on "
+               "PyTorch 2.6 or newer)" % opts.log)
+    unit = opts.unit or sorted(runnables)[0]
+    if unit not in runnables:
+        refuse("%s: compile unit %s has no fx_graph_runnable (units that have one: %s)"
+               % (opts.log, unit, ", ".join(sorted(runnables))))
+    try:
+        import torch
+    except ImportError:
+        refuse("PyTorch is not installed for %s" % sys.executable)
+    if not torch.cuda.is_available():
+        refuse("no CUDA GPU is visible to PyTorch %s" % torch.__version__)
+
+    source = runnables[unit]
+    module, args = load_repro(source)
+    names = forward_names(source)
+    result = {"torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
+              "unit": unit, "modes": []}
+    with torch.no_grad():
+        for mode in modes:
+            if opts.profile:
+                result["modes"].append(profiled_kernel_us(module, args, mode, opts.warmup,
+                                                          opts.repeats, not opts.copy_inputs))
+            else:
+                result["modes"].append(run_mode(module, args, names, mode, opts.warmup,
+                                                opts.repeats, not opts.copy_inputs))
+    torch.cuda.synchronize()
+    print(json.dumps(result))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
