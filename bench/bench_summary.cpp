@@ -1,5 +1,6 @@
 // Prints how fast a log is read and summarized, stage by stage, as median of repeats:
-//   bench_summary [LOG_OR_DIR] [REPEATS]   (default: the largest bundled sample, 15 repeats)
+//   bench_summary [LOG_OR_DIR] [REPEATS]   (default: the largest bundled sample, LLaMA 48 layers,
+//   15 repeats)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,7 +29,7 @@ double ms_since(Clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : std::string(FXSCOPE_SAMPLES_DIR) + "/gpt2_48layer";
+  const std::string path = argc > 1 ? argv[1] : std::string(FXSCOPE_SAMPLES_DIR) + "/llama_48layer";
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 15;
   std::vector<double> read_ms, summarize_ms, json_ms, text_ms, total_ms;
   std::size_t bytes = 0;
