@@ -29,14 +29,8 @@ QModelIndex find_unit(const CompileUnitsModel& model, const std::string& id) {
 }  // namespace
 
 TEST_CASE("CompileUnitsModel passes QAbstractItemModelTester through a reset", "[views]") {
-  qt_app();
   CompileUnitsModel model;
-  QtWarningCapture warnings;
-  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
-  model.set_log(load_sample("graph_breaks"));
-  model.set_log(nullptr);
-  model.set_log(load_sample("graph_breaks"));
-  CHECK(warnings.text().empty());
+  check_model_through_reset(model, "graph_breaks");
 }
 
 TEST_CASE("CompileUnitsModel groups graph_breaks into 5 frames and 11 units", "[views]") {

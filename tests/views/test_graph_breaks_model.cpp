@@ -16,14 +16,8 @@ std::string cell(const GraphBreaksModel& model, int row, int column, int role = 
 }  // namespace
 
 TEST_CASE("GraphBreaksModel passes QAbstractItemModelTester through a reset", "[views]") {
-  qt_app();
   GraphBreaksModel model;
-  QtWarningCapture warnings;
-  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
-  model.set_log(load_sample("graph_breaks"));
-  model.set_log(nullptr);
-  model.set_log(load_sample("graph_breaks"));
-  CHECK(warnings.text().empty());
+  check_model_through_reset(model, "graph_breaks");
 }
 
 TEST_CASE("GraphBreaksModel lists the three breaks of graph_breaks", "[views]") {

@@ -2,6 +2,7 @@
 // What every views test needs: one QApplication for the whole run (Catch's main makes none),
 // logs loaded the way the window loads them, and Qt warnings captured for CHECKs.
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QStringList>
 #include <QtGlobal>
@@ -57,5 +58,18 @@ class QtWarningCapture {
 
   QtMessageHandler previous_ = nullptr;
 };
+
+// Runs MODEL through QAbstractItemModelTester while it is filled from SAMPLE, cleared and
+// filled again; any warning the tester (or Qt) prints fails the check.
+template <class Model>
+void check_model_through_reset(Model& model, const std::string& sample) {
+  qt_app();
+  QtWarningCapture warnings;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+  model.set_log(load_sample(sample));
+  model.set_log(nullptr);
+  model.set_log(load_sample(sample));
+  CHECK(warnings.text().empty());
+}
 
 }  // namespace fxscope::test
