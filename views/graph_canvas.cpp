@@ -82,7 +82,8 @@ void GraphCanvas::show_start() {
   zoom_by(kReadableZoom / zoom());
   const QRectF rect = scene_->sceneRect();
   const double half_height = viewport()->height() / 2.0 / zoom();
-  centerOn(rect.center().x(), rect.top() + half_height);
+  // Wide graphs can be empty above the scene's centre: start over the first inputs instead.
+  centerOn(scene_->start_point().x(), rect.top() + half_height);
 }
 
 void GraphCanvas::focus_node(graph::NodeId id) {

@@ -113,4 +113,14 @@ std::optional<graph::NodeId> GraphScene::selected_node() const {
   return std::nullopt;
 }
 
+QPointF GraphScene::start_point() const {
+  const NodeItem* top = nullptr;
+  for (const NodeItem* item : nodes_) {
+    if (top == nullptr || item->sceneBoundingRect().top() < top->sceneBoundingRect().top()) {
+      top = item;
+    }
+  }
+  return top != nullptr ? top->sceneBoundingRect().center() : sceneRect().center();
+}
+
 }  // namespace fxscope::views

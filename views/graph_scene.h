@@ -27,6 +27,9 @@ class GraphScene : public QGraphicsScene {
   // Selects ID alone and returns its item; null when there is no such node.
   NodeItem* select_node(graph::NodeId id);
   std::optional<graph::NodeId> selected_node() const;
+  // Where a reader starts: the centre of the top-most node (the graph's first inputs); the
+  // scene's centre when it has no node.
+  QPointF start_point() const;
 
   // One fill per group, spread around the hue circle; extern kernels are grey.
   static QColor group_color(const CanvasGroup& group, std::size_t index);
