@@ -119,7 +119,9 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
 
   const auto start = std::chrono::steady_clock::now();
   const cost::DeviceSpec device = cost::find_device("H200").value_or(cost::known_devices().front());
-  auto report = report::build_fuse_report(log.log, request.mode, out->compile_id, device);
+  // The canvas shows one mode: predicting the other three would plan the unit three more times.
+  auto report = report::build_fuse_report(log.log, request.mode, out->compile_id, device,
+                                          report::ModeCoverage::requested_mode_only);
   out->plan_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!report || report->units.empty() || report->units[0].graphs.empty()) {

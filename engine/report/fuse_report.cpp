@@ -1,5 +1,6 @@
 #include "fxscope/report/fuse_report.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -55,12 +56,13 @@ cost::LaunchMode launch_mode(const fusion::FusionPlan& plan) {
                                                                  : cost::LaunchMode::host;
 }
 
-ModePrediction predict(const trace::CompileUnit& unit, fusion::Mode mode,
+// The cost of one mode from the unit's graphs planned in that mode.
+ModePrediction predict(const std::vector<fusion::GraphFusion>& planned, fusion::Mode mode,
                        const cost::DeviceSpec& device) {
   ModePrediction p;
   p.mode = mode;
   p.cuda_graphs = wants_cuda_graphs(mode);
-  for (const auto& g : fusion::fuse_unit(unit, mode)) {
+  for (const auto& g : planned) {
     p.launches += g.ours.launches();
     p.total_us += price(g.ours, g.post_grad, device, launch_mode(g.ours)).total_us;
     if (!wants_cuda_graphs(mode)) continue;
@@ -106,14 +108,18 @@ std::vector<std::vector<std::string>> dynamo_nodes_of(const fusion::GraphFusion&
 }
 
 UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
-                           const cost::DeviceSpec& device, Warnings& warnings) {
+                           const cost::DeviceSpec& device, ModeCoverage coverage,
+                           Warnings& warnings) {
   UnitFuseReport r;
   r.compile_id = unit.id.without_attempt().str();
   r.mode = mode;
   std::vector<cost::KernelWork> all_work;
   cost::LaunchMode launch = cost::LaunchMode::host;
   const UserGraph user = user_graph(unit);
-  for (auto& g : fusion::fuse_unit(unit, mode)) {
+  auto planned = fusion::fuse_unit(unit, mode);
+  // The requested mode's plans are priced once here and reused for its prediction below.
+  r.predicted.push_back(predict(planned, mode, device));
+  for (auto& g : planned) {
     GraphReport gr;
     gr.dynamo_nodes = dynamo_nodes_of(g, user);
     launch = launch_mode(g.ours);
@@ -125,9 +131,20 @@ UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
     r.graphs.push_back(std::move(gr));
   }
   r.shares = cost::predict_mode(all_work, device, launch).shares;
-  for (const fusion::Mode m : fusion::kAllModes) r.predicted.push_back(predict(unit, m, device));
-  const double eager_us = r.predicted.front().total_us;
-  for (auto& p : r.predicted) p.speedup_over_eager = p.total_us > 0 ? eager_us / p.total_us : 0;
+  if (coverage == ModeCoverage::every_mode) {
+    ModePrediction requested = std::move(r.predicted.front());
+    r.predicted.clear();
+    for (const fusion::Mode m : fusion::kAllModes) {
+      r.predicted.push_back(m == mode ? requested : predict(fusion::fuse_unit(unit, m), m, device));
+    }
+  }
+  // Speedups are over eager, so they exist only where eager was predicted too.
+  const auto eager = std::find_if(r.predicted.begin(), r.predicted.end(),
+                                  [](const auto& p) { return p.mode == fusion::Mode::eager; });
+  for (auto& p : r.predicted) {
+    p.speedup_over_eager =
+        eager != r.predicted.end() && p.total_us > 0 ? eager->total_us / p.total_us : 0;
+  }
   return r;
 }
 
@@ -163,7 +180,8 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
 }
 
 Result<FuseReport> build_fuse_report(const trace::TraceLog& log, fusion::Mode mode,
-                                     const std::string& unit_id, const cost::DeviceSpec& device) {
+                                     const std::string& unit_id, const cost::DeviceSpec& device,
+                                     ModeCoverage coverage) {
   FuseReport report;
   report.path = log.path();
   report.device = device;
@@ -172,7 +190,7 @@ Result<FuseReport> build_fuse_report(const trace::TraceLog& log, fusion::Mode mo
     const std::string id = unit.id.without_attempt().str();
     known += (known.empty() ? "" : ", ") + id;
     if (!unit_id.empty() && id != unit_id) continue;
-    report.units.push_back(report_unit(unit, mode, device, report.warnings));
+    report.units.push_back(report_unit(unit, mode, device, coverage, report.warnings));
   }
   if (!unit_id.empty() && report.units.empty()) {
     return make_error(log.path() + ": no compile unit " + unit_id + " (the log has " + known + ")");

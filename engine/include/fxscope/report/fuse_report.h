@@ -41,7 +41,7 @@ struct UnitFuseReport {
   std::string compile_id;
   fusion::Mode mode = fusion::Mode::default_mode;
   std::vector<GraphReport> graphs;
-  std::vector<ModePrediction> predicted;  // every mode, in kAllModes order
+  std::vector<ModePrediction> predicted;  // kAllModes order (only MODE under requested_mode_only)
   std::vector<cost::ClassShare> shares;   // op-class shares of the requested mode
 };
 
@@ -56,9 +56,14 @@ struct FuseReport {
 // precision from its output's dtype).
 cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph);
 
+// Which modes a report predicts: every mode (the CLI's per-mode summary, 4 more plans per unit)
+// or only the requested one (the GUI re-plans on each selection and shows that mode alone).
+enum class ModeCoverage { every_mode, requested_mode_only };
+
 // Plans UNIT_ID (every unit when empty) of LOG in MODE and prices it on DEVICE. An unknown
 // unit id is an Error naming it and the ids there are.
 Result<FuseReport> build_fuse_report(const trace::TraceLog& log, fusion::Mode mode,
-                                     const std::string& unit_id, const cost::DeviceSpec& device);
+                                     const std::string& unit_id, const cost::DeviceSpec& device,
+                                     ModeCoverage coverage = ModeCoverage::every_mode);
 
 }  // namespace fxscope::report
