@@ -7,11 +7,7 @@
 
 using namespace fxscope;
 
-namespace {
-std::string cli(const std::string& args) {
-  return std::string(FXSCOPE_CLI) + " " + args;
-}
-}  // namespace
+using test::cli;
 
 TEST_CASE("fuse --json gives groups, Inductor's groups, agreement and predictions", "[cli]") {
   const auto r = test::run_process(

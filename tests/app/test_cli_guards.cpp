@@ -12,7 +12,7 @@ using namespace fxscope;
 namespace {
 
 std::string guards(const std::string& args) {
-  return std::string(FXSCOPE_CLI) + " guards " + test::sample("graph_breaks") + " " + args;
+  return test::cli("guards " + test::sample("graph_breaks") + " " + args);
 }
 
 std::size_t lines(const std::string& text) {
@@ -97,8 +97,7 @@ TEST_CASE("a bad spec or unknown unit is one line naming it, exit 1", "[cli]") {
     CHECK_THAT(r.output, Catch::Contains(named));
     CHECK(lines(r.output) == 1);
   }
-  const auto missing =
-      test::run_process(std::string(FXSCOPE_CLI) + " guards /does/not/exist --input x=1:f32 2>&1");
+  const auto missing = test::run_process(test::cli("guards /does/not/exist --input x=1:f32 2>&1"));
   CHECK(missing.status == 1);
   CHECK_THAT(missing.output, Catch::Contains("/does/not/exist"));
 }

@@ -14,7 +14,7 @@ namespace {
 const std::string kResidualMlp = "/residual_mlp/dedicated_log_torch_trace_ljqh8_c9.log";
 
 test::ProcessResult run_cli(const std::string& args) {
-  return test::run_process(std::string(FXSCOPE_CLI) + " run " + args + " 2>&1");
+  return test::run_process(test::cli("run " + args + " 2>&1"));
 }
 
 std::size_t lines(const std::string& text) {

@@ -13,9 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string cli(const std::string& args) {
-  return std::string(FXSCOPE_CLI) + " " + args;
-}
+using test::cli;
 
 // A fresh scratch directory per test run.
 fs::path scratch(const std::string& name) {

@@ -27,4 +27,11 @@ inline ProcessResult run_process(const std::string& command) {
   return result;
 }
 
+#ifdef FXSCOPE_CLI
+// The fxscope-cli under test with ARGS, as a shell command line.
+inline std::string cli(const std::string& args) {
+  return std::string(FXSCOPE_CLI) + " " + args;
+}
+#endif
+
 }  // namespace fxscope::test
