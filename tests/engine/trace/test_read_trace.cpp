@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,11 +23,16 @@ std::string slurp(const std::string& path) {
   return out.str();
 }
 
-// A scratch log built from TEXT, removed when the test ends.
+// A scratch log built from TEXT, removed when the test ends. The name is unique per process and
+// per log: CTest runs these tests in parallel processes, and rewriting a file another process has
+// mapped kills that process with SIGBUS.
 class TempLog {
  public:
   explicit TempLog(const std::string& text)
-      : path_((std::filesystem::temp_directory_path() / "fxscope_test_trace.log").string()) {
+      : path_((std::filesystem::temp_directory_path() /
+               ("fxscope_test_trace_" + std::to_string(::getpid()) + "_" +
+                std::to_string(next_id_++) + ".log"))
+                  .string()) {
     std::ofstream(path_, std::ios::binary) << text;
   }
   ~TempLog() { std::remove(path_.c_str()); }
@@ -34,6 +41,7 @@ class TempLog {
   const std::string& path() const { return path_; }
 
  private:
+  static inline int next_id_ = 0;
   std::string path_;
 };
 
