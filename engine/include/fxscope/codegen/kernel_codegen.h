@@ -1,0 +1,82 @@
+#pragma once
+// CUDA C for one kernel of a fusion plan: a fused group (default, reduce-overhead, max-autotune)
+// or one eager op (eager). The generator is plain C++ (no CUDA needed), so every group of every
+// sample log is generated and checked on machines without a GPU; engine/gpu compiles the source
+// with NVRTC and launches it. Shapes are concrete (symbols resolved from hints) and baked into the
+// source as constants, so one source is one specialisation and its hash is its cache key.
+//
+// Contract with the runtime (engine/gpu):
+// - Every buffer the kernel touches is one pointer parameter, in `params` order. A param names the
+//   graph node whose value it is; for a view node (permute, slice, expand ...) the runtime passes
+//   the base buffer's pointer advanced by `alias_of(view).offset` elements, and the kernel indexes
+//   it with the view's own sizes and strides.
+// - Extern groups (GEMM, convolution, attention, fallbacks) are not generated here: the runtime
+//   runs them through cuBLAS / cuDNN; generate() refuses them with a message.
+// - Launch: a 1-D grid of `grid` blocks of `block` threads, `shared_bytes` of dynamic shared
+//   memory; `config` is what max-autotune varies (candidates() lists what is worth trying).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fxscope/core/result.h"
+#include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::codegen {
+
+// One tunable launch configuration.
+struct LaunchConfig {
+  int block = 256;            // threads per block
+  int items_per_thread = 1;   // pointwise: elements per thread (vectorised when contiguous)
+  int rows_per_block = 1;     // reductions: outputs per block
+  friend bool operator==(const LaunchConfig&, const LaunchConfig&) = default;
+};
+
+// One pointer parameter of a generated kernel.
+struct KernelParam {
+  graph::NodeId node = 0;  // whose value: a placeholder, an op node, or a view of one
+  std::string dtype;       // as FX prints it: f32, f16, bf16, i64, i32, b8
+  bool written = false;    // an output of the kernel (or a scratch buffer of a split reduction)
+  std::int64_t scratch_elements = 0;  // > 0: a scratch buffer the runtime allocates, not a node
+};
+
+struct GeneratedKernel {
+  std::string entry;   // the extern "C" __global__ function's name
+  std::string source;  // a complete translation unit for NVRTC (no #include of toolkit headers)
+  std::vector<KernelParam> params;
+  std::int64_t grid = 1;
+  int block = 256;
+  std::size_t shared_bytes = 0;
+  LaunchConfig config;
+  std::string summary;  // "pointwise 65536 x f32, 3 reads 1 write": what the report shows
+};
+
+// Where a view node's data lives: a base buffer (a node that owns memory) and an element offset.
+struct Alias {
+  graph::NodeId base = 0;
+  std::int64_t offset = 0;
+};
+// Follows view ops (view, _unsafe_view, reshape of a contiguous tensor, permute, t, transpose,
+// expand, unsqueeze, squeeze, slice, select, alias, as_strided, getitem of split/unbind ...) to the
+// node that owns the memory; nullopt when NODE is not a view, or is a view that needs a copy.
+std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
+                              const ops::SymbolHints& hints);
+
+struct CodegenOptions {
+  ops::SymbolHints hints;  // values of symbolic sizes
+  LaunchConfig config;
+};
+
+// The kernel for GROUP of a plan of GRAPH. Errors name the group and the op that cannot be
+// generated ("group 7 triton_poi_fused_foo_3: aten.bar has no CUDA lowering").
+Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
+                                 const CodegenOptions& options);
+
+// Launch configurations max-autotune tries for GROUP (the default config first).
+std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::KernelGroup& group,
+                                     const ops::SymbolHints& hints);
+
+}  // namespace fxscope::codegen
