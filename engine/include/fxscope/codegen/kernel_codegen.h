@@ -29,9 +29,9 @@ namespace fxscope::codegen {
 
 // One tunable launch configuration.
 struct LaunchConfig {
-  int block = 256;            // threads per block
-  int items_per_thread = 1;   // pointwise: elements per thread (vectorised when contiguous)
-  int rows_per_block = 1;     // reductions: outputs per block
+  int block = 256;           // threads per block
+  int items_per_thread = 1;  // pointwise: elements per thread (vectorised when contiguous)
+  int rows_per_block = 1;    // reductions: outputs per block
   friend bool operator==(const LaunchConfig&, const LaunchConfig&) = default;
 };
 
@@ -41,6 +41,10 @@ struct KernelParam {
   std::string dtype;       // as FX prints it: f32, f16, bf16, i64, i32, b8
   bool written = false;    // an output of the kernel (or a scratch buffer of a split reduction)
   std::int64_t scratch_elements = 0;  // > 0: a scratch buffer the runtime allocates, not a node
+  // Scratch buffers: a split reduction's two kernels both name the reduction node (the first
+  // writes scratch_elements doubles of partial states, the second reads them): the runtime gives
+  // them one allocation. A layout copy (channels-last input of a convolution, an aligned attention
+  // mask) writes a scratch of the copied node's dtype that no generated kernel reads.
 };
 
 struct GeneratedKernel {
@@ -67,6 +71,8 @@ std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
 
 struct CodegenOptions {
   ops::SymbolHints hints;  // values of symbolic sizes
+  // A default-constructed config lets the generator choose (float4 where it can, threads per
+  // row from the row length); any other is used as given.
   LaunchConfig config;
 };
 
@@ -74,6 +80,10 @@ struct CodegenOptions {
 // generated ("group 7 triton_poi_fused_foo_3: aten.bar has no CUDA lowering").
 Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
                                  const CodegenOptions& options);
+
+// False for groups a library runs (extern and template groups, and eager calls of GEMMs,
+// convolutions, attention and other ATen fallbacks): generate() refuses those.
+bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group);
 
 // Launch configurations max-autotune tries for GROUP (the default config first).
 std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::KernelGroup& group,

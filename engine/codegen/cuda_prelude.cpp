@@ -1,0 +1,133 @@
+// The prelude is one raw string so that the generated source shows users exactly what runs.
+
+#include "cuda_prelude.h"
+
+namespace fxscope::codegen {
+
+std::string_view cuda_prelude() {
+  return R"CUDA(// ---- fxscope prelude: dtype conversions, reduction combiners, team reductions ----
+// f16 and bf16 travel as their 16 bits; arithmetic happens in float.
+struct fx_half { unsigned short bits; };
+struct fx_bf16 { unsigned short bits; };
+__device__ __forceinline__ float fx_h2f(fx_half h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+  return f;
+}
+__device__ __forceinline__ fx_half fx_f2h(float f) {
+  fx_half h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float fx_b2f(fx_bf16 b) {
+  return __uint_as_float(static_cast<unsigned>(b.bits) << 16);
+}
+__device__ __forceinline__ fx_bf16 fx_f2b(float f) {
+  // Round to nearest even on the 16 dropped bits; NaN stays a (quiet) NaN.
+  const unsigned u = __float_as_uint(f);
+  fx_bf16 b;
+  if ((u & 0x7fffffffu) > 0x7f800000u) {
+    b.bits = static_cast<unsigned short>((u >> 16) | 0x40u);
+  } else {
+    b.bits = static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  }
+  return b;
+}
+// 64-bit element index, for kernels whose buffers reach past 2^31 elements.
+typedef long long fx_i64;
+// Four contiguous floats moved by one 16-byte load or store.
+struct alignas(16) fx_f4 { float x, y, z, w; };
+#define FX_INF __int_as_float(0x7f800000)
+#define FX_NAN __int_as_float(0x7fc00000)
+__device__ __forceinline__ float fx_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float fx_gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ float fx_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+// PyTorch's max/min propagate NaN, fmaxf would drop it.
+template <class T> __device__ __forceinline__ T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
+template <class T> __device__ __forceinline__ T fx_min(T a, T b) { return (a != a || a < b) ? a : b; }
+
+// Combiners: one per reduction, each with the identity the accumulators start from.
+struct FxSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct FxProd { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
+struct FxMax { template <class T> __device__ T operator()(T a, T b) const { return fx_max(a, b); } };
+struct FxMin { template <class T> __device__ T operator()(T a, T b) const { return fx_min(a, b); } };
+struct FxAny { __device__ int operator()(int a, int b) const { return a | b; } };
+// Welford's running (mean, m2, count): var_mean in one pass, numerically stable.
+struct FxWelfordState { float mean, m2, n; };
+struct FxWelford {
+  __device__ FxWelfordState operator()(FxWelfordState a, FxWelfordState b) const {
+    const float n = a.n + b.n;
+    if (n == 0.0f) return a;
+    const float delta = b.mean - a.mean;
+    const float wb = b.n / n;
+    return {a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb, n};
+  }
+};
+// Online softmax: (max, sum of exp(x - max)) rescaled when the max grows, one pass.
+struct FxSoftmaxState { float m, s; };
+struct FxOnlineSoftmax {
+  __device__ FxSoftmaxState operator()(FxSoftmaxState a, FxSoftmaxState b) const {
+    if (a.m == -FX_INF) return b;
+    if (b.m == -FX_INF) return a;
+    const float m = fx_max(a.m, b.m);
+    return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+  }
+};
+// argmax / argmin: the first index wins ties, as in PyTorch.
+struct FxArgState { float v; long long i; };
+struct FxArgMax {
+  __device__ FxArgState operator()(FxArgState a, FxArgState b) const {
+    if (a.v != a.v) return a;
+    if (b.v != b.v) return b;
+    return (b.v > a.v || (b.v == a.v && b.i < a.i)) ? b : a;
+  }
+};
+struct FxArgMin {
+  __device__ FxArgState operator()(FxArgState a, FxArgState b) const {
+    if (a.v != a.v) return a;
+    if (b.v != b.v) return b;
+    return (b.v < a.v || (b.v == a.v && b.i < a.i)) ? b : a;
+  }
+};
+
+__device__ __forceinline__ float fx_shfl(float v, int m, int w) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
+__device__ __forceinline__ double fx_shfl(double v, int m, int w) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
+__device__ __forceinline__ int fx_shfl(int v, int m, int w) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
+__device__ __forceinline__ long long fx_shfl(long long v, int m, int w) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
+__device__ __forceinline__ FxWelfordState fx_shfl(FxWelfordState v, int m, int w) {
+  return {fx_shfl(v.mean, m, w), fx_shfl(v.m2, m, w), fx_shfl(v.n, m, w)};
+}
+__device__ __forceinline__ FxSoftmaxState fx_shfl(FxSoftmaxState v, int m, int w) {
+  return {fx_shfl(v.m, m, w), fx_shfl(v.s, m, w)};
+}
+__device__ __forceinline__ FxArgState fx_shfl(FxArgState v, int m, int w) {
+  return {fx_shfl(v.v, m, w), fx_shfl(v.i, m, w)};
+}
+
+// Combines V over a team of TEAM consecutive threads (a power of two) that share one row, and
+// gives every thread of the team the result. Within a warp: a butterfly of shuffles. A team wider
+// than a warp then meets in shared memory, one slot per warp. Every thread of the block must call
+// it (threads without a row contribute the identity), since it synchronises the block.
+template <class T, class Op>
+__device__ __forceinline__ T fx_team_reduce(T v, Op op, int team) {
+  const int width = team < 32 ? team : 32;
+  for (int m = width / 2; m > 0; m >>= 1) v = op(v, fx_shfl(v, m, width));
+  if (team <= 32) return v;
+  __shared__ T slots[32];
+  const int warp = threadIdx.x / 32;
+  const int warps = team / 32;
+  const int first = (warp / warps) * warps;
+  __syncthreads();  // the previous reduction may still read the slots
+  if (threadIdx.x % 32 == 0) slots[warp] = v;
+  __syncthreads();
+  T r = slots[first];
+  for (int k = 1; k < warps; ++k) r = op(r, slots[first + k]);
+  return r;
+}
+// ---- end of prelude ----
+)CUDA";
+}
+
+}  // namespace fxscope::codegen

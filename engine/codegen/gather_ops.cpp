@@ -1,0 +1,262 @@
+// Ops whose output element reads a computed address: embedding, index, cat, constant padding,
+// and pooling windows. Loads that could fall outside a tensor are guarded by branches, so a
+// value is only read where it exists.
+
+#include "arg_helpers.h"
+#include "fxscope/ops/op_registry.h"
+#include "value_emitter.h"
+
+namespace fxscope::codegen {
+namespace {
+
+using graph::Argument;
+using graph::NodeId;
+
+// Index of a gathered position: a runtime index value, wrapped when negative as PyTorch does.
+std::string wrapped(const std::string& v, std::int64_t size) {
+  return "(" + v + " < 0 ? " + v + " + " + std::to_string(size) + " : " + v + ")";
+}
+
+}  // namespace
+
+Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  const std::string base(ops::op_base_name(n.target));
+  const auto out = shape_of(n, hints_);
+  if (!out) return fail(node, "has no tensor annotation");
+  const std::string t = compute_type(n.meta->dtype);
+  const auto input_shape = [&](const Argument& arg) -> std::optional<Shape> {
+    if (!arg.is_node()) return std::nullopt;
+    return shape_of(g_.node(arg.as_node()), hints_);
+  };
+
+  if (base == "embedding") {
+    // out[..., d] = weight[indices[...], d]
+    if (n.args.size() < 2 || !n.args[0].is_node() || !n.args[1].is_node() || idx.dims.empty()) {
+      return fail(node, "needs a weight and indices");
+    }
+    const auto weight = input_shape(n.args[0]);
+    if (!weight || weight->sizes.size() != 2) return fail(node, "needs a 2-d weight");
+    Index at;
+    at.dims.assign(idx.dims.begin(), idx.dims.end() - 1);
+    auto row = value(n.args[1].as_node(), at);
+    if (!row) return row;
+    return value(n.args[0].as_node(),
+                 Index{{wrapped(*row, weight->sizes[0]), idx.dims.back()}, ""});
+  }
+
+  if (base == "index" || base == "_unsafe_index") {
+    // x[i0, i1, ...] with index tensors broadcast together; None keeps a dimension as it is.
+    if (n.args.size() < 2 || !n.args[0].is_node()) return fail(node, "needs a tensor and indices");
+    const auto x = input_shape(n.args[0]);
+    if (!x) return fail(node, "indexes a tensor without annotation");
+    const std::vector<Argument>& indices = n.args[1].items();
+    std::size_t first = 0;
+    while (first < indices.size() && indices[first].is_none()) ++first;
+    std::size_t count = 0;
+    std::size_t bcast_rank = 0;
+    for (std::size_t k = first; k < indices.size() && indices[k].is_node(); ++k, ++count) {
+      const auto s = input_shape(indices[k]);
+      if (!s) return fail(node, "has an index without annotation");
+      bcast_rank = std::max(bcast_rank, s->sizes.size());
+    }
+    for (std::size_t k = first + count; k < indices.size(); ++k) {
+      if (!indices[k].is_none()) return fail(node, "has index tensors that are not adjacent");
+    }
+    if (count == 0 || idx.dims.size() != x->sizes.size() - count + bcast_rank) {
+      return fail(node, "has an index shape fxscope does not follow");
+    }
+    Index at;
+    for (std::size_t d = 0; d < first; ++d) at.dims.push_back(idx.dims[d]);
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto s = input_shape(indices[first + k]);
+      Index ii;
+      const std::size_t off = bcast_rank - s->sizes.size();
+      for (std::size_t d = 0; d < s->sizes.size(); ++d) {
+        ii.dims.push_back(s->sizes[d] == 1 ? "0" : idx.dims[first + off + d]);
+      }
+      auto v = value(indices[first + k].as_node(), ii);
+      if (!v) return v;
+      at.dims.push_back(wrapped(*v, x->sizes[first + k]));
+    }
+    for (std::size_t d = first + count; d < x->sizes.size(); ++d) {
+      at.dims.push_back(idx.dims[d - count + bcast_rank]);
+    }
+    return value(n.args[0].as_node(), at);
+  }
+
+  if (base == "cat") {
+    // The input whose range along DIM holds the index, read at the index minus its start.
+    if (n.args.empty()) return fail(node, "has no inputs");
+    const std::int64_t dim_arg = int_at(n, 1, 0);
+    const auto dim = static_cast<std::size_t>(wrap_dim(dim_arg, idx.dims.size()));
+    if (dim >= idx.dims.size()) return fail(node, "concatenates along a missing dimension");
+    const std::string result = fresh("v_" + n.name);
+    line(t + " " + result + ";");
+    std::int64_t start = 0;
+    const std::vector<Argument>& parts = n.args[0].items();
+    for (const Argument& part : parts) {
+      const auto s = input_shape(part);
+      if (!s || s->sizes.size() != idx.dims.size()) continue;  // legacy empty inputs
+      const std::int64_t end = start + s->sizes[dim];
+      Index at = idx;
+      at.linear.clear();
+      if (start) at.dims[dim] = "(" + idx.dims[dim] + ") - " + std::to_string(start);
+      open("if (" + idx.dims[dim] + " >= " + std::to_string(start) + " && " + idx.dims[dim] +
+           " < " + std::to_string(end) + ") {");
+      auto v = value(part.as_node(), at);
+      if (!v) return v;
+      line(result + " = (" + t + ")(" + *v + ");");
+      close();
+      start = end;
+    }
+    return result;
+  }
+
+  if (base == "constant_pad_nd") {
+    // pad lists (before, after) pairs from the last dimension backwards.
+    if (n.args.empty() || !n.args[0].is_node()) return fail(node, "has no input");
+    const auto x = input_shape(n.args[0]);
+    const std::vector<std::int64_t> pad = ints_at(n, 1);
+    std::string fill = "0";
+    if (n.args.size() > 2) {
+      auto f = operand(node, n.args[2], idx);
+      if (f) fill = f->expr;
+    }
+    if (!x) return fail(node, "pads a tensor without annotation");
+    Index at = idx;
+    at.linear.clear();
+    std::string inside = "true";
+    for (std::size_t p = 0; p + 1 < pad.size() + 1 && p / 2 < idx.dims.size(); p += 2) {
+      const std::size_t d = idx.dims.size() - 1 - p / 2;
+      const std::int64_t before = pad[p];
+      at.dims[d] = "(" + idx.dims[d] + ") - " + std::to_string(before);
+      inside +=
+          " && " + at.dims[d] + " >= 0 && " + at.dims[d] + " < " + std::to_string(x->sizes[d]);
+    }
+    const std::string result = fresh("v_" + n.name);
+    line(t + " " + result + " = (" + t + ")(" + fill + ");");
+    open("if (" + inside + ") {");
+    auto v = value(n.args[0].as_node(), at);
+    if (!v) return v;
+    line(result + " = (" + t + ")(" + *v + ");");
+    close();
+    return result;
+  }
+
+  if (base == "avg_pool2d") return avg_pool_value(node, idx);
+  return fail(node, "has no CUDA lowering in fxscope's code generator");
+}
+
+// Max pooling over a 2-d window of the last two dims: the value, and where in the window it was
+// (Inductor's offsets: kh * kernel_w + kw) or, for max_pool2d_with_indices, the flat h * W + w.
+Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, const Index& idx) {
+  const graph::Node& p = g_.node(pool);
+  const std::string key = "pool" + std::to_string(pool) + "@";
+  std::string dims_key;
+  for (const std::string& d : idx.dims) dims_key += d + ",";
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (const auto it = s->find(key + std::to_string(output) + dims_key); it != s->end()) {
+      return it->second;
+    }
+  }
+  if (p.args.empty() || !p.args[0].is_node() || idx.dims.size() < 2) {
+    return fail(pool, "needs an input of rank 3 or 4");
+  }
+  const NodeId x = p.args[0].as_node();
+  const auto in = shape_of(g_.node(x), hints_);
+  if (!in || in->sizes.size() != idx.dims.size()) return fail(pool, "has an unannotated input");
+  const std::vector<std::int64_t> kernel = ints_at(p, 1);
+  std::vector<std::int64_t> stride = ints_at(p, 2);
+  std::vector<std::int64_t> pad = ints_at(p, 3);
+  std::vector<std::int64_t> dil = ints_at(p, 4);
+  if (kernel.empty()) return fail(pool, "has no kernel size");
+  const auto pick = [](const std::vector<std::int64_t>& v, std::size_t i, std::int64_t dflt) {
+    return v.empty() ? dflt : v[std::min(i, v.size() - 1)];
+  };
+  const std::int64_t kh = pick(kernel, 0, 1);
+  const std::int64_t kw = pick(kernel, 1, 1);
+  const std::size_t r = idx.dims.size();
+  const std::string oh = idx.dims[r - 2];
+  const std::string ow = idx.dims[r - 1];
+  const std::string m = fresh("v_pool_max");
+  const std::string at = fresh("v_pool_at");
+  const bool flat = ops::op_base_name(p.target) == "max_pool2d_with_indices";
+  line("float " + m + " = -FX_INF;");
+  line("long long " + at + " = 0;");
+  open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
+  line("const int ih = (" + oh + ") * " + std::to_string(pick(stride, 0, kh)) + " - " +
+       std::to_string(pick(pad, 0, 0)) + " + kh * " + std::to_string(pick(dil, 0, 1)) + ";");
+  line("const int iw = (" + ow + ") * " + std::to_string(pick(stride, 1, kw)) + " - " +
+       std::to_string(pick(pad, 1, 0)) + " + kw * " + std::to_string(pick(dil, 1, 1)) + ";");
+  line("if (ih < 0 || ih >= " + std::to_string(in->sizes[r - 2]) +
+       " || iw < 0 || iw >= " + std::to_string(in->sizes[r - 1]) + ") continue;");
+  Index xi = idx;
+  xi.linear.clear();
+  xi.dims[r - 2] = "ih";
+  xi.dims[r - 1] = "iw";
+  auto v = value(x, xi);
+  if (!v) return v;
+  line("if (" + *v + " > " + m + " || " + *v + " != " + *v + ") { " + m + " = " + *v + "; " + at +
+       " = " +
+       (flat ? "ih * " + std::to_string(in->sizes[r - 1]) + " + iw"
+             : "kh * " + std::to_string(kw) + " + kw") +
+       "; }");
+  close();
+  close();
+  scopes_.back()[key + "0" + dims_key] = m;
+  scopes_.back()[key + "1" + dims_key] = at;
+  return output == 0 ? m : at;
+}
+
+// avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override).
+Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) {
+  const graph::Node& p = g_.node(node);
+  if (p.args.empty() || !p.args[0].is_node() || idx.dims.size() < 2) {
+    return fail(node, "needs an input of rank 3 or 4");
+  }
+  const NodeId x = p.args[0].as_node();
+  const auto in = shape_of(g_.node(x), hints_);
+  if (!in || in->sizes.size() != idx.dims.size()) return fail(node, "has an unannotated input");
+  const std::vector<std::int64_t> kernel = ints_at(p, 1);
+  if (kernel.empty()) return fail(node, "has no kernel size");
+  std::vector<std::int64_t> stride = ints_at(p, 2);
+  if (stride.empty()) stride = kernel;
+  std::vector<std::int64_t> pad = ints_at(p, 3);
+  if (pad.empty()) pad = {0};
+  const auto pick = [](const std::vector<std::int64_t>& v, std::size_t i) {
+    return v[std::min(i, v.size() - 1)];
+  };
+  const bool include_pad =
+      p.args.size() <= 5 || p.args[5].kind() != Argument::Kind::boolean || p.args[5].as_bool();
+  const std::size_t r = idx.dims.size();
+  const std::string s = fresh("v_pool_sum");
+  const std::string c = fresh("v_pool_count");
+  line("float " + s + " = 0.0f;");
+  line("int " + c + " = 0;");
+  const std::int64_t kh = pick(kernel, 0);
+  const std::int64_t kw = pick(kernel, 1);
+  open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
+  line("const int ih = (" + idx.dims[r - 2] + ") * " + std::to_string(pick(stride, 0)) + " - " +
+       std::to_string(pick(pad, 0)) + " + kh;");
+  line("const int iw = (" + idx.dims[r - 1] + ") * " + std::to_string(pick(stride, 1)) + " - " +
+       std::to_string(pick(pad, 1)) + " + kw;");
+  line("if (ih < 0 || ih >= " + std::to_string(in->sizes[r - 2]) +
+       " || iw < 0 || iw >= " + std::to_string(in->sizes[r - 1]) + ") continue;");
+  Index xi = idx;
+  xi.linear.clear();
+  xi.dims[r - 2] = "ih";
+  xi.dims[r - 1] = "iw";
+  auto v = value(x, xi);
+  if (!v) return v;
+  line(s + " += " + *v + ";");
+  line("++" + c + ";");
+  close();
+  close();
+  const std::string divisor = include_pad ? std::to_string(kh * kw) + ".0f" : "(float)" + c;
+  return declare("float", p.name, s + " / " + divisor);
+}
+
+}  // namespace fxscope::codegen

@@ -1,0 +1,80 @@
+// The parts every kernel builder shares: stores, the index type, and the final source text.
+
+#include <algorithm>
+
+#include "cuda_prelude.h"
+#include "kernel_context.h"
+
+namespace fxscope::codegen {
+
+using graph::NodeId;
+
+Result<std::string> store_statement(ValueEmitter& emitter, NodeId node, const Index& idx,
+                                    const std::string& value) {
+  auto off = emitter.offset(node, idx);
+  if (!off) return off.error();
+  const std::string& dtype = emitter.graph().node(node).meta->dtype;
+  std::string v = value;
+  if (dtype == "f16") v = "fx_f2h(" + value + ")";
+  if (dtype == "bf16") v = "fx_f2b(" + value + ")";
+  if (dtype != "f16" && dtype != "bf16") v = "(" + storage_type(dtype) + ")(" + value + ")";
+  return emitter.param_name(node) + "[" + *off + "] = " + v + ";";
+}
+
+std::string index_type(const KernelContext& ctx, std::int64_t iteration_numel) {
+  // The largest element offset any buffer the kernel can touch is indexed at: its storage
+  // extent. Those buffers are the group's nodes, the nodes they read, and what it writes.
+  std::set<NodeId> touched(ctx.members.begin(), ctx.members.end());
+  touched.insert(ctx.group.inputs.begin(), ctx.group.inputs.end());
+  touched.insert(ctx.writes.begin(), ctx.writes.end());
+  for (const NodeId m : ctx.members) {
+    for (const NodeId a : ctx.graph.inputs(m)) touched.insert(a);
+  }
+  std::int64_t extent = iteration_numel;
+  for (const NodeId n : touched) {
+    const auto s = shape_of(ctx.graph.node(n), ctx.hints);
+    if (!s) continue;
+    std::int64_t e = 1;
+    for (std::size_t d = 0; d < s->sizes.size(); ++d) e += (s->sizes[d] - 1) * s->strides[d];
+    extent = std::max(extent, e);
+  }
+  return extent < (std::int64_t{1} << 31) - 1024 ? "int" : "fx_i64";
+}
+
+void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::string& body,
+              const std::string& header, const std::vector<KernelParam>& scratch,
+              GeneratedKernel& kernel) {
+  std::vector<std::string> sig;
+  for (const NodeId n : emitter.loaded()) {
+    const std::string& dtype = ctx.graph.node(n).meta->dtype;
+    sig.push_back("const " + storage_type(dtype) + "* __restrict__ " + emitter.param_name(n));
+    kernel.params.push_back({n, dtype, false, 0});
+  }
+  for (const NodeId n : ctx.writes) {
+    const std::string& dtype = ctx.graph.node(n).meta->dtype;
+    sig.push_back(storage_type(dtype) + "* __restrict__ " + emitter.param_name(n));
+    kernel.params.push_back({n, dtype, true, 0});
+  }
+  for (const KernelParam& p : scratch) {
+    const std::string name = "scratch_" + emitter.param_name(p.node).substr(2);
+    const std::string type = storage_type(p.dtype) + "* __restrict__ ";
+    sig.push_back(p.written ? type + name : "const " + type + name);
+    kernel.params.push_back(p);
+  }
+  std::string src = "// fxscope: " + ctx.where + "\n// " + header + "\n";
+  src += "// params: ";
+  for (std::size_t i = 0; i < kernel.params.size(); ++i) {
+    src += (i ? ", " : "") + ctx.graph.node(kernel.params[i].node).name +
+           (kernel.params[i].scratch_elements ? " (scratch)" : "") +
+           (kernel.params[i].written ? " (written)" : "");
+  }
+  src += "\n";
+  src += cuda_prelude();
+  src += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel.block) +
+         ")\n" + ctx.entry + "(";
+  for (std::size_t i = 0; i < sig.size(); ++i) src += (i ? ",\n    " : "") + sig[i];
+  src += ") {\n" + body + "}\n";
+  kernel.source = std::move(src);
+}
+
+}  // namespace fxscope::codegen

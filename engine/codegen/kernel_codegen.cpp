@@ -1,0 +1,134 @@
+// generate(): picks the nodes a group's kernel computes and the buffers it writes, then hands
+// the group to the builder of its kind.
+
+#include "fxscope/codegen/kernel_codegen.h"
+
+#include "fxscope/ops/op_registry.h"
+#include "kernel_context.h"
+#include "reduction_shape.h"
+
+namespace fxscope::codegen {
+namespace {
+
+using graph::NodeId;
+
+bool is_reduction(const graph::Node& n) {
+  const ops::Lowering l = ops::classify(n.target).lowering;
+  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
+}
+
+std::string sanitize(const std::string& name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+// The buffers of NODE: itself, or for a tuple result (var_mean, pooling with offsets) the
+// getitems that pick its outputs.
+void add_buffers(const graph::Graph& graph, NodeId node, std::vector<NodeId>& out) {
+  if (graph.node(node).meta) {
+    out.push_back(node);
+    return;
+  }
+  for (NodeId u = node + 1; u < graph.size(); ++u) {
+    const graph::Node& n = graph.node(u);
+    if (ops::op_key(n.target) == "operator.getitem" && n.meta && !n.args.empty() &&
+        n.args[0].is_node() && n.args[0].as_node() == node) {
+      out.push_back(u);
+    }
+  }
+}
+
+}  // namespace
+
+Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
+                                 const CodegenOptions& options) {
+  const std::string where = "group " + std::to_string(group.id) + " " + group.name;
+  if (group.kind == fusion::GroupKind::extern_kernel ||
+      group.kind == fusion::GroupKind::template_gemm) {
+    return make_error(where + ": " + std::string(fusion::to_string(group.kind)) +
+                      " groups run on a library kernel, not generated code");
+  }
+  for (const NodeId n : group.nodes) {
+    if (n >= graph.size())
+      return make_error(where + ": names node " + std::to_string(n) + " outside the graph");
+  }
+  KernelContext ctx{graph,
+                    group,
+                    options.hints,
+                    options.config,
+                    options.config == LaunchConfig{},
+                    where,
+                    "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id),
+                    {},
+                    {}};
+  std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
+  for (const NodeId n : group.nodes) {
+    // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.
+    if (!(is_reduction(graph.node(n)) && inputs.count(n))) ctx.members.insert(n);
+  }
+  if (group.kind == fusion::GroupKind::eager_op) {
+    if (group.nodes.size() != 1) return make_error(where + ": an eager op group has one node");
+    const NodeId n = group.nodes.front();
+    const ops::OpInfo info = ops::classify(graph.node(n).target);
+    if (!has_generated_kernel(graph, group)) {
+      return make_error(where + ": " + std::string(ops::op_key(graph.node(n).target)) +
+                        " runs on a library kernel or ATen, not generated code");
+    }
+    add_buffers(graph, n, ctx.writes);
+    if (info.lowering == ops::Lowering::scan) return scan_kernel(ctx);
+    if (is_composite(graph.node(n))) return composite_kernel(ctx);
+    if (is_reduction(graph.node(n))) return reduction_kernel(ctx);
+    return pointwise_kernel(ctx);
+  }
+  for (const NodeId o : group.outputs) add_buffers(graph, o, ctx.writes);
+  if (group.note == "scan") return scan_kernel(ctx);
+  bool reduces = false;
+  for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
+  if (reduces) return reduction_kernel(ctx);
+  if (ctx.writes.empty()) return copy_kernel(ctx);
+  return pointwise_kernel(ctx);
+}
+
+bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group) {
+  if (group.kind == fusion::GroupKind::extern_kernel ||
+      group.kind == fusion::GroupKind::template_gemm) {
+    return false;
+  }
+  if (group.kind != fusion::GroupKind::eager_op || group.nodes.size() != 1) return true;
+  const NodeId n = group.nodes.front();
+  return n < graph.size() &&
+         ops::classify(graph.node(n).target).lowering != ops::Lowering::extern_kernel;
+}
+
+std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::KernelGroup& group,
+                                     const ops::SymbolHints& hints) {
+  std::vector<LaunchConfig> out;
+  const auto add = [&](LaunchConfig c) {
+    for (const LaunchConfig& seen : out) {
+      if (seen == c) return;
+    }
+    out.push_back(c);
+  };
+  CodegenOptions defaults;
+  defaults.hints = hints;
+  auto kernel = generate(graph, group, defaults);
+  if (!kernel) return out;
+  add(kernel->config);
+  if (kernel->summary.starts_with("scan")) return out;
+  if (kernel->summary.starts_with("reduction")) {
+    // Threads per row (block / rows_per_block) from a quarter warp to the whole block.
+    for (const int block : {128, 256, 512}) {
+      for (const int team : {8, 32, 128, 512}) {
+        if (team <= block) add({block, 1, block / team});
+      }
+    }
+  } else {
+    for (const int block : {128, 256, 512, 1024}) {
+      for (const int items : {1, 2, 4}) add({block, items, 1});
+    }
+  }
+  return out;
+}
+
+}  // namespace fxscope::codegen

@@ -1,0 +1,49 @@
+#pragma once
+// What the kernel builders share: the group, the nodes the kernel computes, the buffers it writes,
+// and the assembly of a kernel's source from its body and params.
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fxscope/codegen/kernel_codegen.h"
+#include "value_emitter.h"
+
+namespace fxscope::codegen {
+
+struct KernelContext {
+  const graph::Graph& graph;
+  const fusion::KernelGroup& group;
+  const ops::SymbolHints& hints;
+  LaunchConfig config;
+  bool default_config = true;  // no explicit config: the builder picks one
+  std::string where;           // "group 7 triton_poi_fused_add_3": prefixes every error
+  std::string entry;           // the kernel's C name
+  std::set<graph::NodeId>
+      members;  // nodes the kernel computes (reductions read as inputs excluded)
+  std::vector<graph::NodeId> writes;  // nodes whose buffers it stores (tuples: their getitems)
+};
+
+Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx);
+Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx);
+Result<GeneratedKernel> scan_kernel(const KernelContext& ctx);
+// Groups that write no node's buffer: Inductor's copies of an input into the layout a library
+// kernel wants (channels-last for a convolution, an aligned attention mask).
+Result<GeneratedKernel> copy_kernel(const KernelContext& ctx);
+// Eager softmax, log-softmax and layer norm: one kernel per call, as PyTorch runs them.
+bool is_composite(const graph::Node& node);
+Result<GeneratedKernel> composite_kernel(const KernelContext& ctx);
+
+// The statement that stores VALUE (in NODE's compute type) into NODE's buffer at IDX.
+Result<std::string> store_statement(ValueEmitter& emitter, graph::NodeId node, const Index& idx,
+                                    const std::string& value);
+// "int" when every offset the kernel forms fits 31 bits, else "fx_i64" (the prelude's long long,
+// one word so that fx_i64(x) casts).
+std::string index_type(const KernelContext& ctx, std::int64_t iteration_numel);
+// The complete source: header comment, prelude, signature with the emitter's loads, the writes
+// and the extra params, then BODY. Fills kernel.params and kernel.source.
+void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::string& body,
+              const std::string& header, const std::vector<KernelParam>& scratch,
+              GeneratedKernel& kernel);
+
+}  // namespace fxscope::codegen

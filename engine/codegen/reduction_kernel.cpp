@@ -1,0 +1,420 @@
+// Reduction kernels. A team of TEAM threads (a power of two) owns one row: its threads stride
+// over the reduced elements, each accumulating privately, then combine through warp shuffles (and
+// shared memory past a warp), so every thread of the team holds the row's result. Reductions
+// that read other reductions of the same row (softmax: max, then sum of exp(x - max); layer
+// norm: var_mean, then the normalised output) run in successive passes over the row; prologue
+// ops are computed inside each pass, epilogue ops once per row after the last. When the row fits
+// the team a few elements per thread (persistent), the passes re-read it from L1/L2.
+//
+// Split reductions (few rows, long rows) are two kernels: the first reduces SPLIT parts of each
+// row into a scratch buffer of partial states, the second combines the parts and runs the
+// epilogue.
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "fxscope/ops/op_registry.h"
+#include "kernel_context.h"
+#include "reduction_shape.h"
+
+namespace fxscope::codegen {
+namespace {
+
+using graph::NodeId;
+
+bool is_reduction(const graph::Node& n) {
+  const ops::Lowering l = ops::classify(n.target).lowering;
+  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
+}
+
+std::int64_t next_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// How one reduction accumulates: its state type, identity, element update and combiner.
+struct Accumulator {
+  std::string type;
+  std::string identity;
+  std::string combiner;
+  std::vector<std::string> fields;  // the state's scalar fields ("" for a scalar state)
+};
+
+Accumulator accumulator(Combine c, const std::string& input_type) {
+  const bool floating = input_type == "float" || input_type == "double";
+  const std::string t = floating ? input_type : "long long";
+  switch (c) {
+    case Combine::sum:
+    case Combine::mean:
+      return {t, "(" + t + ")0", "FxSum()", {""}};
+    case Combine::prod:
+      return {t, "(" + t + ")1", "FxProd()", {""}};
+    case Combine::max:
+    case Combine::min: {
+      const bool mx = c == Combine::max;
+      std::string id = mx ? "(-FX_INF)" : "FX_INF";
+      if (input_type == "long long")
+        id = mx ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+      if (input_type == "int" || input_type == "bool") id = mx ? "(-2147483647 - 1)" : "2147483647";
+      const std::string ty = input_type == "bool" ? "int" : input_type;
+      return {ty, id, mx ? "FxMax()" : "FxMin()", {""}};
+    }
+    case Combine::any:
+      return {"int", "0", "FxAny()", {""}};
+    case Combine::welford:
+      return {
+          "FxWelfordState", "FxWelfordState{0.0f, 0.0f, 0.0f}", "FxWelford()", {"mean", "m2", "n"}};
+    case Combine::argmax:
+    case Combine::argmin:
+      return {"FxArgState",
+              c == Combine::argmax ? "FxArgState{-FX_INF, 0}" : "FxArgState{FX_INF, 0}",
+              c == Combine::argmax ? "FxArgMax()" : "FxArgMin()",
+              {"v", "i"}};
+    case Combine::softmax:
+      return {"FxSoftmaxState", "FxSoftmaxState{-FX_INF, 0.0f}", "FxOnlineSoftmax()", {"m", "s"}};
+  }
+  return {t, "0", "FxSum()", {""}};
+}
+
+// The state built from one element V at reduced position RR.
+std::string element_state(Combine c, const Accumulator& a, const std::string& v,
+                          const std::string& rr) {
+  switch (c) {
+    case Combine::welford:
+      return "FxWelfordState{(float)(" + v + "), 0.0f, 1.0f}";
+    case Combine::argmax:
+    case Combine::argmin:
+      return "FxArgState{(float)(" + v + "), (long long)(" + rr + ")}";
+    case Combine::softmax:
+      return "FxSoftmaxState{(float)(" + v + "), 1.0f}";
+    case Combine::any:
+      return "(int)((" + v + ") != 0)";
+    default:
+      return "(" + a.type + ")(" + v + ")";
+  }
+}
+
+std::string field_type(const Accumulator& a, const std::string& field) {
+  if (field.empty()) return a.type;
+  return field == "i" ? "long long" : "float";
+}
+
+std::string to_scratch(const std::string& e, const std::string& type) {
+  return type == "long long" ? "__longlong_as_double(" + e + ")" : "(double)(" + e + ")";
+}
+
+std::string from_scratch(const std::string& e, const std::string& type) {
+  return type == "long long" ? "__double_as_longlong(" + e + ")" : "(" + type + ")(" + e + ")";
+}
+
+std::string join_fields(const Accumulator& a, const std::string& prefix) {
+  std::string out;
+  for (std::size_t f = 0; f < a.fields.size(); ++f) {
+    out += (f ? ", " : "") + prefix + std::to_string(f);
+  }
+  return a.fields.size() == 1 && a.fields[0].empty() ? prefix + "0" : a.type + "{" + out + "}";
+}
+
+}  // namespace
+
+Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
+  const graph::Graph& g = ctx.graph;
+  std::vector<ReductionShape> reds;
+  for (const NodeId n : ctx.members) {
+    if (!is_reduction(g.node(n))) continue;
+    auto r = reduction_shape(g, n, ctx.hints);
+    if (!r) return make_error(ctx.where + ": " + r.error().message);
+    reds.push_back(std::move(*r));
+  }
+  if (reds.empty()) return make_error(ctx.where + ": has no reduction to generate");
+  const ReductionShape& ref = reds.front();
+  for (const ReductionShape& r : reds) {
+    if (r.rows != ref.rows) {
+      return make_error(ctx.where + ": reductions over different rows (" + g.node(r.node).name +
+                        ")");
+    }
+  }
+  const bool eager = ctx.group.kind == fusion::GroupKind::eager_op;
+  const bool first_pass = ctx.group.note.starts_with("split reduction, first pass");
+  const bool second_pass = !eager && !first_pass && ctx.group.rnumel != ref.rnumel &&
+                           ctx.group.numel == ref.rows && ctx.group.rnumel > 1;
+  const std::int64_t split =
+      first_pass ? std::max<std::int64_t>(1, ctx.group.numel / std::max<std::int64_t>(1, ref.rows))
+                 : (second_pass ? ctx.group.rnumel : 1);
+  if ((first_pass || second_pass) && (reds.size() > 1 || ref.combine == Combine::softmax)) {
+    return make_error(ctx.where + ": a split reduction of several reductions is not generated");
+  }
+  const std::int64_t chunk = (ref.rnumel + split - 1) / split;
+  const std::int64_t rows = first_pass ? ref.rows * split : ref.rows;
+  const std::int64_t rlen = first_pass ? chunk : (second_pass ? split : ref.rnumel);
+
+  LaunchConfig config = ctx.config;
+  if (ctx.default_config) {
+    std::int64_t team = std::clamp<std::int64_t>(next_pow2((rlen + 3) / 4), 1, 256);
+    // Column reductions (the kept dims innermost): one thread per row reads adjacent rows'
+    // elements in adjacent threads, which coalesces; a team per row would stride.
+    if (!ref.trailing && rows >= 4096) team = 1;
+    config = {256, 1, static_cast<int>(256 / team)};
+  }
+  if (config.block <= 0 || config.rows_per_block <= 0 || config.block % config.rows_per_block) {
+    return make_error(ctx.where + ": launch config needs block divisible by rows_per_block");
+  }
+  const std::int64_t team = config.block / config.rows_per_block;
+  if (next_pow2(team) != team || config.block > 1024) {
+    return make_error(ctx.where + ": threads per row must be a power of two, block <= 1024");
+  }
+  const std::string ix = index_type(ctx, ref.rows * ref.rnumel);
+  const std::string T = std::to_string(team);
+  const std::string RPB = std::to_string(config.rows_per_block);
+
+  // When each value becomes available: after the pass that finishes the reductions it reads.
+  std::map<NodeId, std::size_t> red_of;
+  for (std::size_t k = 0; k < reds.size(); ++k) red_of[reds[k].node] = k;
+  std::map<NodeId, int> avail;
+  std::vector<int> pass(reds.size(), 0);
+  std::function<int(NodeId)> level = [&](NodeId n) -> int {
+    if (const auto it = avail.find(n); it != avail.end()) return it->second;
+    const graph::Node& node = g.node(n);
+    int v = 0;
+    const bool getitem_of_ours = ops::op_key(node.target) == "operator.getitem" &&
+                                 !node.args.empty() && node.args[0].is_node() &&
+                                 red_of.count(node.args[0].as_node());
+    if (getitem_of_ours) {
+      v = level(node.args[0].as_node());
+    } else if (red_of.count(n)) {
+      int p = 0;
+      if (!second_pass) {
+        for (const NodeId a : g.inputs(n)) p = std::max(p, level(a));
+      }
+      pass[red_of[n]] = p;
+      v = p + 1;
+    } else if (ctx.members.count(n)) {
+      for (const NodeId a : g.inputs(n)) v = std::max(v, level(a));
+    }
+    avail[n] = v;
+    return v;
+  };
+  std::vector<NodeId> full_writes;
+  std::vector<NodeId> row_writes;
+  for (const NodeId w : ctx.writes) {
+    const auto s = shape_of(g.node(w), ctx.hints);
+    if (!s) return make_error(ctx.where + ": output " + g.node(w).name + " has no annotation");
+    if (s->numel() == ref.rows && !first_pass) {
+      row_writes.push_back(w);
+    } else if (s->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
+      full_writes.push_back(w);
+    } else if (!first_pass) {
+      return make_error(ctx.where + ": output " + g.node(w).name + " has " +
+                        std::to_string(s->numel()) + " elements, neither a row (" +
+                        std::to_string(ref.rows) + ") nor the rows' elements");
+    }
+  }
+  int passes = 0;
+  for (const ReductionShape& r : reds) passes = std::max(passes, level(r.node));
+  for (const NodeId w : full_writes) passes = std::max(passes, level(w) + 1);
+
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
+  em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) * " + RPB + "; row0 < " +
+          std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) * " + RPB + ") {");
+  em.line("// Team of " + T + " threads per row; threads past the last row add identities.");
+  em.line("const " + ix + " row = row0 + threadIdx.x / " + T + ";");
+  em.line("const int lane = threadIdx.x % " + T + ";");
+  em.line("const bool active = row < " + std::to_string(rows) + ";");
+  if (first_pass) {
+    em.line("// Split pass 1: row = original row * " + std::to_string(split) +
+            " + part; a part reduces " + std::to_string(chunk) + " elements.");
+    em.line("const " + ix + " xrow = row / " + std::to_string(split) + ";");
+    em.line("const " + ix + " part = row % " + std::to_string(split) + ";");
+  } else {
+    em.line("const " + ix + " xrow = row;");
+  }
+  std::vector<Accumulator> accs;
+  for (std::size_t k = 0; k < reds.size(); ++k) {
+    const std::string in_type = compute_type(g.node(reds[k].input).meta->dtype);
+    accs.push_back(accumulator(reds[k].combine, in_type));
+    em.line(accs[k].type + " acc" + std::to_string(k) + " = " + accs[k].identity + ";  // " +
+            g.node(reds[k].node).name);
+  }
+  // The index of a full-size tensor of SIZES at (xrow, rr): the reference reduction's input
+  // keeps its dims from xrow and takes its reduced dims from rr; other shapes of the same
+  // number of elements follow its row-major order.
+  std::vector<std::int64_t> kept;
+  std::vector<std::int64_t> reduced;
+  for (std::size_t d = 0; d < ref.input_sizes.size(); ++d) {
+    (ref.reduced[d] ? reduced : kept).push_back(ref.input_sizes[d]);
+  }
+  const Index kept_idx = delinearize("xrow", kept);
+  const Index red_idx = delinearize("rr", reduced);
+  Index ref_idx;
+  {
+    std::size_t ki = 0;
+    std::size_t ri = 0;
+    for (std::size_t d = 0; d < ref.input_sizes.size(); ++d) {
+      ref_idx.dims.push_back(ref.reduced[d] ? red_idx.dims[ri++] : kept_idx.dims[ki++]);
+    }
+    if (ref.trailing) ref_idx.linear = "xrow * " + std::to_string(ref.rnumel) + " + rr";
+  }
+  const auto full_index = [&](NodeId n) -> Index {
+    const auto s = shape_of(g.node(n), ctx.hints);
+    if (!s || s->sizes == ref.input_sizes) return ref_idx;
+    std::string lin = ref_idx.linear;
+    if (lin.empty()) {
+      for (std::size_t d = 0; d < ref.input_sizes.size(); ++d) {
+        if (ref.input_sizes[d] == 1) continue;
+        lin = lin.empty() ? ref_idx.dims[d]
+                          : "(" + lin + ") * " + std::to_string(ref.input_sizes[d]) + " + " +
+                                ref_idx.dims[d];
+      }
+      if (lin.empty()) lin = "0";
+    }
+    return delinearize(lin, s->sizes);
+  };
+
+  std::vector<KernelParam> scratch;
+  for (int p = 0; p < passes; ++p) {
+    em.line("// pass " + std::to_string(p + 1) + " of " + std::to_string(passes) + " over the row");
+    em.open("if (active) for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+    if (first_pass) {
+      em.line("const " + ix + " rr = part * " + std::to_string(chunk) + " + r;");
+      em.line("if (rr >= " + std::to_string(ref.rnumel) + ") break;");
+    } else {
+      em.line("const " + ix + " rr = r;");
+    }
+    for (std::size_t k = 0; k < reds.size(); ++k) {
+      if (pass[k] != p) continue;
+      const std::string acc = "acc" + std::to_string(k);
+      const Accumulator& a = accs[k];
+      if (second_pass) {
+        // Combine the parts pass 1 left in scratch: state fields are stored as doubles.
+        const std::string base =
+            "(xrow * " + std::to_string(split) + " + rr) * " + std::to_string(a.fields.size());
+        const std::string sname = "scratch_" + em.param_name(reds[k].node).substr(2);
+        for (std::size_t f = 0; f < a.fields.size(); ++f) {
+          em.line("const " + field_type(a, a.fields[f]) + " part" + std::to_string(f) + " = " +
+                  from_scratch(sname + "[" + base + " + " + std::to_string(f) + "]",
+                               field_type(a, a.fields[f])) +
+                  ";");
+        }
+        em.line(acc + " = " + a.combiner + "(" + acc + ", " + join_fields(a, "part") + ");");
+        continue;
+      }
+      auto v = em.value(reds[k].input, full_index(reds[k].input));
+      if (!v) return v.error();
+      em.line(acc + " = " + a.combiner + "(" + acc + ", " +
+              element_state(reds[k].combine, a, *v, "rr") + ");");
+    }
+    for (const NodeId w : full_writes) {
+      if (level(w) != p) continue;
+      const Index idx = full_index(w);
+      auto v = em.value(w, idx);
+      if (!v) return v.error();
+      auto st = store_statement(em, w, idx, *v);
+      if (!st) return st.error();
+      em.line(*st);
+    }
+    em.close();
+    for (std::size_t k = 0; k < reds.size(); ++k) {
+      if (pass[k] != p) continue;
+      const std::string acc = "acc" + std::to_string(k);
+      const std::string K = std::to_string(k);
+      em.line(acc + " = fx_team_reduce(" + acc + ", " + accs[k].combiner + ", " + T + ");");
+      if (first_pass) continue;
+      const graph::Node& rn = g.node(reds[k].node);
+      const std::string out_t = rn.meta ? compute_type(rn.meta->dtype) : "float";
+      const std::string n_elems = std::to_string(ref.rnumel);
+      switch (reds[k].combine) {
+        case Combine::mean:
+          em.line("const float red" + K + " = (float)" + acc + " / " + n_elems + ".0f;");
+          break;
+        case Combine::any:
+          em.line("const bool red" + K + " = " + acc + " != 0;");
+          break;
+        case Combine::argmax:
+        case Combine::argmin:
+          em.line("const long long red" + K + " = " + acc + ".i;");
+          break;
+        case Combine::welford:
+          em.line("const float red" + K + "_var = " + acc + ".m2 / fx_max(" + acc + ".n - " +
+                  float_literal(reds[k].correction) + ", 0.0f);");
+          em.line("const float red" + K + "_mean = " + acc + ".mean;");
+          break;
+        case Combine::softmax:
+          em.line("const float red" + K + "_max = " + acc + ".m;");
+          em.line("const float red" + K + "_sum = " + acc + ".s;");
+          break;
+        default:
+          em.line("const " + out_t + " red" + K + " = (" + out_t + ")" + acc + ";");
+      }
+      const bool tuple = reds[k].combine == Combine::welford && !rn.meta;
+      if (reds[k].combine == Combine::softmax || tuple) {
+        const std::string f0 = reds[k].combine == Combine::softmax ? "_max" : "_var";
+        const std::string f1 = reds[k].combine == Combine::softmax ? "_sum" : "_mean";
+        for (NodeId u = reds[k].node + 1; u < g.size(); ++u) {
+          const graph::Node& un = g.node(u);
+          if (ops::op_key(un.target) != "operator.getitem" || un.args.size() < 2 ||
+              !un.args[0].is_node() || un.args[0].as_node() != reds[k].node ||
+              un.args[1].kind() != graph::Argument::Kind::integer) {
+            continue;
+          }
+          em.bind(u, "red" + K + (un.args[1].as_int() == 0 ? f0 : f1));
+        }
+      } else {
+        em.bind(reds[k].node, "red" + K + (reds[k].combine == Combine::welford ? "_var" : ""));
+      }
+    }
+  }
+  if (first_pass) {
+    const Accumulator& a = accs.front();
+    const std::string sname = "scratch_" + em.param_name(ref.node).substr(2);
+    em.open("if (active && lane == 0) {");
+    for (std::size_t f = 0; f < a.fields.size(); ++f) {
+      const std::string field = a.fields[f].empty() ? "acc0" : "acc0." + a.fields[f];
+      em.line(sname + "[row * " + std::to_string(a.fields.size()) + " + " + std::to_string(f) +
+              "] = " + to_scratch(field, field_type(a, a.fields[f])) + ";");
+    }
+    em.close();
+    scratch.push_back({ref.node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
+  } else if (!row_writes.empty()) {
+    em.line("// epilogue: once per row");
+    em.open("if (active && lane == 0) {");
+    for (const NodeId w : row_writes) {
+      const auto s = shape_of(g.node(w), ctx.hints);
+      const Index idx = delinearize("xrow", s->sizes);
+      auto v = em.value(w, idx);
+      if (!v) return v.error();
+      auto st = store_statement(em, w, idx, *v);
+      if (!st) return st.error();
+      em.line(*st);
+    }
+    em.close();
+  }
+  if (second_pass) {
+    scratch.push_back({ref.node, "f64", false,
+                       ref.rows * split * static_cast<std::int64_t>(accs.front().fields.size())});
+  }
+  em.close();
+
+  GeneratedKernel kernel;
+  kernel.entry = ctx.entry;
+  kernel.block = config.block;
+  kernel.config = config;
+  kernel.grid = std::clamp<std::int64_t>((rows + config.rows_per_block - 1) / config.rows_per_block,
+                                         1, 132 * 32);
+  std::string names;
+  for (const ReductionShape& r : reds) {
+    names += (names.empty() ? "" : ", ") + std::string(ops::op_base_name(g.node(r.node).target));
+  }
+  const bool persistent = rlen <= team * 8;
+  kernel.summary = "reduction " + std::to_string(rows) + " rows x " + std::to_string(rlen) + " (" +
+                   names + "), " + std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
+                   ", " + (persistent ? "persistent" : "looped") + ", " + T + " threads per row" +
+                   (first_pass    ? ", split pass 1"
+                    : second_pass ? ", split pass 2"
+                                  : "");
+  assemble(ctx, em, em.take_body(), kernel.summary, scratch, kernel);
+  return kernel;
+}
+
+}  // namespace fxscope::codegen

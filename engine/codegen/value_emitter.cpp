@@ -1,0 +1,423 @@
+// Emission of node values: loads, views (index rewrites) and CSE scopes. Pointwise ops and
+// gathers live in pointwise_ops.cpp and gather_ops.cpp.
+
+#include "value_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "arg_helpers.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::codegen {
+namespace {
+
+using graph::Argument;
+using graph::NodeId;
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string sanitize(const std::string& name) {
+  std::string out = "v_";
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+// Maps IDX of OUT to IN when the two differ only by dimensions of size 1 (unsqueeze, squeeze and
+// the views that do the same): the other dimensions keep their index, the size-1 ones read 0.
+std::optional<Index> match_unit_dims(const Index& idx, const std::vector<std::int64_t>& out,
+                                     const std::vector<std::int64_t>& in) {
+  Index mapped;
+  mapped.linear = idx.linear;
+  std::size_t o = 0;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == 1) {
+      mapped.dims.push_back("0");
+      if (o < out.size() && out[o] == 1) ++o;
+      continue;
+    }
+    while (o < out.size() && out[o] == 1) ++o;
+    if (o >= out.size() || out[o] != in[d]) return std::nullopt;
+    mapped.dims.push_back(idx.dims[o++]);
+  }
+  while (o < out.size() && out[o] == 1) ++o;
+  if (o != out.size()) return std::nullopt;
+  return mapped;
+}
+
+std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes) {
+  if (!idx.linear.empty()) return idx.linear;
+  std::string lin;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    lin = lin.empty() ? idx.dims[d]
+                      : "(" + lin + ") * " + std::to_string(sizes[d]) + " + " + idx.dims[d];
+  }
+  return lin.empty() ? "0" : lin;
+}
+
+// A view node passed as a param may start at any element offset: never read it as float4.
+bool is_view_op(const graph::Node& n) {
+  if (!n.is_op()) return false;
+  const ops::Lowering l = ops::classify(n.target).lowering;
+  return l == ops::Lowering::view || l == ops::Lowering::getitem;
+}
+
+}  // namespace
+
+std::string compute_type(const std::string& dtype) {
+  if (dtype == "f64") return "double";
+  if (dtype == "i64") return "long long";
+  if (dtype == "i32" || dtype == "i16" || dtype == "i8" || dtype == "u8") return "int";
+  if (dtype == "b8") return "bool";
+  return "float";
+}
+
+std::string storage_type(const std::string& dtype) {
+  if (dtype == "f16") return "fx_half";
+  if (dtype == "bf16") return "fx_bf16";
+  if (dtype == "i16") return "short";
+  if (dtype == "i8") return "signed char";
+  if (dtype == "u8") return "unsigned char";
+  return compute_type(dtype);
+}
+
+std::string float_literal(double value) {
+  if (std::isnan(value)) return "FX_NAN";
+  if (std::isinf(value)) return value > 0 ? "FX_INF" : "(-FX_INF)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", value);
+  std::string text = buf;
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return "(" + text + "f)";
+}
+
+std::int64_t Shape::numel() const {
+  std::int64_t n = 1;
+  for (const std::int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool Shape::contiguous() const {
+  std::int64_t expected = 1;
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] != 1 && strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& hints) {
+  if (!node.meta || node.meta->is_sym_scalar()) return std::nullopt;
+  Shape s;
+  for (const graph::Dim& d : node.meta->sizes) s.sizes.push_back(ops::eval_dim(d, hints));
+  for (const graph::Dim& d : node.meta->strides) s.strides.push_back(ops::eval_dim(d, hints));
+  if (s.strides.size() != s.sizes.size()) {
+    // Unannotated strides: the tensor is taken as contiguous.
+    s.strides.assign(s.sizes.size(), 1);
+    for (std::size_t d = s.sizes.size(); d-- > 1;) s.strides[d - 1] = s.strides[d] * s.sizes[d];
+  }
+  return s;
+}
+
+Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes) {
+  // dims[d] = (linear / (product of the sizes after d)) % sizes[d]; the outermost needs no %.
+  Index idx;
+  idx.linear = linear;
+  std::int64_t inner = 1;
+  idx.dims.resize(sizes.size());
+  for (std::size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 1) {
+      idx.dims[d] = "0";
+      continue;
+    }
+    std::string e = inner == 1 ? linear : "(" + linear + ") / " + std::to_string(inner);
+    bool outer = true;
+    for (std::size_t k = 0; k < d; ++k) outer = outer && sizes[k] == 1;
+    if (!outer) e = "(" + e + ") % " + std::to_string(sizes[d]);
+    idx.dims[d] = e;
+    inner *= sizes[d];
+  }
+  return idx;
+}
+
+ValueEmitter::ValueEmitter(const graph::Graph& graph, const std::set<NodeId>& members,
+                           const ops::SymbolHints& hints, std::string where)
+    : g_(graph), members_(members), hints_(hints), where_(std::move(where)) {}
+
+Error ValueEmitter::fail(NodeId node, const std::string& what) const {
+  return make_error(where_ + ": " + std::string(ops::op_key(g_.node(node).target)) + " (" +
+                    g_.node(node).name + ") " + what);
+}
+
+std::string ValueEmitter::param_name(NodeId node) const {
+  return "p_" + sanitize(g_.node(node).name).substr(2);
+}
+
+void ValueEmitter::line(const std::string& text) {
+  body_ += std::string(static_cast<std::size_t>(indent_) * 2, ' ') + text + "\n";
+}
+
+void ValueEmitter::open(const std::string& head) {
+  line(head);
+  ++indent_;
+  scopes_.emplace_back();
+}
+
+void ValueEmitter::close() {
+  --indent_;
+  scopes_.pop_back();
+  line("}");
+}
+
+std::string ValueEmitter::take_body() {
+  std::string out;
+  out.swap(body_);
+  return out;
+}
+
+std::string ValueEmitter::fresh(const std::string& stem) {
+  return stem + "_" + std::to_string(counter_++);
+}
+
+std::string ValueEmitter::declare(const std::string& type, const std::string& stem,
+                                  const std::string& expr) {
+  const std::string name = fresh(sanitize(stem));
+  line("const " + type + " " + name + " = " + expr + ";");
+  return name;
+}
+
+bool ValueEmitter::is_leaf(NodeId node) const {
+  const graph::Node& n = g_.node(node);
+  if (!members_.count(node)) {
+    // A getitem of a tuple the kernel computes (pooling) is computed, not loaded.
+    if (ops::op_key(n.target) == "operator.getitem" && !n.args.empty() && n.args[0].is_node()) {
+      return !members_.count(n.args[0].as_node());
+    }
+    return true;
+  }
+  return !n.is_op();
+}
+
+Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
+  if (const auto it = bound_.find(node); it != bound_.end()) return it->second;
+  const graph::Node& n = g_.node(node);
+  if (n.meta && n.meta->is_sym_scalar()) {
+    return "(" + std::to_string(ops::eval_dim(graph::Dim::symbolic(n.meta->sym), hints_)) + "LL)";
+  }
+  const std::string key = std::to_string(node) + "@" + join(idx.dims, ",");
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (const auto it = s->find(key); it != s->end()) return it->second;
+  }
+  auto computed = compute(node, idx);
+  if (computed) scopes_.back()[key] = *computed;
+  return computed;
+}
+
+Result<std::string> ValueEmitter::compute(NodeId node, const Index& idx) {
+  if (is_leaf(node)) return load(node, idx);
+  const graph::Node& n = g_.node(node);
+  const ops::OpInfo info = ops::classify(n.target);
+  if (info.lowering == ops::Lowering::view || info.lowering == ops::Lowering::getitem) {
+    return view_value(node, idx);
+  }
+  if (info.op_class == ops::OpClass::injective || info.lowering == ops::Lowering::window) {
+    return gather_value(node, idx);
+  }
+  if (ops::op_base_name(n.target).starts_with("inductor_")) {
+    return fail(node, "draws random numbers (dropout): fxscope generates no RNG kernels");
+  }
+  if (info.lowering == ops::Lowering::pointwise) return pointwise_value(node, idx);
+  return fail(node, "has no CUDA lowering inside a fused kernel (" +
+                        std::string(ops::to_string(info.lowering)) + ")");
+}
+
+Result<std::string> ValueEmitter::offset(NodeId node, const Index& idx) {
+  const auto shape = shape_of(g_.node(node), hints_);
+  if (!shape) return fail(node, "has no tensor annotation to index its buffer with");
+  if (shape->sizes.size() != idx.dims.size()) {
+    return fail(node, "indexed with " + std::to_string(idx.dims.size()) + " dims, has " +
+                          std::to_string(shape->sizes.size()));
+  }
+  if (!idx.linear.empty() && shape->contiguous()) return idx.linear;
+  std::vector<std::string> terms;
+  for (std::size_t d = 0; d < shape->sizes.size(); ++d) {
+    if (shape->sizes[d] == 1 || shape->strides[d] == 0 || idx.dims[d] == "0") continue;
+    terms.push_back(shape->strides[d] == 1
+                        ? "(" + idx.dims[d] + ")"
+                        : "(" + idx.dims[d] + ") * " + std::to_string(shape->strides[d]));
+  }
+  return terms.empty() ? std::string("0") : join(terms, " + ");
+}
+
+void ValueEmitter::note_loaded(NodeId node) {
+  for (const NodeId l : loaded_) {
+    if (l == node) return;
+  }
+  loaded_.push_back(node);
+}
+
+void ValueEmitter::set_vector_lane(std::string linear, int lane, std::int64_t numel) {
+  vector_linear_ = std::move(linear);
+  vector_lane_ = lane;
+  vector_numel_ = numel;
+}
+
+Result<std::string> ValueEmitter::load(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  if (!n.meta) return fail(node, "is read as a buffer but has no tensor annotation");
+  if (vector_lane_ >= 0 && idx.linear == vector_linear_ && n.meta->dtype == "f32" &&
+      !is_view_op(n)) {
+    const auto shape = shape_of(n, hints_);
+    if (shape && shape->contiguous() && shape->numel() == vector_numel_) {
+      std::string var;
+      for (const auto& [id, name] : vector_loads_) {
+        if (id == node) var = name;
+      }
+      if (var.empty()) {
+        var = fresh(sanitize(n.name + "_x4"));
+        vector_loads_.emplace_back(node, var);
+        note_loaded(node);
+      }
+      return var + "." + std::string(1, "xyzw"[vector_lane_]);
+    }
+  }
+  auto off = offset(node, idx);
+  if (!off) return off.error();
+  note_loaded(node);
+  const std::string& dtype = n.meta->dtype;
+  std::string expr = param_name(node) + "[" + *off + "]";
+  if (dtype == "f16") expr = "fx_h2f(" + expr + ")";
+  if (dtype == "bf16") expr = "fx_b2f(" + expr + ")";
+  return declare(compute_type(dtype), n.name, expr);
+}
+
+Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  if (n.args.empty() || !n.args[0].is_node()) return fail(node, "has no input tensor");
+  const NodeId input = n.args[0].as_node();
+  const std::string base(ops::op_base_name(n.target));
+  if (base == "getitem") return getitem_value(node, idx);
+  const auto out = shape_of(n, hints_);
+  const auto in = shape_of(g_.node(input), hints_);
+  if (!out || !in) return fail(node, "is a view without tensor annotations");
+  if (out->sizes.size() != idx.dims.size()) return fail(node, "indexed with the wrong rank");
+  Index mapped;
+  if (base == "alias" || base == "detach" || out->sizes == in->sizes) {
+    mapped = idx;
+  } else if (base == "permute") {
+    const std::vector<std::int64_t> perm = ints_of(n.args.size() > 1 ? n.args[1] : Argument());
+    mapped.dims.assign(in->sizes.size(), "0");
+    for (std::size_t i = 0; i < perm.size() && i < idx.dims.size(); ++i) {
+      mapped.dims[static_cast<std::size_t>(wrap_dim(perm[i], in->sizes.size()))] = idx.dims[i];
+    }
+  } else if (base == "t" || base == "transpose") {
+    mapped = idx;
+    mapped.linear.clear();
+    const std::size_t rank = idx.dims.size();
+    const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));
+    const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(n, 2, 1), rank));
+    if (rank >= 2 && d0 < rank && d1 < rank) std::swap(mapped.dims[d0], mapped.dims[d1]);
+  } else if (base == "expand") {
+    const std::size_t off = out->sizes.size() - in->sizes.size();
+    for (std::size_t d = 0; d < in->sizes.size(); ++d) {
+      const bool broadcast = in->sizes[d] == 1 && out->sizes[d + off] != 1;
+      mapped.dims.push_back(broadcast ? "0" : idx.dims[d + off]);
+    }
+  } else if (base == "slice") {
+    const std::size_t rank = in->sizes.size();
+    const auto dim = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));
+    if (dim >= rank) return fail(node, "slices a dimension the input lacks");
+    std::int64_t start = int_at(n, 2, 0);
+    if (start < 0) start += in->sizes[dim];
+    start = std::max<std::int64_t>(0, std::min(start, in->sizes[dim]));
+    const std::int64_t step = int_at(n, 4, 1);
+    mapped = idx;
+    mapped.linear.clear();
+    std::string e = step == 1 ? idx.dims[dim] : "(" + idx.dims[dim] + ") * " + std::to_string(step);
+    if (start) e = std::to_string(start) + " + " + e;
+    mapped.dims[dim] = e;
+  } else if (base == "select") {
+    const std::size_t rank = in->sizes.size();
+    const auto dim = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));
+    std::int64_t at = int_at(n, 2, 0);
+    if (dim >= rank) return fail(node, "selects a dimension the input lacks");
+    if (at < 0) at += in->sizes[dim];
+    mapped.dims = idx.dims;
+    mapped.dims.insert(mapped.dims.begin() + static_cast<std::ptrdiff_t>(dim), std::to_string(at));
+  } else if (base == "view" || base == "_unsafe_view" || base == "reshape" || base == "unsqueeze" ||
+             base == "squeeze" || base == "flatten" || base == "unflatten") {
+    if (auto unit = match_unit_dims(idx, out->sizes, in->sizes)) {
+      mapped = std::move(*unit);
+    } else {
+      // A reshape keeps the row-major order of the elements: same linear index, new sizes.
+      mapped = delinearize(linearize(idx, out->sizes), in->sizes);
+    }
+  } else if (base == "as_strided") {
+    if (!is_leaf(input)) return fail(node, "restrides a computed value; only buffers can be");
+    const std::vector<std::int64_t> stride = ints_of(n.args.size() > 2 ? n.args[2] : Argument());
+    const std::int64_t storage = int_at(n, 3, 0);
+    std::string off = std::to_string(storage);
+    for (std::size_t d = 0; d < stride.size() && d < idx.dims.size(); ++d) {
+      off += " + (" + idx.dims[d] + ") * " + std::to_string(stride[d]);
+    }
+    // The input is read as flat storage: its own annotated strides do not apply.
+    note_loaded(input);
+    const std::string& dtype = g_.node(input).meta->dtype;
+    std::string expr = param_name(input) + "[" + off + "]";
+    if (dtype == "f16") expr = "fx_h2f(" + expr + ")";
+    if (dtype == "bf16") expr = "fx_b2f(" + expr + ")";
+    return declare(compute_type(dtype), n.name, expr);
+  } else {
+    return fail(node, "is a view fxscope cannot index through");
+  }
+  if (mapped.linear.empty() && out->sizes == in->sizes) mapped.linear = idx.linear;
+  return value(input, mapped);
+}
+
+Result<std::string> ValueEmitter::getitem_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  const NodeId parent = n.args[0].as_node();
+  const graph::Node& p = g_.node(parent);
+  const std::string base(ops::op_base_name(p.target));
+  const std::int64_t k = int_at(n, 1, 0);
+  if (base == "_low_memory_max_pool_with_offsets" || base == "max_pool2d_with_indices") {
+    return pool_value(parent, k, idx);
+  }
+  const auto in =
+      shape_of(p.args.empty() || !p.args[0].is_node() ? p : g_.node(p.args[0].as_node()), hints_);
+  if (!in || p.args.empty() || !p.args[0].is_node())
+    return fail(node, "picks from an unknown tuple");
+  const NodeId input = p.args[0].as_node();
+  const std::size_t rank = in->sizes.size();
+  Index mapped = idx;
+  mapped.linear.clear();
+  if (base == "split" || base == "split_with_sizes") {
+    const auto dim = static_cast<std::size_t>(wrap_dim(int_at(p, 2, 0), rank));
+    if (dim >= rank) return fail(node, "splits a dimension the input lacks");
+    std::int64_t start = 0;
+    if (base == "split") {
+      start = k * int_at(p, 1, 1);
+    } else {
+      const std::vector<std::int64_t> sizes = ints_of(p.args.size() > 1 ? p.args[1] : Argument());
+      for (std::int64_t j = 0; j < k && static_cast<std::size_t>(j) < sizes.size(); ++j) {
+        start += sizes[static_cast<std::size_t>(j)];
+      }
+    }
+    if (start) mapped.dims[dim] = std::to_string(start) + " + " + idx.dims[dim];
+  } else if (base == "unbind") {
+    const auto dim = static_cast<std::size_t>(wrap_dim(int_at(p, 1, 0), rank));
+    if (dim > idx.dims.size()) return fail(node, "unbinds a dimension the input lacks");
+    mapped.dims.insert(mapped.dims.begin() + static_cast<std::ptrdiff_t>(dim), std::to_string(k));
+  } else {
+    return fail(node, "picks output " + std::to_string(k) + " of " + base +
+                          ", which this kernel does not compute");
+  }
+  return value(input, mapped);
+}
+
+}  // namespace fxscope::codegen

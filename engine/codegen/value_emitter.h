@@ -1,0 +1,118 @@
+#pragma once
+// Emits the CUDA C statements that compute one node of a group at one multi-index: loads of the
+// group's input buffers (through their annotated strides), pointwise ops, constants, gathers
+// (embedding, index, cat, pad) and view chains, which only rewrite the index. Values are
+// computed once per (node, index) within a scope; reductions of the kernel are bound to their
+// accumulators, so any index of a reduced row yields the row's value.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fxscope/core/result.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::codegen {
+
+// A position in a tensor: one C expression per dimension, and when known, the row-major linear
+// index over the tensor's sizes (lets contiguous loads skip the per-dimension arithmetic).
+struct Index {
+  std::vector<std::string> dims;
+  std::string linear;
+};
+
+// The C type arithmetic on DTYPE happens in: float for f32/f16/bf16, long long for i64 ...
+std::string compute_type(const std::string& dtype);
+// The C type of one stored element: float, fx_half, fx_bf16, long long, int, bool ...
+std::string storage_type(const std::string& dtype);
+// A float literal C accepts (1e-05f, -FX_INF).
+std::string float_literal(double value);
+
+// A tensor's concrete sizes and strides.
+struct Shape {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+  std::int64_t numel() const;
+  bool contiguous() const;
+};
+std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& hints);
+// Row-major delinearisation of LINEAR over SIZES (constants baked in).
+Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes);
+
+class ValueEmitter {
+ public:
+  // A C expression and its C type: an argument of an op, broadcast to the op's index.
+  struct Operand {
+    std::string expr;
+    std::string type;
+  };
+
+  ValueEmitter(const graph::Graph& graph, const std::set<graph::NodeId>& members,
+               const ops::SymbolHints& hints, std::string where);
+
+  // The C expression (usually a variable) holding NODE at IDX, in NODE's compute type.
+  Result<std::string> value(graph::NodeId node, const Index& idx);
+  // NODE (a reduction of the kernel, or a getitem of one) is the variable NAME from now on.
+  void bind(graph::NodeId node, std::string name) { bound_[node] = std::move(name); }
+  // The element offset of IDX in the buffer of param NODE (its annotated strides).
+  Result<std::string> offset(graph::NodeId node, const Index& idx);
+
+  // Statements go to the current body at the current indentation.
+  void line(const std::string& text);
+  void open(const std::string& head);  // "for (...) {" and one level deeper
+  void close();                        // "}" and the scope's values forgotten
+  std::string take_body();
+  void set_indent(int indent) { indent_ = indent; }
+
+  // The buffers the emitted code loaded, in first-use order (the kernel's read params).
+  const std::vector<graph::NodeId>& loaded() const { return loaded_; }
+  // The C name of param NODE's pointer.
+  std::string param_name(graph::NodeId node) const;
+  const ops::SymbolHints& hints() const { return hints_; }
+  const graph::Graph& graph() const { return g_; }
+
+  // Vectorised pointwise kernels: while a lane is set, a contiguous f32 buffer of NUMEL elements
+  // read at exactly LINEAR comes from component LANE of a float4 loaded once per thread.
+  void set_vector_lane(std::string linear, int lane, std::int64_t numel);
+  // The buffers read as float4, with the variable each was loaded into.
+  const std::vector<std::pair<graph::NodeId, std::string>>& vector_loads() const {
+    return vector_loads_;
+  }
+
+ private:
+  Result<std::string> compute(graph::NodeId node, const Index& idx);
+  Result<std::string> load(graph::NodeId node, const Index& idx);
+  Result<std::string> view_value(graph::NodeId node, const Index& idx);
+  Result<std::string> gather_value(graph::NodeId node, const Index& idx);
+  Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
+  Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
+  Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);
+  Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
+  Result<Operand> operand(graph::NodeId consumer, const graph::Argument& arg, const Index& idx);
+  std::string fresh(const std::string& stem);
+  void note_loaded(graph::NodeId node);
+  std::string declare(const std::string& type, const std::string& stem, const std::string& expr);
+  Error fail(graph::NodeId node, const std::string& what) const;
+  bool is_leaf(graph::NodeId node) const;
+
+  const graph::Graph& g_;
+  const std::set<graph::NodeId>& members_;
+  const ops::SymbolHints& hints_;
+  std::string where_;
+  std::map<graph::NodeId, std::string> bound_;
+  std::vector<std::map<std::string, std::string>> scopes_{1};
+  std::vector<graph::NodeId> loaded_;
+  std::string body_;
+  int indent_ = 1;
+  int counter_ = 0;
+  std::string vector_linear_;
+  int vector_lane_ = -1;
+  std::int64_t vector_numel_ = 0;
+  std::vector<std::pair<graph::NodeId, std::string>> vector_loads_;
+};
+
+}  // namespace fxscope::codegen
