@@ -1,0 +1,62 @@
+#pragma once
+// A GPU run as `fxscope-cli run --json` prints it, read back: per mode the measured totals and
+// every kernel with the fusion group and post-grad nodes it was attributed to. The app overlays
+// it on the graph and the CLI compares runs with it, so the reader lives here and not in a view.
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fxscope/core/result.h"
+
+namespace fxscope::report {
+
+// One kernel name of a mode, per call of the compiled unit (summed over a call's launches).
+struct RunKernel {
+  std::string name;
+  std::string group;                      // the Inductor kernel it ran for; empty when unattributed
+  std::vector<std::string> nodes;         // post-grad node names; empty when unattributed
+  std::vector<std::string> dynamo_nodes;  // the user's own ops it computes, where known
+  double us = 0;
+  double calls = 0;
+  std::array<int, 3> grid{};
+  std::array<int, 3> block{};
+  bool cuda_graph = false;
+};
+
+// One mode as it ran: CUDA-event time of a call (median) and CUPTI's kernels.
+struct RunMode {
+  std::string mode;  // eager, default, reduce-overhead, max-autotune
+  double total_us = 0;
+  double kernel_us = 0;
+  double attributed_us = 0;
+  double dynamo_us = 0;  // the part mapped to Dynamo nodes
+  double launches = 0;
+  double cuda_graph_launches = 0;
+  std::size_t repeats = 0;
+  std::vector<RunKernel> kernels;
+
+  // Measured time per post-grad node: each kernel's time shared evenly by the nodes it ran, so
+  // that summing over any set of nodes (a planned group) never counts a kernel twice.
+  std::unordered_map<std::string, double> time_per_node() const;
+};
+
+struct RunResult {
+  std::string backend;
+  std::string device;
+  std::string unit;  // compile id, "0/0"
+  std::string torch_version;
+  std::vector<RunMode> modes;
+
+  // The mode named NAME; null when the run did not measure it.
+  const RunMode* find_mode(std::string_view name) const;
+};
+
+// Parses the JSON TEXT of a run; WHERE names it in errors ("PATH: modes[1].kernels[0]: ...").
+Result<RunResult> parse_run_result(std::string_view text, const std::string& where);
+Result<RunResult> read_run_result(const std::string& path);
+
+}  // namespace fxscope::report

@@ -1,0 +1,176 @@
+#include "fxscope/report/run_result.h"
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace fxscope::report {
+namespace {
+
+using nlohmann::json;
+
+// Every accessor checks the type first: nlohmann's get<> throws on a mismatch, and a bad file
+// must end in an Error naming the field, not in an exception.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string where) : j_(object), where_(std::move(where)) {}
+
+  const std::string& where() const { return where_; }
+  const Error* error() const { return error_.message.empty() ? nullptr : &error_; }
+
+  std::string text(const char* key, bool required = false) {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return missing(key, required, "a string"), std::string();
+    if (!it->is_string()) return fail(key, "a string"), std::string();
+    return it->get<std::string>();
+  }
+
+  double number(const char* key, bool required = false) {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return missing(key, required, "a number"), 0.0;
+    if (!it->is_number()) return fail(key, "a number"), 0.0;
+    return it->get<double>();
+  }
+
+  bool flag(const char* key) {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return false;
+    if (!it->is_boolean()) return fail(key, "true or false"), false;
+    return it->get<bool>();
+  }
+
+  std::vector<std::string> texts(const char* key) {
+    std::vector<std::string> out;
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return out;
+    if (!it->is_array()) return fail(key, "an array of strings"), out;
+    for (const json& item : *it) {
+      if (!item.is_string()) return fail(key, "an array of strings"), out;
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  std::array<int, 3> dim3(const char* key) {
+    std::array<int, 3> out{};
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return out;
+    if (!it->is_array() || it->size() != 3) return fail(key, "[x, y, z]"), out;
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!(*it)[i].is_number_integer()) return fail(key, "[x, y, z] of integers"), out;
+      out[i] = (*it)[i].get<int>();
+    }
+    return out;
+  }
+
+  const json* array(const char* key) {
+    const auto it = j_.find(key);
+    if (it == j_.end() || !it->is_array()) return fail(key, "an array"), nullptr;
+    return &*it;
+  }
+
+ private:
+  void missing(const char* key, bool required, const char* expected) {
+    if (required) fail(key, expected);
+  }
+  void fail(const char* key, const char* expected) {
+    if (error_.message.empty()) {
+      error_.message = where_ + ": \"" + key + "\" should be " + expected;
+    }
+  }
+
+  const json& j_;
+  std::string where_;
+  Error error_;
+};
+
+Result<RunKernel> read_kernel(const json& j, const std::string& where) {
+  if (!j.is_object()) return make_error(where + ": expected a kernel object");
+  FieldReader r(j, where);
+  RunKernel k;
+  k.name = r.text("name", true);
+  k.group = r.text("group");
+  k.nodes = r.texts("nodes");
+  k.dynamo_nodes = r.texts("dynamo_nodes");
+  k.us = r.number("us", true);
+  k.calls = r.number("calls");
+  k.grid = r.dim3("grid");
+  k.block = r.dim3("block");
+  k.cuda_graph = r.flag("cuda_graph");
+  if (const Error* e = r.error()) return *e;
+  return k;
+}
+
+Result<RunMode> read_mode(const json& j, const std::string& where) {
+  if (!j.is_object()) return make_error(where + ": expected a mode object");
+  FieldReader r(j, where);
+  RunMode m;
+  m.mode = r.text("mode", true);
+  m.total_us = r.number("total_us", true);
+  m.kernel_us = r.number("kernel_us");
+  m.attributed_us = r.number("attributed_us");
+  m.dynamo_us = r.number("dynamo_us");
+  m.launches = r.number("launches");
+  m.cuda_graph_launches = r.number("cuda_graph_launches");
+  const double repeats = r.number("repeats");
+  m.repeats = repeats > 0 ? static_cast<std::size_t>(repeats) : 0;
+  const json* kernels = r.array("kernels");
+  if (const Error* e = r.error()) return *e;
+  for (std::size_t i = 0; i < kernels->size(); ++i) {
+    auto kernel = read_kernel((*kernels)[i], where + ".kernels[" + std::to_string(i) + "]");
+    if (!kernel) return kernel.error();
+    m.kernels.push_back(std::move(*kernel));
+  }
+  return m;
+}
+
+}  // namespace
+
+std::unordered_map<std::string, double> RunMode::time_per_node() const {
+  std::unordered_map<std::string, double> out;
+  for (const RunKernel& k : kernels) {
+    if (k.nodes.empty()) continue;
+    const double share = k.us / static_cast<double>(k.nodes.size());
+    for (const std::string& node : k.nodes) out[node] += share;
+  }
+  return out;
+}
+
+const RunMode* RunResult::find_mode(std::string_view name) const {
+  for (const RunMode& m : modes) {
+    if (m.mode == name) return &m;
+  }
+  return nullptr;
+}
+
+Result<RunResult> parse_run_result(std::string_view text, const std::string& where) {
+  const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return make_error(where + ": not JSON (expected `fxscope-cli run --json`)");
+  if (!j.is_object()) return make_error(where + ": expected a JSON object with \"modes\"");
+  FieldReader r(j, where);
+  RunResult run;
+  run.backend = r.text("backend");
+  run.device = r.text("device");
+  run.unit = r.text("unit");
+  run.torch_version = r.text("torch_version");
+  const json* modes = r.array("modes");
+  if (const Error* e = r.error()) return *e;
+  for (std::size_t i = 0; i < modes->size(); ++i) {
+    auto mode = read_mode((*modes)[i], where + ": modes[" + std::to_string(i) + "]");
+    if (!mode) return mode.error();
+    run.modes.push_back(std::move(*mode));
+  }
+  return run;
+}
+
+Result<RunResult> read_run_result(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path + ": cannot read the run JSON");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_run_result(text.str(), path);
+}
+
+}  // namespace fxscope::report

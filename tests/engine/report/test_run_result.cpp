@@ -1,0 +1,147 @@
+// Reading `fxscope-cli run --json` back: the schema of engine/gpu/torch_run_json.cpp, per-node
+// time that never counts a kernel twice, and one-line errors naming the field on bad input.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "fxscope/report/run_result.h"
+#include "samples.h"
+
+namespace fxscope::test {
+namespace {
+
+using report::parse_run_result;
+
+// Two modes in the shape run_command.cpp prints: a fused kernel over three nodes and a cuBLAS
+// kernel in default, two single-node kernels in eager, and one unattributed copy.
+const char* const kRun = R"({
+ "backend": "pytorch", "device": "NVIDIA H200", "unit": "0/0", "torch_version": "2.11.0",
+ "modes": [
+  {"mode": "eager", "total_us": 185.9, "total_min_us": 180.0, "total_max_us": 200.0,
+   "repeats": 20, "kernel_us": 70.2, "attributed_us": 70.2, "attributed_share": 1.0,
+   "launches": 9.0, "cuda_graph_launches": 0.0,
+   "kernels": [
+    {"name": "vectorized_elementwise_kernel", "group": "add", "nodes": ["add"], "us": 3.5,
+     "calls": 1.0, "grid": [64, 1, 1], "block": [128, 1, 1], "cuda_graph": false},
+    {"name": "gemm", "group": "addmm", "nodes": ["addmm"], "us": 33.6, "calls": 1.0,
+     "grid": [8, 4, 1], "block": [256, 1, 1], "cuda_graph": false}]},
+  {"mode": "default", "total_us": 201.9, "repeats": 20, "kernel_us": 55.8,
+   "attributed_us": 54.0, "launches": 4.0, "cuda_graph_launches": 0.0,
+   "kernels": [
+    {"name": "triton_poi_fused_add_erf_mul_0", "group": "triton_poi_fused_add_erf_mul_0",
+     "nodes": ["mul", "erf", "add"], "us": 6.0, "calls": 1.0, "grid": [256, 1, 1],
+     "block": [128, 1, 1], "cuda_graph": false},
+    {"name": "sm90_gemm", "group": "extern_kernels.addmm", "nodes": ["addmm"], "us": 33.6,
+     "calls": 1.0, "grid": [8, 4, 1], "block": [384, 1, 1], "cuda_graph": false},
+    {"name": "copy_kernel", "group": "", "nodes": [], "us": 1.8, "calls": 1.0,
+     "grid": [1, 1, 1], "block": [32, 1, 1], "cuda_graph": true}]}
+ ]})";
+
+}  // namespace
+
+TEST_CASE("A run's JSON gives each mode's totals and kernels", "[report][run]") {
+  const auto run = parse_run_result(kRun, "run.json");
+  REQUIRE(run.ok());
+  CHECK(run->backend == "pytorch");
+  CHECK(run->device == "NVIDIA H200");
+  CHECK(run->unit == "0/0");
+  REQUIRE(run->modes.size() == 2);
+  const report::RunMode* fused = run->find_mode("default");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->total_us == Approx(201.9));
+  CHECK(fused->launches == Approx(4.0));
+  CHECK(fused->repeats == 20);
+  REQUIRE(fused->kernels.size() == 3);
+  CHECK(fused->kernels[0].nodes == std::vector<std::string>{"mul", "erf", "add"});
+  CHECK(fused->kernels[1].block == std::array<int, 3>{384, 1, 1});
+  CHECK(fused->kernels[2].cuda_graph);
+  CHECK(fused->kernels[2].group.empty());
+  CHECK(run->find_mode("max-autotune") == nullptr);
+}
+
+TEST_CASE("Per-node time shares a kernel between its nodes and skips unattributed kernels",
+          "[report][run]") {
+  const auto run = parse_run_result(kRun, "run.json");
+  REQUIRE(run.ok());
+  const auto per_node = run->find_mode("default")->time_per_node();
+  CHECK(per_node.size() == 4);
+  CHECK(per_node.at("erf") == Approx(2.0));
+  CHECK(per_node.at("addmm") == Approx(33.6));
+  double sum = 0;
+  for (const auto& [name, us] : per_node) sum += us;
+  // The 1.8 us copy belongs to no node, so it is left out rather than spread.
+  CHECK(sum == Approx(6.0 + 33.6));
+}
+
+TEST_CASE("Bad run JSON is one error naming the file and the field", "[report][run]") {
+  auto error_of = [](const std::string& text) {
+    const auto run = parse_run_result(text, "run.json");
+    REQUIRE_FALSE(run.ok());
+    return run.error().message;
+  };
+  CHECK(error_of("no GPU found") == "run.json: not JSON (expected `fxscope-cli run --json`)");
+  CHECK(error_of("[1, 2]") == "run.json: expected a JSON object with \"modes\"");
+  CHECK(error_of(R"({"device": "x"})") == "run.json: \"modes\" should be an array");
+  CHECK(error_of(R"({"modes": [{"mode": "eager", "kernels": []}]})") ==
+        "run.json: modes[0]: \"total_us\" should be a number");
+  CHECK(error_of(R"({"modes": [{"mode": "eager", "total_us": "12", "kernels": []}]})") ==
+        "run.json: modes[0]: \"total_us\" should be a number");
+  CHECK(error_of(R"({"modes": [{"mode": "eager", "total_us": 1,
+                    "kernels": [{"name": "k", "us": 1, "grid": [1, 2]}]}]})") ==
+        "run.json: modes[0].kernels[0]: \"grid\" should be [x, y, z]");
+  CHECK(error_of(R"({"modes": [{"mode": "eager", "total_us": 1,
+                    "kernels": [{"name": "k", "us": 1, "nodes": [3]}]}]})") ==
+        "run.json: modes[0].kernels[0]: \"nodes\" should be an array of strings");
+  // A run cut off mid-way (the child killed) is not JSON either.
+  const std::string text = kRun;
+  CHECK(error_of(text.substr(0, text.size() / 2)).starts_with("run.json: not JSON"));
+}
+
+TEST_CASE("A missing run file is an error naming its path", "[report][run]") {
+  const auto run = report::read_run_result(data("runs/no_such_run.json"));
+  REQUIRE_FALSE(run.ok());
+  CHECK(run.error().message == data("runs/no_such_run.json") + ": cannot read the run JSON");
+}
+
+// The real outputs of `fxscope-cli run --mode all --json` recorded on the H200 (tests/data/runs).
+TEST_CASE("The H200 run of residual_mlp reads back with every mode and kernel", "[report][run]") {
+  const auto run = report::read_run_result(data("runs/residual_mlp_pytorch_h200.json"));
+  REQUIRE(run.ok());
+  CHECK(run->backend == "pytorch");
+  CHECK(run->device == "NVIDIA H200");
+  CHECK(run->unit == "0/0");
+  REQUIRE(run->modes.size() == 4);
+  CHECK(run->modes[0].mode == "eager");
+  CHECK(run->modes[3].mode == "max-autotune");
+  const report::RunMode* fused = run->find_mode("default");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->launches == Approx(4));
+  REQUIRE(fused->kernels.size() == 4);
+  // Every kernel was attributed, so the per-node times add up to the CUPTI kernel time.
+  double per_node = 0;
+  for (const auto& [node, us] : fused->time_per_node()) per_node += us;
+  CHECK(per_node == Approx(fused->kernel_us).epsilon(1e-6));
+  const report::RunKernel& gelu = fused->kernels[3];
+  CHECK(gelu.name == "triton_poi_fused_add_addmm_erf_mul_0");
+  CHECK(gelu.nodes.size() == 8);
+  CHECK(gelu.grid == std::array<int, 3>{256, 1, 1});
+  CHECK(run->find_mode("reduce-overhead")->cuda_graph_launches == Approx(4));
+  CHECK(run->find_mode("reduce-overhead")->kernels[0].cuda_graph);
+}
+
+TEST_CASE("The other recorded runs read back", "[report][run]") {
+  const auto chain = report::read_run_result(data("runs/pointwise_chain_pytorch_h200.json"));
+  REQUIRE(chain.ok());
+  CHECK(chain->find_mode("eager")->kernels.size() == 21);
+  CHECK(chain->find_mode("default")->kernels.size() == 3);
+  const auto breaks = report::read_run_result(data("runs/graph_breaks_pytorch_h200.json"));
+  REQUIRE(breaks.ok());
+  // max-autotune replaced cuBLAS by a Triton template there.
+  CHECK(breaks->find_mode("max-autotune")->kernels[0].name == "triton_tem_fused_addmm_permute_0");
+  // A Chrome trace is JSON too, but not a run: the error says what was expected.
+  const auto trace = report::read_run_result(data("runs/pointwise_chain_pytorch_h200.trace.json"));
+  REQUIRE_FALSE(trace.ok());
+  CHECK(trace.error().message.ends_with(": \"modes\" should be an array"));
+}
+
+}  // namespace fxscope::test
