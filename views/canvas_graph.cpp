@@ -56,13 +56,15 @@ std::string shape_of(const graph::Node& node) {
 // The groups of PLAN on GRAPH: on the ATen graph its own nodes, on the Dynamo graph the nodes
 // each ATen node came from (a Dynamo node in several groups stays in the first).
 void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost::ModeCost& cost,
+                   const graph::Graph& post_grad,
                    const std::vector<std::vector<graph::NodeId>>* to_dynamo) {
   out.group_of.assign(out.graph.size(), -1);
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     CanvasGroup shown{
-        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}};
+        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {}};
     for (graph::NodeId id : group.nodes) {
+      if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
       if (to_dynamo == nullptr) {
         if (id < out.group_of.size() && out.group_of[id] < 0) shown.nodes.push_back(id);
       } else if (id < to_dynamo->size()) {
@@ -116,6 +118,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   }
   const trace::CompileUnit& unit = units[request.unit];
   out->compile_id = unit.id.without_attempt().str();
+  out->cuts = unit_cuts(log.summary, request.unit);
 
   const auto start = std::chrono::steady_clock::now();
   const cost::DeviceSpec device = cost::find_device("H200").value_or(cost::known_devices().front());
@@ -139,7 +142,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   if (request.level == GraphLevel::kAten) {
     out->where = fusion.where;
     out->graph = fusion.post_grad;
-    assign_groups(*out, plan, cost, nullptr);
+    assign_groups(*out, plan, cost, fusion.post_grad, nullptr);
   } else {
     const trace::Artifact* dynamo = unit.dynamo_graph();
     if (dynamo == nullptr) {
@@ -158,7 +161,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
     }
     const auto to_dynamo =
         fusion::map_to_dynamo(fusion.post_grad, out->graph, provenance ? &*provenance : nullptr);
-    assign_groups(*out, plan, cost, &to_dynamo);
+    assign_groups(*out, plan, cost, fusion.post_grad, &to_dynamo);
   }
   if (out->graph.empty()) {
     out->problem = "the graph of " + out->compile_id + " is empty";

@@ -11,6 +11,7 @@
 #include "fxscope/graph/graph.h"
 #include "graph_layout.h"
 #include "loaded_log.h"
+#include "unit_cuts.h"
 
 namespace fxscope::views {
 
@@ -32,6 +33,9 @@ struct CanvasGroup {
   fusion::GroupKind kind = fusion::GroupKind::pointwise;
   double predicted_us = 0;
   std::vector<graph::NodeId> nodes;  // members on the shown graph; only groups with members
+  // The post-grad node names the kernel runs, whatever the level shown: what a GPU run's
+  // kernels name, so measured time finds its group on the Dynamo graph too.
+  std::vector<std::string> aten_nodes;
 };
 
 struct CanvasGraph {
@@ -45,6 +49,7 @@ struct CanvasGraph {
   std::vector<std::string> shape_text;  // per node: "f32[8, 64]"
   std::vector<GraphLayoutInput::Edge> edges;
   GraphLayoutResult layout;        // clusters parallel to groups
+  std::vector<UnitCut> cuts;       // graph breaks to the neighbouring units
   std::string problem;             // why there is nothing to draw, when there is not
   std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
   double plan_ms = 0;

@@ -12,15 +12,20 @@ class ClusterItem : public QGraphicsItem {
  public:
   ClusterItem(const QRectF& box, const QString& title, QColor fill);
 
+  // HATCHED marks a time the cost model predicted where the overlay shows measured ones.
+  void set_fill(QColor fill, bool hatched);
+  void set_title(const QString& title);
   QRectF boundingRect() const override { return bounds_; }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   QRectF bounds_;
+  QString title_text_;
   QStaticText title_;
   QColor fill_;
   QColor border_;
   QColor text_;
+  bool hatched_ = false;
 };
 
 }  // namespace fxscope::views

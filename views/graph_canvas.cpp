@@ -1,12 +1,16 @@
 #include "graph_canvas.h"
 
 #include <QMouseEvent>
+#include <QPaintEvent>
+#include <QPainter>
 #include <QResizeEvent>
+#include <QTimer>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
 #include "graph_scene.h"
+#include "heat_legend.h"
 #include "node_item.h"
 
 namespace fxscope::views {
@@ -19,6 +23,7 @@ constexpr double kMaxFitZoom = 1.25;
 constexpr double kMinStartZoom = 0.3;
 // One wheel notch (120 units) zooms by 1.2; touchpads send smaller steps, hence the exponent.
 constexpr double kZoomPerUnit = 1.0015;
+constexpr int kLegendMargin = 8;
 
 }  // namespace
 
@@ -34,7 +39,16 @@ GraphCanvas::GraphCanvas(GraphScene* scene, QWidget* parent)
   // Items never draw outside their bounding rects and restore the painter themselves.
   setOptimizationFlags(QGraphicsView::DontSavePainterState |
                        QGraphicsView::DontAdjustForAntialiasing);
+  // A child of the view, not of its viewport: the viewport's children move when it scrolls.
+  legend_ = new HeatLegend(this);
+  legend_->hide();
+  connect(scene_, &GraphScene::content_changed, this, [this] {
+    overview_.invalidate();
+    // Once the new graph is on screen, while the user looks at it rather than mid-zoom.
+    QTimer::singleShot(0, this, [this] { overview_.prepare(*scene_); });
+  });
   connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+    if (overview_.has_selection()) overview_.invalidate();
     if (const auto id = scene_->selected_node()) emit node_selected(*id);
   });
 }
@@ -52,9 +66,37 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event) {
   QGraphicsView::mousePressEvent(event);
 }
 
+void GraphCanvas::place_legend() {
+  const QRect area = viewport()->geometry();
+  legend_->move(area.left() + kLegendMargin, area.bottom() - legend_->height() - kLegendMargin);
+  legend_->raise();
+}
+
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  place_legend();
   if (auto_fit_) fit_to_view();
+}
+
+// Zoomed out on a big graph, the frame is the overview picture plus the selection on top; the
+// selection is drawn live, so selecting never redraws the picture.
+void GraphCanvas::paintEvent(QPaintEvent* event) {
+  drew_overview_ = overview_.covers(zoom(), *scene_);
+  if (!drew_overview_) {
+    QGraphicsView::paintEvent(event);
+    return;
+  }
+  QPainter painter(viewport());
+  painter.fillRect(event->rect(), scene_->backgroundBrush());
+  painter.setTransform(viewportTransform());
+  overview_.paint(painter);
+  static const QColor selected(220, 90, 0);
+  for (const QGraphicsItem* item : scene_->selectedItems()) {
+    const QRectF box = item->sceneBoundingRect();
+    // At least 4 pixels, so a selected node is visible however far out the view is.
+    const double grow = std::max(0.0, 2.0 / zoom() - box.width() / 2);
+    painter.fillRect(box.adjusted(-grow, -grow, grow, grow), selected);
+  }
 }
 
 void GraphCanvas::zoom_by(double factor) {

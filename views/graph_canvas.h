@@ -5,11 +5,14 @@
 #include <QGraphicsView>
 #include <optional>
 
+#include "canvas_overview.h"
+
 #include "fxscope/graph/node.h"
 
 namespace fxscope::views {
 
 class GraphScene;
+class HeatLegend;
 
 class GraphCanvas : public QGraphicsView {
   Q_OBJECT
@@ -24,6 +27,12 @@ class GraphCanvas : public QGraphicsView {
   // Selects ID, zooms in far enough to read it and centres it unless it is in view already.
   void focus_node(graph::NodeId id);
   double zoom() const { return transform().m11(); }
+  // Over the bottom-left corner, outside the scrolled viewport so it stays put; hidden until
+  // the heat overlay is on.
+  HeatLegend& legend() const { return *legend_; }
+  void place_legend();
+  // Whether the last frame was drawn from the overview picture (for the benchmark and tests).
+  bool drew_overview() const { return drew_overview_; }
 
  signals:
   void node_selected(std::size_t id);
@@ -32,13 +41,17 @@ class GraphCanvas : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   void zoom_by(double factor);
 
   GraphScene* scene_;
+  HeatLegend* legend_ = nullptr;
+  CanvasOverview overview_;
   // A new graph fits the view until the user zooms or pans; resizes keep it fitted till then.
   bool auto_fit_ = true;
+  bool drew_overview_ = false;
 };
 
 }  // namespace fxscope::views

@@ -17,7 +17,9 @@
 #include "compile_units_model.h"
 #include "graph_canvas.h"
 #include "graph_scene.h"
+#include "heat_legend.h"
 #include "node_details.h"
+#include "node_item.h"
 
 namespace fxscope::views {
 
@@ -72,12 +74,18 @@ void GraphPanel::build_toolbar() {
                    int(mode));
   }
   mode_->setCurrentIndex(mode_->findData(int(fusion::Mode::default_mode)));
+  colour_ = new QComboBox(bar);
+  colour_->setObjectName(QStringLiteral("graph_colour"));
+  colour_->addItem(tr("by group"), false);
+  colour_->addItem(tr("by time"), true);
   bar->addWidget(new QLabel(tr(" Level "), bar));
   bar->addWidget(level_);
   bar->addWidget(new QLabel(tr(" Groups "), bar));
   bar->addWidget(groups_);
   bar->addWidget(new QLabel(tr(" Mode "), bar));
   bar->addWidget(mode_);
+  bar->addWidget(new QLabel(tr(" Colour "), bar));
+  bar->addWidget(colour_);
   bar->addSeparator();
   bar->addAction(tr("Fit"), canvas_, &GraphCanvas::fit_to_view);
   search_ = new QLineEdit(bar);
@@ -100,6 +108,7 @@ void GraphPanel::build_toolbar() {
   for (QComboBox* box : {level_, groups_, mode_}) {
     connect(box, &QComboBox::currentIndexChanged, this, &GraphPanel::request);
   }
+  connect(colour_, &QComboBox::currentIndexChanged, this, &GraphPanel::update_heat);
 }
 
 void GraphPanel::set_log(LoadedLogPtr log) {
@@ -108,9 +117,11 @@ void GraphPanel::set_log(LoadedLogPtr log) {
   frame_.reset();
   ++generation_;  // a graph of the previous log is no longer wanted
   pending_ = false;
+  run_.reset();  // a run names units by id, which another log reuses for other code
   scene_->show_graph(nullptr);
   inspector_->clear();
   update_banner();
+  update_heat();
 }
 
 void GraphPanel::show_row(const QModelIndex& index) {
@@ -178,6 +189,7 @@ void GraphPanel::request() {
 void GraphPanel::on_built(CanvasGraphPtr graph) {
   scene_->show_graph(graph);
   inspector_->clear();
+  update_heat();
   canvas_->show_start();
   QString message;
   if (!graph->problem.empty()) {
@@ -205,7 +217,7 @@ void GraphPanel::on_node_selected(std::size_t id) {
   const CanvasGraphPtr& graph = scene_->graph();
   if (!graph) return;
   inspector_->setPlainText(
-      QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id))));
+      QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id), &heat_)));
   emit node_selected(id);
 }
 
@@ -216,12 +228,80 @@ bool GraphPanel::search(const QString& text) {
   return true;
 }
 
+int GraphPanel::highlight_nodes(const QStringList& names, const QString& reason) {
+  const CanvasGraphPtr& graph = scene_->graph();
+  if (!graph) return 0;
+  std::vector<graph::NodeId> ids;
+  for (const QString& name : names) {
+    if (const auto id = graph->graph.find(name.toStdString())) ids.push_back(*id);
+  }
+  highlight_node_ids(ids, reason);
+  return int(ids.size());
+}
+
+void GraphPanel::highlight_node_ids(const std::vector<graph::NodeId>& ids, const QString& reason) {
+  const auto items = scene_->select_nodes(ids);
+  if (items.empty()) {
+    emit status(tr("%1: no such node on this graph").arg(reason));
+    return;
+  }
+  QRectF area;
+  for (const auto* item : items) area |= item->sceneBoundingRect();
+  canvas_->ensureVisible(area, 40, 40);
+  if (!canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect().intersects(area)) {
+    canvas_->centerOn(area.center());
+  }
+  emit status(reason);
+}
+
+void GraphPanel::set_run(RunResultPtr run) {
+  run_ = std::move(run);
+  if (run_) colour_->setCurrentIndex(colour_->findData(true));  // a new run is what to see
+  update_heat();
+}
+
+void GraphPanel::set_heat_shown(bool shown) {
+  colour_->setCurrentIndex(colour_->findData(shown));
+}
+
+bool GraphPanel::heat_shown() const {
+  return colour_->currentData().toBool();
+}
+
+fusion::Mode GraphPanel::mode() const {
+  return fusion::Mode(mode_->currentData().toInt());
+}
+
+// Timings are cheap to recompute (one pass over the groups' nodes), so every change simply
+// rebuilds them; only the recolouring touches items.
+void GraphPanel::update_heat() {
+  const CanvasGraphPtr& graph = scene_->graph();
+  heat_ = graph ? build_heat_overlay(*graph, run_.get()) : HeatOverlay{};
+  const bool shown = graph && heat_shown() && !heat_.groups.empty();
+  scene_->set_heat(shown ? &heat_ : nullptr);
+  if (shown) {
+    QString source = QString::fromStdString(heat_.source());
+    if (!heat_.mismatch.empty()) source += QStringLiteral(" (%1)").arg(heat_.mismatch.c_str());
+    canvas_->legend().set_scale(
+        heat_.max_us, source, heat_.mode != nullptr && heat_.measured_groups < heat_.groups.size());
+    canvas_->place_legend();
+  }
+  canvas_->legend().setVisible(shown);
+  if (const auto selected = scene_->selected_node()) on_node_selected(*selected);
+  emit overlay_changed();
+}
+
 const CanvasGraphPtr& GraphPanel::shown() const {
   return scene_->graph();
 }
 
 QString GraphPanel::banner_text() const {
   return banner_->text();
+}
+
+QWidget* GraphPanel::take_inspector() {
+  inspector_->setParent(nullptr);
+  return inspector_;
 }
 
 QString GraphPanel::inspector_text() const {

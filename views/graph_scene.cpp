@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "cluster_item.h"
+#include "cut_item.h"
 #include "edge_item.h"
+#include "heat_overlay.h"
 #include "node_item.h"
 
 namespace fxscope::views {
@@ -15,6 +17,10 @@ constexpr double kEdgeZ = -1;
 
 QString text_of(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+QColor node_fill(QColor group_fill) {
+  return group_fill.darker(108);
 }
 
 }  // namespace
@@ -32,15 +38,25 @@ QColor GraphScene::group_color(const CanvasGroup& group, std::size_t index) {
 void GraphScene::show_graph(CanvasGraphPtr graph) {
   clear();
   nodes_.clear();
+  clusters_.clear();
+  heat_shown_ = false;
   graph_ = std::move(graph);
   if (!graph_ || graph_->layout.nodes.size() != graph_->graph.size()) {
     setSceneRect(QRectF());
+    emit content_changed();
     return;
   }
   add_clusters();
   add_edges();
   add_nodes();
-  setSceneRect(graph_->layout.bounds.adjusted(-40, -40, 40, 40));
+  QRectF area = graph_->layout.bounds;
+  for (const UnitCut& cut : graph_->cuts) {
+    auto* item = new CutItem(cut, graph_->layout.bounds);
+    addItem(item);
+    area |= item->sceneBoundingRect();
+  }
+  setSceneRect(area.adjusted(-40, -40, 40, 40));
+  emit content_changed();
 }
 
 void GraphScene::add_clusters() {
@@ -53,6 +69,7 @@ void GraphScene::add_clusters() {
                          .arg(text_of(group.name), text_of(std::string(to_string(group.kind))))
                          .arg(group.predicted_us, 0, 'f', 1));
     addItem(item);
+    clusters_.push_back(item);
   }
 }
 
@@ -76,7 +93,7 @@ void GraphScene::add_nodes() {
     const int group = graph_->group_of[id];
     const QColor fill =
         group < 0 ? QColor(255, 255, 255)
-                  : group_color(graph_->groups[std::size_t(group)], std::size_t(group)).darker(108);
+                  : node_fill(group_color(graph_->groups[std::size_t(group)], std::size_t(group)));
     auto* item = new NodeItem(id, graph_->layout.nodes[id], text_of(graph_->op_text[id]),
                               text_of(graph_->shape_text[id]), fill);
     addItem(item);
@@ -104,6 +121,53 @@ NodeItem* GraphScene::select_node(graph::NodeId id) {
   clearSelection();
   nodes_[id]->setSelected(true);
   return nodes_[id];
+}
+
+std::vector<NodeItem*> GraphScene::select_nodes(const std::vector<graph::NodeId>& ids) {
+  clearSelection();
+  std::vector<NodeItem*> found;
+  for (graph::NodeId id : ids) {
+    if (id >= nodes_.size()) continue;
+    nodes_[id]->setSelected(true);
+    found.push_back(nodes_[id]);
+  }
+  return found;
+}
+
+void GraphScene::set_heat(const HeatOverlay* heat) {
+  if (!graph_ || (heat != nullptr && heat->groups.size() != graph_->groups.size())) return;
+  heat_shown_ = heat != nullptr;
+  for (std::size_t g = 0; g < clusters_.size(); ++g) {
+    const CanvasGroup& group = graph_->groups[g];
+    QColor fill = group_color(group, g);
+    bool hatched = false;
+    if (heat != nullptr) {
+      const GroupHeat& h = heat->groups[g];
+      fill = heat_color(heat->max_us > 0 ? h.us / heat->max_us : 0.0);
+      // Hatching marks a prediction only where other groups were measured.
+      hatched = !h.measured && heat->mode != nullptr;
+    }
+    clusters_[g]->set_fill(fill, hatched);
+    // The title says which time the colour is.
+    clusters_[g]->set_title(heat == nullptr
+                                ? text_of(cluster_label(group))
+                                : QStringLiteral("%1  %2 us %3")
+                                      .arg(text_of(group.name))
+                                      .arg(heat->groups[g].us, 0, 'f', 1)
+                                      .arg(heat->groups[g].measured ? QStringLiteral("measured")
+                                                                    : QStringLiteral("predicted")));
+    for (graph::NodeId id : group.nodes) {
+      // Under heat, nodes are a paler tint of their group, so their text stays readable on
+      // the hot end of the scale.
+      if (id < nodes_.size()) {
+        nodes_[id]->set_fill(heat != nullptr ? QColor::fromRgbF(0.55f * fill.redF() + 0.45f,
+                                                                0.55f * fill.greenF() + 0.45f,
+                                                                0.55f * fill.blueF() + 0.45f)
+                                             : node_fill(fill));
+      }
+    }
+  }
+  emit content_changed();
 }
 
 std::optional<graph::NodeId> GraphScene::selected_node() const {

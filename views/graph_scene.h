@@ -10,6 +10,8 @@
 
 namespace fxscope::views {
 
+class ClusterItem;
+struct HeatOverlay;
 class NodeItem;
 
 class GraphScene : public QGraphicsScene {
@@ -26,6 +28,8 @@ class GraphScene : public QGraphicsScene {
   std::optional<graph::NodeId> find(const QString& text, std::optional<graph::NodeId> after) const;
   // Selects ID alone and returns its item; null when there is no such node.
   NodeItem* select_node(graph::NodeId id);
+  // Selects IDS together (a kernel's nodes); returns the items found, in IDS order.
+  std::vector<NodeItem*> select_nodes(const std::vector<graph::NodeId>& ids);
   std::optional<graph::NodeId> selected_node() const;
   // Where a reader starts: the centre of the top-most node (the graph's first inputs); the
   // scene's centre when it has no node.
@@ -34,6 +38,15 @@ class GraphScene : public QGraphicsScene {
   // One fill per group, spread around the hue circle; extern kernels are grey.
   static QColor group_color(const CanvasGroup& group, std::size_t index);
 
+  // Colours groups and their nodes by HEAT's time (hatched where predicted), or, with null, by
+  // group again. HEAT must be of the shown graph.
+  void set_heat(const HeatOverlay* heat);
+  bool heat_shown() const { return heat_shown_; }
+
+ signals:
+  // The items or their colours changed (not the selection): pictures of the scene are stale.
+  void content_changed();
+
  private:
   void add_clusters();
   void add_edges();
@@ -41,6 +54,8 @@ class GraphScene : public QGraphicsScene {
 
   CanvasGraphPtr graph_;
   std::vector<NodeItem*> nodes_;
+  std::vector<ClusterItem*> clusters_;  // parallel to graph_->groups
+  bool heat_shown_ = false;
 };
 
 }  // namespace fxscope::views

@@ -19,7 +19,7 @@ std::string microseconds(double us) {
 
 }  // namespace
 
-std::string node_details(const CanvasGraph& g, graph::NodeId id) {
+std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverlay* heat) {
   if (id >= g.graph.size()) return {};
   const graph::Node& node = g.graph.node(id);
   std::string text = node.name + "\n";
@@ -49,6 +49,21 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id) {
             std::to_string(kernel.nodes.size()) + " nodes)\n";
     text += "  predicted " + microseconds(kernel.predicted_us) + " us for the whole kernel (" +
             std::string(fusion::to_string(g.request.mode)) + ")\n";
+    if (heat != nullptr && std::size_t(group) < heat->groups.size()) {
+      const GroupHeat& h = heat->groups[std::size_t(group)];
+      if (h.measured) {
+        text += "  measured " + microseconds(h.us) + " us on " + heat->device + " (" +
+                std::to_string(h.kernels.size()) + " kernel" + (h.kernels.size() == 1 ? "" : "s") +
+                ")\n";
+        const auto own = heat->per_node.find(node.name);
+        if (g.request.level == GraphLevel::kAten && own != heat->per_node.end()) {
+          text +=
+              "           of which this node's even share " + microseconds(own->second) + " us\n";
+        }
+      } else if (heat->mode != nullptr) {
+        text += "  measured nothing: the run names none of its nodes\n";
+      }
+    }
   } else {
     text += "  kernel   none (no launch of its own: a view, an input or the output)\n";
   }

@@ -62,6 +62,12 @@ NodeItem::NodeItem(graph::NodeId id, const QRectF& box, const QString& op, const
   shape_.prepare(QTransform(), node_font());
 }
 
+void NodeItem::set_fill(QColor fill) {
+  if (fill == fill_) return;
+  fill_ = fill;
+  update();
+}
+
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
   const bool selected = isSelected();

@@ -17,6 +17,8 @@ class NodeItem : public QGraphicsItem {
            QColor fill);
 
   graph::NodeId id() const { return id_; }
+  // The overlays recolour nodes in place: rebuilding the items of a 5,000-node graph is slower.
+  void set_fill(QColor fill);
   QRectF boundingRect() const override { return bounds_; }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 

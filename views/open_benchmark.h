@@ -1,7 +1,8 @@
 #pragma once
 // `fxscope PATH --benchmark-open`: times the window from process start to the first complete
 // paint of the first compile unit's graph, then scripts zooms and pans on the canvas, repainting
-// each frame synchronously, and prints the frame times. Offscreen.
+// each frame synchronously, and prints the frame times at reading zoom and in the fully fitted
+// view. Offscreen.
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -28,6 +29,7 @@ class OpenBenchmark : public QObject {
  private:
   void measure_open();
   std::vector<double> run_frames();
+  void report(const QString& what, std::vector<double> times);
   void fail(const QString& message);
 
   QPointer<MainWindow> window_;

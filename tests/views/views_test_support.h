@@ -4,6 +4,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QStandardPaths>
 #include <QStringList>
 #include <QtGlobal>
 #include <string>
@@ -21,7 +22,12 @@ inline QApplication& qt_app() {
   static int argc = 1;
   static char name[] = "test_views";
   static char* argv[] = {name, nullptr};
-  static auto* app = new QApplication(argc, argv);
+  static auto* app = [] {
+    // The window keeps recent files and GPU run settings in QSettings: in Qt's test mode they go
+    // to a scratch location, not the user's own configuration.
+    QStandardPaths::setTestModeEnabled(true);
+    return new QApplication(argc, argv);
+  }();
   return *app;
 }
 

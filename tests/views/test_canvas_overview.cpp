@@ -1,0 +1,61 @@
+// The fitted view of a big graph draws one overview picture instead of every item; near views
+// and small graphs draw their items.
+#include <QSignalSpy>
+
+#include "graph_canvas.h"
+#include "graph_panel.h"
+#include "graph_scene.h"
+#include "main_window.h"
+#include "views_test_support.h"
+
+namespace fxscope::test {
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+
+void open_first_unit(views::MainWindow& window, const std::string& name) {
+  QSignalSpy loaded(&window, &views::MainWindow::log_loaded);
+  window.open_path(QString::fromStdString(sample(name)));
+  REQUIRE(loaded.wait(kTimeoutMs));
+  QSignalSpy shown(&window.graph_panel(), &views::GraphPanel::graph_shown);
+  REQUIRE(window.select_first_unit());
+  REQUIRE(shown.wait(kTimeoutMs));
+}
+
+}  // namespace
+
+TEST_CASE("The fitted LLaMA graph is drawn from the overview picture", "[views][overview]") {
+  qt_app();
+  views::MainWindow window;
+  window.show();
+  open_first_unit(window, "llama_48layer");
+  views::GraphCanvas& canvas = window.graph_panel().canvas();
+  REQUIRE(window.graph_panel().shown()->graph.size() > 4000);
+  // It opens at reading zoom: items, with their text.
+  canvas.viewport()->repaint();
+  CHECK_FALSE(canvas.drew_overview());
+  canvas.fit_to_view();
+  canvas.viewport()->repaint();
+  CHECK(canvas.drew_overview());
+  // A selection is drawn over the picture, and the heat overlay makes a new picture.
+  REQUIRE(window.graph_panel().search(QStringLiteral("mm")));
+  canvas.fit_to_view();
+  canvas.viewport()->repaint();
+  CHECK(canvas.drew_overview());
+  window.graph_panel().set_heat_shown(true);
+  canvas.viewport()->repaint();
+  CHECK(canvas.drew_overview());
+}
+
+TEST_CASE("A small graph always draws its items", "[views][overview]") {
+  qt_app();
+  views::MainWindow window;
+  window.show();
+  open_first_unit(window, "residual_mlp");
+  views::GraphCanvas& canvas = window.graph_panel().canvas();
+  canvas.fit_to_view();
+  canvas.viewport()->repaint();
+  CHECK_FALSE(canvas.drew_overview());
+}
+
+}  // namespace fxscope::test

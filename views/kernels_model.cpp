@@ -1,0 +1,147 @@
+#include "kernels_model.h"
+
+#include <utility>
+
+namespace fxscope::views {
+namespace {
+
+QString dim3(const std::array<int, 3>& d) {
+  if (d == std::array<int, 3>{}) return {};
+  return QStringLiteral("%1×%2×%3").arg(d[0]).arg(d[1]).arg(d[2]);
+}
+
+QVariant micros(const std::optional<double>& us) {
+  return us ? QVariant(QString::number(*us, 'f', 2)) : QVariant();
+}
+
+}  // namespace
+
+std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& heat) {
+  std::vector<KernelRow> rows;
+  const report::RunMode* mode = heat.mode;
+  for (std::size_t g = 0; g < graph.groups.size() && g < heat.groups.size(); ++g) {
+    const CanvasGroup& group = graph.groups[g];
+    const GroupHeat& h = heat.groups[g];
+    KernelRow row;
+    row.group = QString::fromStdString(group.name);
+    row.nodes = int(group.nodes.size());
+    row.predicted_us = group.predicted_us;
+    row.canvas_nodes = group.nodes;
+    QStringList names;
+    const report::RunKernel* longest = nullptr;
+    for (std::size_t k : h.kernels) {
+      const report::RunKernel& kernel = mode->kernels[k];
+      names << QString::fromStdString(kernel.name);
+      if (longest == nullptr || kernel.us > longest->us) longest = &kernel;
+    }
+    row.kernel = names.isEmpty() ? row.group : names.join(QStringLiteral(", "));
+    if (h.measured) row.measured_us = h.us;
+    if (longest != nullptr) {
+      row.grid = dim3(longest->grid);
+      row.block = dim3(longest->block);
+    }
+    rows.push_back(std::move(row));
+  }
+  for (std::size_t k : heat.stray_kernels) {
+    const report::RunKernel& kernel = mode->kernels[k];
+    KernelRow row;
+    row.kernel = QString::fromStdString(kernel.name);
+    row.group =
+        kernel.group.empty() ? QObject::tr("(on no node)") : QString::fromStdString(kernel.group);
+    row.nodes = int(kernel.nodes.size());
+    row.measured_us = kernel.us;
+    row.grid = dim3(kernel.grid);
+    row.block = dim3(kernel.block);
+    for (const std::string& name : kernel.nodes) {
+      if (const auto id = graph.graph.find(name)) row.canvas_nodes.push_back(*id);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+KernelsModel::KernelsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void KernelsModel::set_rows(std::vector<KernelRow> rows) {
+  beginResetModel();
+  rows_ = std::move(rows);
+  endResetModel();
+}
+
+const KernelRow* KernelsModel::row_at(int row) const {
+  return row >= 0 && std::size_t(row) < rows_.size() ? &rows_[std::size_t(row)] : nullptr;
+}
+
+int KernelsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int KernelsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant KernelsModel::data(const QModelIndex& index, int role) const {
+  const KernelRow* row = index.isValid() ? row_at(index.row()) : nullptr;
+  if (row == nullptr) return {};
+  if (role == kSortRole) {
+    switch (index.column()) {
+      case kNodes:
+        return row->nodes;
+      case kMeasured:
+        return row->measured_us.value_or(-1.0);
+      case kPredicted:
+        return row->predicted_us.value_or(-1.0);
+      default:
+        return data(index, Qt::DisplayRole);
+    }
+  }
+  if (role == Qt::TextAlignmentRole) {
+    const bool number =
+        index.column() == kNodes || index.column() == kMeasured || index.column() == kPredicted;
+    return QVariant::fromValue(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
+  }
+  if (role == Qt::ToolTipRole && index.column() == kKernel) return row->kernel;
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kKernel:
+      return row->kernel;
+    case kGroup:
+      return row->group;
+    case kNodes:
+      return row->nodes;
+    case kMeasured:
+      return micros(row->measured_us);
+    case kPredicted:
+      return micros(row->predicted_us);
+    case kGrid:
+      return row->grid;
+    case kBlock:
+      return row->block;
+    default:
+      return {};
+  }
+}
+
+QVariant KernelsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case kKernel:
+      return tr("Kernel");
+    case kGroup:
+      return tr("Group");
+    case kNodes:
+      return tr("Nodes");
+    case kMeasured:
+      return tr("Measured µs");
+    case kPredicted:
+      return tr("Predicted µs");
+    case kGrid:
+      return tr("Grid");
+    case kBlock:
+      return tr("Block");
+    default:
+      return {};
+  }
+}
+
+}  // namespace fxscope::views
