@@ -1,0 +1,46 @@
+#pragma once
+// Annotated Graphviz DOT: one cluster per fusion group (kernel name, kind, predicted time), nodes
+// labelled with name, op and shape, and the unit's graph breaks and guards in the graph's label.
+
+#include <string>
+#include <vector>
+
+#include "fxscope/graph/document.h"
+#include "fxscope/graph/graph.h"
+
+namespace fxscope::exporting {
+
+// One kernel group drawn as a cluster.
+struct DotGroup {
+  std::string name;  // "triton_poi_fused_add_0"
+  std::string kind;  // fusion::to_string(GroupKind): "pointwise", "extern" ...
+  double predicted_us = 0;
+};
+
+// One graph to draw: the nodes' groups (-1: none) and the lines of its title.
+struct DotGraph {
+  std::string title;               // "[0/0] post_grad, mode default"
+  std::vector<std::string> notes;  // graph breaks, recompiles, totals
+  const graph::Graph* graph = nullptr;
+  std::vector<int> group_of;  // per node; may be shorter than the graph (no group)
+  std::vector<DotGroup> groups;
+};
+
+// One digraph; several graphs (forward and backward) become one cluster each.
+std::string write_dot(const std::vector<DotGraph>& graphs, const std::string& title = {});
+
+// The graphs of DOC worth drawing (its post-grad graphs, else all), with the groups that its
+// "kernel" / "kernel_kind" / "fusion_group" / "predicted_us" annotations give. Points into DOC.
+std::vector<DotGraph> dot_graphs(const graph::Document& doc);
+
+// One graph of a document with the groups its annotations give. Points into ENTRY.
+DotGraph document_graph(const graph::DocumentGraph& entry);
+
+// The DOT of DOC's graphs with their groups (write_dot of dot_graphs).
+std::string document_dot(const graph::Document& doc);
+
+// "name\nop\nshape" text of a node, as the DOT label and the app's canvas show it.
+std::string node_op_text(const graph::Node& node);
+std::string node_shape_text(const graph::Node& node);
+
+}  // namespace fxscope::exporting
