@@ -16,17 +16,26 @@
 #include <utility>
 
 #include "compile_units_model.h"
+#include "document_canvas.h"
+#include "document_window.h"
+#include "export_actions.h"
+#include "gpu_run_controller.h"
 #include "graph_breaks_model.h"
 #include "graph_panel.h"
+#include "guards_panel.h"
+#include "kernels_panel.h"
 #include "log_loader.h"
 #include "message_log.h"
+#include "mode_comparison_panel.h"
+#include "path_drop_filter.h"
+#include "recent_files.h"
 #include "summary_panel.h"
 
 namespace fxscope::views {
 namespace {
 
 // Bumped when the docks change, so that an older saved layout is ignored rather than misapplied.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;
 // Logs with many bad lines have thousands of warnings; the Log tab shows the first ones and
 // `fxscope-cli summary` lists them all.
 constexpr std::size_t kMaxWarningsShown = 1000;
@@ -84,6 +93,7 @@ void MainWindow::build_docks() {
           [this](const QModelIndex& current) {
             summary_->show_row(current);
             graph_->show_row(current);
+            guards_->show_row(current);
           });
 
   breaks_view_ = new QTableView(this);
@@ -112,6 +122,21 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::LeftDockWidgetArea, units_dock_);
   addDockWidget(Qt::BottomDockWidgetArea, breaks_dock_);
   tabifyDockWidget(breaks_dock_, log_dock_);
+  kernels_ = new KernelsPanel(graph_, this);
+  kernels_dock_ = make_dock(tr("Kernels"), QStringLiteral("kernels_dock"), kernels_, this);
+  tabifyDockWidget(breaks_dock_, kernels_dock_);
+  ab_ = new ModeComparisonPanel(graph_, this);
+  ab_dock_ = make_dock(tr("A/B"), QStringLiteral("mode_comparison_dock"), ab_, this);
+  tabifyDockWidget(breaks_dock_, ab_dock_);
+  inspector_dock_ =
+      make_dock(tr("Inspector"), QStringLiteral("inspector_dock"), graph_->take_inspector(), this);
+  // Under the units tree, so the canvas keeps the window's width.
+  addDockWidget(Qt::LeftDockWidgetArea, inspector_dock_);
+  guards_ = new GuardsPanel(*graph_, this);
+  guards_dock_ =
+      make_dock(tr("Guards and recompiles"), QStringLiteral("guards_dock"), guards_, this);
+  tabifyDockWidget(breaks_dock_, guards_dock_);
+  connect(guards_, &GuardsPanel::status, this, &MainWindow::show_status);
   breaks_dock_->raise();
   resizeDocks({units_dock_}, {520}, Qt::Horizontal);
   resizeDocks({breaks_dock_}, {190}, Qt::Vertical);
@@ -124,6 +149,15 @@ void MainWindow::build_menus() {
   auto* open_directory =
       file->addAction(tr("Open Log &Directory..."), this, &MainWindow::open_directory_dialog);
   open_directory->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+  recent_ = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+  connect(recent_, &RecentFiles::open_requested, this, &MainWindow::open_path);
+  connect(loader_, &LogLoader::started, recent_, &RecentFiles::opening);
+  connect(this, &MainWindow::log_loaded, recent_, &RecentFiles::loaded);
+  connect(new PathDropFilter(this), &PathDropFilter::dropped, this, &MainWindow::open_path);
+  exports_ = new ExportActions(*this, *file);
+  connect(exports_, &ExportActions::finished, this, [this](const QString&, const QString& error) {
+    if (!error.isEmpty()) messages_->add_error(tr("export failed: %1").arg(error));
+  });
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -132,6 +166,17 @@ void MainWindow::build_menus() {
   view->addAction(units_dock_->toggleViewAction());
   view->addAction(breaks_dock_->toggleViewAction());
   view->addAction(log_dock_->toggleViewAction());
+  view->addAction(kernels_dock_->toggleViewAction());
+  view->addAction(ab_dock_->toggleViewAction());
+  view->addAction(inspector_dock_->toggleViewAction());
+  view->addAction(guards_dock_->toggleViewAction());
+
+  gpu_runs_ = new GpuRunController(this, graph_);
+  gpu_runs_->add_actions(menuBar()->addMenu(tr("&Run")));
+  connect(gpu_runs_, &GpuRunController::status, this, &MainWindow::show_status);
+  connect(gpu_runs_, &GpuRunController::failed, this,
+          [this](const QString& message) { messages_->add_error(tr("GPU run: %1").arg(message)); });
+  connect(gpu_runs_, &GpuRunController::run_loaded, this, [this] { kernels_dock_->raise(); });
 }
 
 void MainWindow::open_file_dialog() {
@@ -146,6 +191,18 @@ void MainWindow::open_directory_dialog() {
 }
 
 void MainWindow::open_path(const QString& path) {
+  // An fxscope JSON file (File > Export, fxscope-cli export) opens in a window of its own,
+  // shown once read; any other JSON goes on to the log reader, which says what it is not.
+  if (is_fxscope_json(path.toStdString())) {
+    auto* document = new DocumentWindow(this);
+    connect(document, &DocumentWindow::graph_shown, document, &QWidget::show);
+    connect(document, &DocumentWindow::failed, this, [this, document, path] {
+      document->deleteLater();
+      loader_->load(path);
+    });
+    document->open(path);
+    return;
+  }
   loader_->load(path);
 }
 
@@ -171,6 +228,7 @@ void MainWindow::on_loaded(LoadedLogPtr log) {
   breaks_model_->set_log(log_);
   summary_->set_log(log_);
   graph_->set_log(log_);
+  guards_->set_log(log_);
   units_view_->expandAll();
   fit_columns();
 

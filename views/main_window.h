@@ -18,8 +18,14 @@ class QTreeView;
 namespace fxscope::views {
 
 class CompileUnitsModel;
+class ExportActions;
+class GpuRunController;
+class KernelsPanel;
+class ModeComparisonPanel;
+class RecentFiles;
 class GraphPanel;
 class GraphBreaksModel;
+class GuardsPanel;
 class LogLoader;
 class MessageLog;
 class SummaryPanel;
@@ -46,6 +52,12 @@ class MainWindow : public QMainWindow {
   const GraphBreaksModel& graph_breaks() const { return *breaks_model_; }
   LoadedLogPtr log() const { return log_; }
   GraphPanel& graph_panel() const { return *graph_; }
+  ExportActions& exports() const { return *exports_; }
+  GuardsPanel& guards_panel() const { return *guards_; }
+  GpuRunController& gpu_runs() const { return *gpu_runs_; }
+  KernelsPanel& kernels_panel() const { return *kernels_; }
+  ModeComparisonPanel& mode_comparison() const { return *ab_; }
+  RecentFiles& recent_files() const { return *recent_; }
 
  signals:
   void log_loaded();
@@ -75,6 +87,16 @@ class MainWindow : public QMainWindow {
   QDockWidget* breaks_dock_ = nullptr;
   QDockWidget* log_dock_ = nullptr;
   QProgressBar* progress_ = nullptr;
+  ExportActions* exports_ = nullptr;
+  GuardsPanel* guards_ = nullptr;
+  QDockWidget* guards_dock_ = nullptr;
+  GpuRunController* gpu_runs_ = nullptr;
+  KernelsPanel* kernels_ = nullptr;
+  ModeComparisonPanel* ab_ = nullptr;
+  QDockWidget* kernels_dock_ = nullptr;
+  QDockWidget* ab_dock_ = nullptr;
+  QDockWidget* inspector_dock_ = nullptr;
+  RecentFiles* recent_ = nullptr;
 };
 
 }  // namespace fxscope::views

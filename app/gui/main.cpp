@@ -7,6 +7,8 @@
 #include <QSettings>
 #include <cstdio>
 
+#include "gpu_run_controller.h"
+#include "graph_canvas.h"
 #include "graph_panel.h"
 #include "main_window.h"
 #include "open_benchmark.h"
@@ -58,6 +60,14 @@ int main(int argc, char* argv[]) {
       QStringLiteral("load PATH, time the first paint of its first compile unit's graph and a "
                      "scripted pan and zoom, print the times and exit"));
   parser.addOption(benchmark_open);
+  const QCommandLineOption run_file(
+      QStringLiteral("run"),
+      QStringLiteral("overlay the GPU run FILE (saved `fxscope-cli run --json` output)"),
+      QStringLiteral("FILE"));
+  parser.addOption(run_file);
+  const QCommandLineOption fit(QStringLiteral("fit"),
+                               QStringLiteral("with --screenshot: fit the whole graph in view"));
+  parser.addOption(fit);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -80,6 +90,7 @@ int main(int argc, char* argv[]) {
   if (parser.value(groups) == QStringLiteral("inductor")) {
     window.graph_panel().set_groups(fxscope::views::GroupSource::kInductor);
   }
+  if (parser.isSet(run_file)) window.gpu_runs().load_run_file(parser.value(run_file));
   if (parser.isSet(screenshot)) {
     if (path.isEmpty()) {
       std::fprintf(stderr, "fxscope: --screenshot needs a PATH to load\n");
@@ -88,6 +99,11 @@ int main(int argc, char* argv[]) {
     // Default layout, not the user's saved one, so that screenshots are the same everywhere.
     auto* run = new fxscope::views::WindowScreenshot(&window, parser.value(screenshot), &window);
     run->set_find(parser.value(find));
+    if (parser.isSet(fit)) {
+      // Connected after the screenshot's own handler, whose grab is queued: fitted before it.
+      QObject::connect(&window.graph_panel(), &fxscope::views::GraphPanel::graph_shown,
+                       &window.graph_panel().canvas(), &fxscope::views::GraphCanvas::fit_to_view);
+    }
     QObject::connect(run, &fxscope::views::WindowScreenshot::finished, &app, &QApplication::exit,
                      Qt::QueuedConnection);
     window.show();
