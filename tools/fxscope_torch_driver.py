@@ -6,7 +6,8 @@ ATen graph as a module `Repro` and its inputs through `load_args`), then runs it
 torch.compile in the requested modes, each after warm-up, timing repeats with CUDA events. Every
 timed repeat is wrapped in an NVTX range `fxscope:<mode>:<i>`, and in eager every ATen op in a
 range `fxscope-op:<k>:<node>`, so that fxscope's CUPTI injection library (which records NVTX
-ranges and kernels) can slice its records by mode and attribute eager kernels to nodes.
+ranges and kernels) can slice its records by mode and attribute eager kernels to nodes. Each
+range ends after a synchronize, so it holds the execution of the kernels launched in it.
 
 It prints one JSON object on stdout. Refusals (no torch, no GPU, no runnable artifact) print one
 line on stderr and exit 3. Only the standard library and torch are used.
@@ -63,21 +64,42 @@ def find_runnables(log_path):
     return {cid: "".join(lines) for cid, lines in found.items()}
 
 
-def forward_names(source):
-    """Names assigned in Repro.forward, in order: the unit's node names, one per op call."""
-    body = source.split("def forward(", 1)[-1].split("\ndef load_args", 1)[0]
-    return re.findall(r"^        (\w+) = ", body, flags=re.MULTILINE)
+def marked_source(source):
+    """SOURCE with each statement of Repro.forward inside an NVTX range `fxscope-op:<k>:<node>`
+    that ends after a synchronize. Rewritten from the runnable's own text rather than retraced:
+    tracing runs ops whose arguments are all constants (the RNG seeds) once and freezes them."""
+    out = []
+    in_forward = False
+    k = 0
+    for line in source.split("\n"):
+        if line.startswith("    def forward("):
+            in_forward = True
+        elif in_forward and line.strip() and not line.startswith("        "):
+            in_forward = False
+        statement = re.match(r"^        (\w+) = ", line) if in_forward else None
+        if statement:
+            out.append("        _fxscope_push('fxscope-op:%d:%s')" % (k, statement.group(1)))
+            out.append(line)
+            out.append("        _fxscope_pop()")
+            k += 1
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def prepared_source(source):
+    """The runnable script without what would override this run's settings."""
+    # The script pins TORCH_TRACE and cache dirs of the capture: drop those so ours stay in force.
+    source = re.sub(r"^os\.environ\[.*$", "", source, flags=re.MULTILINE)
+    # It also pins the capture's mode options; each run sets its own mode, so those go too.
+    return re.sub(r"^torch\._inductor\.config\.(max_autotune\w*|coordinate_descent_tuning|"
+                  r"triton\.cudagraphs) = .*$", "", source, flags=re.MULTILINE)
 
 
 def load_repro(source):
     """The module and random inputs the runnable script builds, without running its __main__."""
-    # The script pins TORCH_TRACE and cache dirs of the capture: drop those so ours stay in force.
-    source = re.sub(r"^os\.environ\[.*$", "", source, flags=re.MULTILINE)
-    # It also pins the capture's mode options; each run sets its own mode, so those go too.
-    source = re.sub(r"^torch\._inductor\.config\.(max_autotune\w*|coordinate_descent_tuning|"
-                    r"triton\.cudagraphs) = .*$", "", source, flags=re.MULTILINE)
     scope = {"__name__": "fxscope_repro"}
-    exec(compile(source, "<fx_graph_runnable>", "exec"), scope)
+    exec(compile(prepared_source(source), "<fx_graph_runnable>", "exec"), scope)
     from torch._dynamo.debug_utils import InputReader
 
     reader = InputReader()
@@ -85,32 +107,59 @@ def load_repro(source):
     return scope["Repro"](), reader.args
 
 
-def nvtx_interpreter(module, names):
-    """Runs MODULE op by op (torch.fx.Interpreter), each op inside an NVTX range naming its node.
-    A dispatch mode would see ops below the graph level (decompositions); the graph's own nodes
-    are what fxscope attributes to, so the interpreter walks those."""
+def input_names(module):
+    """The names of the runnable's inputs in order (its forward's parameters): the unit's
+    placeholders, which CUDA graph trees index when they copy inputs."""
+    import inspect
+
+    return list(inspect.signature(module.forward).parameters)
+
+
+def mark_cudagraph_input_copies(names):
+    """Wraps CUDA graph trees' copy of non-static inputs into the graph's static buffers in an
+    NVTX range `fxscope-copy:<input>,...`, so the copy kernels (launched outside the graph) are
+    attributed to the inputs they copy. Private API: where it is absent, copies stay unattributed."""
     import torch
-    import torch.fx
 
-    graph_module = torch.fx.symbolic_trace(module)
-    calls = [n for n in graph_module.graph.nodes if n.op == "call_function"]
-    label = {}
-    for k, node in enumerate(calls):
-        name = names[k] if len(names) == len(calls) else node.name
-        label[node] = "fxscope-op:%d:%s" % (k, name)
+    try:
+        from torch._inductor import cudagraph_trees
+    except ImportError:
+        return
+    node_class = getattr(cudagraph_trees, "CUDAGraphNode", None)
+    original = getattr(node_class, "_copy_inputs_and_remove_from_src", None)
+    if original is None or getattr(original, "fxscope_marked", False):
+        return
 
-    class Marked(torch.fx.Interpreter):
-        def run_node(self, n):
-            if n not in label:
-                return super().run_node(n)
-            torch.cuda.nvtx.range_push(label[n])
-            try:
-                return super().run_node(n)
-            finally:
-                torch.cuda.nvtx.range_pop()
+    def marked(self, dsts, srcs):
+        copied = [i for i in getattr(self, "non_static_input_idx", ())
+                  if i < len(srcs) and isinstance(srcs[i], torch.Tensor)]
+        label = ",".join(names[i] if i < len(names) else "input%d" % i for i in copied)
+        torch.cuda.nvtx.range_push("fxscope-copy:" + label)
+        try:
+            return original(self, dsts, srcs)
+        finally:
+            torch.cuda.nvtx.range_pop()
 
-    interpreter = Marked(graph_module)
-    return lambda *args: interpreter.run(*args)
+    marked.fxscope_marked = True
+    node_class._copy_inputs_and_remove_from_src = marked
+
+
+def nvtx_marked_module(source):
+    """The runnable's module with each op inside an NVTX range naming its node (marked_source),
+    so that every eager kernel is attributed to the op that launched it."""
+    import torch
+
+    def pop():
+        # The op's kernels finish inside its range (see time_repeats); these repeats attribute
+        # kernels, the plain calls give the eager time.
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+
+    scope = {"__name__": "fxscope_repro_marked", "_fxscope_push": torch.cuda.nvtx.range_push,
+             "_fxscope_pop": pop}
+    exec(compile(marked_source(prepared_source(source)), "<fx_graph_runnable marked>", "exec"),
+         scope)
+    return scope["Repro"]()
 
 
 def time_repeats(fn, args, mode, warmup, repeats, mark):
@@ -129,9 +178,11 @@ def time_repeats(fn, args, mode, warmup, repeats, mark):
         start.record()
         fn(*args)
         end.record()
-        if mark:
-            torch.cuda.nvtx.range_pop()
         end.synchronize()
+        if mark:
+            # Ended after the synchronize, the range holds its kernels' execution: fxscope slices
+            # kernels by their own start then, with no launch records (the costly part of CUPTI).
+            torch.cuda.nvtx.range_pop()
         times.append(start.elapsed_time(end) * 1000.0)
     return times
 
@@ -140,17 +191,17 @@ def stats(times):
     return {"median": statistics.median(times), "min": min(times), "max": max(times)}
 
 
-def run_mode(module, args, names, mode, warmup, repeats, static_inputs):
+def run_mode(module, marked, args, mode, warmup, repeats, static_inputs):
     import torch
 
     torch._dynamo.reset()
     entry = {"mode": mode, "repeats": repeats}
     if mode == "eager":
-        # Plain calls give the time; the NVTX'd interpreter repeats give the attribution, since
-        # its per-op Python overhead would leave the GPU idle between ops.
+        # Plain calls give the time; the marked module's repeats give the attribution, since
+        # they synchronize after every op.
         entry["total_us"] = stats(time_repeats(module, args, mode, warmup, repeats, False))
         entry["attributed_total_us"] = stats(
-            time_repeats(nvtx_interpreter(module, names), args, mode, 1, repeats, True))
+            time_repeats(marked, args, mode, 1, repeats, True))
     else:
         if static_inputs:
             # In the captured model most inputs were parameters, whose addresses CUDA graphs
@@ -234,7 +285,9 @@ def main():
 
     source = runnables[unit]
     module, args = load_repro(source)
-    names = forward_names(source)
+    marked = nvtx_marked_module(source) if "eager" in modes and not opts.profile else None
+    if not opts.profile:
+        mark_cudagraph_input_copies(input_names(module))
     result = {"torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
               "unit": unit, "modes": []}
     with torch.no_grad():
@@ -243,7 +296,7 @@ def main():
                 result["modes"].append(profiled_kernel_us(module, args, mode, opts.warmup,
                                                           opts.repeats, not opts.copy_inputs))
             else:
-                result["modes"].append(run_mode(module, args, names, mode, opts.warmup,
+                result["modes"].append(run_mode(module, marked, args, mode, opts.warmup,
                                                 opts.repeats, not opts.copy_inputs))
     torch.cuda.synchronize()
     print(json.dumps(result))

@@ -6,12 +6,22 @@
 
 #include "commands.h"
 
+#if FXSCOPE_HAS_CUDA
+#include "fxscope/gpu/torch_run.h"
+#endif
+
 namespace {
 
 std::string version_text() {
   std::string s = std::string("fxscope-cli ") + FXSCOPE_VERSION + "\nfeatures:";
   s += FXSCOPE_HAS_GUI ? " gui" : " no-gui";
   s += FXSCOPE_HAS_CUDA ? " cuda" : " no-cuda";
+#if FXSCOPE_HAS_CUDA
+  // Where `run --backend pytorch` takes them from: an install or a build tree gone wrong shows
+  // here.
+  s += "\ncupti library: " + fxscope::gpu::default_cupti_lib();
+  s += "\ntorch driver: " + fxscope::gpu::default_torch_driver();
+#endif
   return s;
 }
 
@@ -25,6 +35,8 @@ int main(int argc, char** argv) {
   fxscope::cli::add_guards_command(app);
   fxscope::cli::add_fuse_command(app);
   fxscope::cli::add_run_command(app);
+  fxscope::cli::add_compare_command(app);
+  fxscope::cli::add_export_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,14 +1,20 @@
 #include "fxscope/gpu/kernel_attribution.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "fxscope/fusion/source_map.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/inductor/provenance.h"
 
 namespace fxscope::gpu {
 namespace {
 
 constexpr std::string_view kOpPrefix = "fxscope-op:";
+constexpr std::string_view kCopyPrefix = "fxscope-copy:";
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
@@ -18,6 +24,18 @@ bool starts_with(std::string_view s, std::string_view p) {
 std::string op_node(const std::string& range) {
   const auto colon = range.find(':', kOpPrefix.size());
   return colon == std::string::npos ? range : range.substr(colon + 1);
+}
+
+// "fxscope-copy:primals_3,primals_5" -> {"primals_3", "primals_5"}.
+std::vector<std::string> copied_inputs(const std::string& range) {
+  std::vector<std::string> out;
+  std::string_view rest = std::string_view(range).substr(kCopyPrefix.size());
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return out;
 }
 
 struct Assigned {
@@ -69,7 +87,38 @@ class PlanWalk {
   std::optional<std::size_t> last_extern_;
 };
 
-// The innermost op range (eager) that holds host time T.
+// The last copy range of repeat REP that started before host time T.
+const MarkerRange* copies_before(const std::vector<const MarkerRange*>& copies,
+                                 const MarkerRange& rep, std::uint64_t t) {
+  const MarkerRange* last = nullptr;
+  for (const auto* c : copies) {
+    if (c->start >= rep.start && c->start <= t && (!last || c->start > last->start)) last = c;
+  }
+  return last;
+}
+
+// A kernel outside the CUDA graph of a graph replay: the generator's seed and offset fills
+// (int64 fill kernels) belong to the RNG nodes, anything else to the inputs the copy before it
+// named. Copies run asynchronously, so a copy kernel may start after its range ended.
+std::optional<Assigned> outside_graph(const KernelRecord& k, const MarkerRange* copy,
+                                      const KernelIndex& index) {
+  if (k.name.find("FillFunctor<long>") != std::string::npos && !index.rng_nodes.empty()) {
+    return Assigned{kCudaGraphRngState, index.rng_nodes};
+  }
+  if (copy) return Assigned{kCudaGraphInputCopy, copied_inputs(copy->name)};
+  return std::nullopt;
+}
+
+// The placeholders of GRAPH in order.
+std::vector<std::string> placeholders(const graph::Graph& g) {
+  std::vector<std::string> out;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    if (g.node(id).op == graph::OpKind::placeholder) out.push_back(g.node(id).name);
+  }
+  return out;
+}
+
+// The innermost op range (eager) that holds time T.
 const MarkerRange* op_range_at(const std::vector<const MarkerRange*>& ops, std::uint64_t t) {
   const MarkerRange* best = nullptr;
   for (const auto* r : ops) {
@@ -82,17 +131,72 @@ const MarkerRange* op_range_at(const std::vector<const MarkerRange*>& ops, std::
 
 void KernelIndex::add_unit(const trace::CompileUnit& unit) {
   for (const auto& g : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+    std::vector<std::string> seeds;
+    for (graph::NodeId id = 0; id < g.post_grad.size(); ++id) {
+      const graph::Node& node = g.post_grad.node(id);
+      if (node.target.find("inductor_seeds") != std::string::npos) seeds.push_back(node.name);
+    }
+    for (const auto& n : seeds) {
+      if (std::find(rng_nodes.begin(), rng_nodes.end(), n) == rng_nodes.end())
+        rng_nodes.push_back(n);
+    }
     std::vector<PlanKernel> plan;
     for (const auto& group : g.inductor.groups) {
       PlanKernel pk;
       pk.name = group.name;
       pk.is_extern = group.kind == fusion::GroupKind::extern_kernel;
       for (const auto id : group.nodes) pk.nodes.push_back(g.post_grad.node(id).name);
+      // Inductor lowers the seeds op to a randint call the output code names by its ATen op.
+      if (pk.nodes.empty() && pk.name.find("randint") != std::string::npos) pk.nodes = seeds;
       by_name.emplace(pk.name, std::make_pair(plans.size(), plan.size()));
       plan.push_back(std::move(pk));
     }
     if (!plan.empty()) plans.push_back(std::move(plan));
   }
+}
+
+void KernelIndex::add_dynamo_map(const trace::CompileUnit& unit) {
+  const trace::Artifact* user = unit.dynamo_graph();
+  if (!user) return;
+  const graph::Graph dynamo = graph::parse_fx_readable(user->payload.text(), user->name).graph;
+  std::optional<inductor::Provenance> provenance;
+  if (const trace::Artifact* p = unit.find(trace::ArtifactKind::kProvenanceMappings)) {
+    if (auto parsed = inductor::parse_provenance(p->payload.text(), p->name)) {
+      provenance = std::move(*parsed);
+    }
+  }
+  // Eager kernels name AOT nodes, compiled ones post-grad nodes: both graphs are mapped.
+  std::vector<const trace::Artifact*> graphs = unit.find_all(trace::ArtifactKind::kPostGradGraph);
+  if (const trace::Artifact* aot = unit.aot_graph()) graphs.push_back(aot);
+  const std::vector<std::string> user_inputs = placeholders(dynamo);
+  for (const trace::Artifact* a : graphs) {
+    const graph::Graph g = graph::parse_fx_readable(a->payload.text(), a->name).graph;
+    const auto map = fusion::map_to_dynamo(g, dynamo, provenance ? &*provenance : nullptr);
+    for (graph::NodeId id = 0; id < g.size(); ++id) {
+      if (map[id].empty()) continue;
+      auto& names = dynamo_of[g.node(id).name];
+      for (const auto d : map[id]) names.push_back(dynamo.node(d).name);
+    }
+    // Inputs carry no source location; AOT keeps the Dynamo graph's inputs in order, so they
+    // pair by position when the counts agree (not where AOT added inputs such as sizes).
+    const std::vector<std::string> inputs = placeholders(g);
+    if (inputs.size() != user_inputs.size()) continue;
+    for (std::size_t i = 0; i < inputs.size(); ++i) dynamo_of[inputs[i]].push_back(user_inputs[i]);
+  }
+  for (auto& [name, names] : dynamo_of) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+}
+
+std::vector<std::string> KernelIndex::dynamo_nodes(const std::vector<std::string>& nodes) const {
+  std::set<std::string> out;
+  for (const auto& n : nodes) {
+    if (const auto it = dynamo_of.find(n); it != dynamo_of.end()) {
+      out.insert(it->second.begin(), it->second.end());
+    }
+  }
+  return {out.begin(), out.end()};
 }
 
 ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefix,
@@ -101,9 +205,11 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
   m.mode = mode;
   std::vector<const MarkerRange*> repeats;
   std::vector<const MarkerRange*> ops;
+  std::vector<const MarkerRange*> copies;
   for (const auto& r : records.ranges) {
     if (starts_with(r.name, prefix)) repeats.push_back(&r);
     if (mode == "eager" && starts_with(r.name, kOpPrefix)) ops.push_back(&r);
+    if (mode != "eager" && starts_with(r.name, kCopyPrefix)) copies.push_back(&r);
   }
   m.repeats = repeats.size();
   if (repeats.empty()) return m;
@@ -128,9 +234,12 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
           a = Assigned{node, {node}};
         }
       } else if (!any_graph || k->graph != 0) {
-        // Under CUDA graphs, kernels outside the graph copy inputs into its static buffers:
-        // they belong to no node, and walking them would misplace the extern kernels.
         a = walk.next(*k);
+      } else {
+        // Under CUDA graphs, kernels outside the graph copy inputs into its static buffers or
+        // refill the RNG state; they stay out of the plan walk, where they would misplace the
+        // extern kernels.
+        a = outside_graph(*k, copies_before(copies, rep, records.launched_at(*k)), index);
       }
       const std::string group = a ? a->group : std::string();
       auto [it, fresh] = slot.emplace(std::make_pair(k->name, group), m.kernels.size());
@@ -139,6 +248,7 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
         mk.name = k->name;
         mk.group = group;
         if (a) mk.nodes = a->nodes;
+        mk.dynamo_nodes = index.dynamo_nodes(mk.nodes);
         mk.grid = k->grid;
         mk.block = k->block;
         m.kernels.push_back(std::move(mk));
@@ -149,6 +259,7 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
       mk.in_cuda_graph = mk.in_cuda_graph || k->graph != 0;
       m.kernel_us += k->us();
       if (a && !a->nodes.empty()) m.attributed_us += k->us();
+      if (!m.kernels[it->second].dynamo_nodes.empty()) m.dynamo_us += k->us();
       m.launches += 1;
       if (k->graph != 0) m.graph_launches += 1;
       if (ri == 0) m.timeline.push_back(*k);
@@ -161,6 +272,7 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
   }
   m.kernel_us /= n;
   m.attributed_us /= n;
+  m.dynamo_us /= n;
   m.launches /= n;
   m.graph_launches /= n;
   return m;

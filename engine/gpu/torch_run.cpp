@@ -75,26 +75,32 @@ Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<std:
   return c;
 }
 
-}  // namespace
-
-std::string find_beside_cli(const char* env_var, const std::string& file_name,
-                            const std::string& built_path) {
+// The variable ENV_VAR when set; else the file beside the running executable (a build tree's
+// copy), then at its installed place relative to bin/; else where the build put it.
+std::string find_file_for_cli(const char* env_var, const std::string& file_name,
+                              const std::string& installed_from_bin,
+                              const std::string& built_path) {
   if (const char* v = std::getenv(env_var); v && *v) return v;
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && std::filesystem::exists(exe.parent_path() / file_name, ec)) {
-    return (exe.parent_path() / file_name).string();
+  if (ec) return built_path;
+  for (const auto& candidate : {exe.parent_path() / file_name,
+                                (exe.parent_path() / installed_from_bin).lexically_normal()}) {
+    if (std::filesystem::exists(candidate, ec)) return candidate.string();
   }
   return built_path;
 }
 
+}  // namespace
+
 std::string default_cupti_lib() {
-  return find_beside_cli("FXSCOPE_CUPTI_LIB", "libfxscope_cupti.so", FXSCOPE_BUILT_CUPTI_LIB);
+  return find_file_for_cli("FXSCOPE_CUPTI_LIB", "libfxscope_cupti.so", FXSCOPE_INSTALLED_CUPTI_LIB,
+                           FXSCOPE_BUILT_CUPTI_LIB);
 }
 
 std::string default_torch_driver() {
-  return find_beside_cli("FXSCOPE_TORCH_DRIVER", "fxscope_torch_driver.py",
-                         FXSCOPE_SOURCE_TORCH_DRIVER);
+  return find_file_for_cli("FXSCOPE_TORCH_DRIVER", "fxscope_torch_driver.py",
+                           FXSCOPE_INSTALLED_TORCH_DRIVER, FXSCOPE_SOURCE_TORCH_DRIVER);
 }
 
 Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
@@ -118,7 +124,37 @@ Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords
   return run;
 }
 
+Result<std::string> make_temp_work_dir() {
+  std::error_code ec;
+  std::string path = (std::filesystem::temp_directory_path(ec) / "fxscope-run-XXXXXX").string();
+  if (ec || mkdtemp(path.data()) == nullptr) {
+    return make_error(path + ": cannot create the run's temp folder (" + std::strerror(errno) +
+                      ")");
+  }
+  return path;
+}
+
+namespace {
+
+// Deletes the work folder on every way out of a run, when asked to.
+class WorkDirCleanup {
+ public:
+  explicit WorkDirCleanup(const TorchRunOptions& o) : o_(o) {}
+  WorkDirCleanup(const WorkDirCleanup&) = delete;
+  WorkDirCleanup& operator=(const WorkDirCleanup&) = delete;
+  ~WorkDirCleanup() {
+    std::error_code ec;
+    if (o_.remove_work_dir) std::filesystem::remove_all(o_.work_dir, ec);
+  }
+
+ private:
+  const TorchRunOptions& o_;
+};
+
+}  // namespace
+
 Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
+  const WorkDirCleanup cleanup(o);
   auto log = trace::read_trace(o.log_path);
   if (!log) return log.error();
   std::error_code ec;
@@ -143,16 +179,24 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
     if (WIFEXITED(child->status) && WEXITSTATUS(child->status) == 127) {
       return make_error(o.python + ": cannot start Python; install it or pass --python PATH");
     }
-    return make_error(why.empty() ? "the PyTorch driver failed (see " + o.work_dir + "/driver.err)"
-                                  : why);
+    if (!why.empty()) return make_error(why);
+    return make_error(o.remove_work_dir
+                          ? "the PyTorch driver failed without a message"
+                          : "the PyTorch driver failed (see " + o.work_dir + "/driver.err)");
   }
   auto records = read_cupti_file(records_path);
   if (!records) {
     return make_error(records.error().message + " (was " + o.cupti_lib + " loaded?)");
   }
+  // The unit the driver ran (the first with a runnable artifact when none was asked for).
+  const auto result = nlohmann::json::parse(last_line(child->out), nullptr, false);
+  const bool named = result.is_object() && result.contains("unit") && result["unit"].is_string();
+  const std::string ran = named ? result["unit"].get<std::string>() : o.unit;
   KernelIndex index;
   for (const auto& unit : log->units()) {
-    if (o.unit.empty() || unit.id.without_attempt().str() == o.unit) index.add_unit(unit);
+    if (unit.id.without_attempt().str() != ran) continue;
+    index.add_unit(unit);
+    index.add_dynamo_map(unit);
   }
   // The driver's own compiles name the kernels of modes the capture did not use (max-autotune).
   if (auto own = trace::read_trace(o.work_dir + "/trace")) {

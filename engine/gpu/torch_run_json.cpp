@@ -21,6 +21,8 @@ nlohmann::json to_json(const TorchRun& run) {
     jm["kernel_us"] = m.kernel_us;
     jm["attributed_us"] = m.attributed_us;
     jm["attributed_share"] = m.attributed_share();
+    jm["dynamo_us"] = m.dynamo_us;
+    jm["dynamo_share"] = m.dynamo_share();
     jm["launches"] = m.launches;
     jm["cuda_graph_launches"] = m.graph_launches;
     jm["kernels"] = nlohmann::json::array();
@@ -28,6 +30,7 @@ nlohmann::json to_json(const TorchRun& run) {
       jm["kernels"].push_back({{"name", k.name},
                                {"group", k.group},
                                {"nodes", k.nodes},
+                               {"dynamo_nodes", k.dynamo_nodes},
                                {"us", k.us},
                                {"calls", k.calls},
                                {"grid", k.grid},

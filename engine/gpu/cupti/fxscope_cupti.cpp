@@ -2,6 +2,11 @@
 // memcpy, memset and NVTX range of the process with CUPTI's Activity API, and writes them as JSON
 // lines to the file named by FXSCOPE_CUPTI_OUT when the process exits. No PyTorch, no Qt: it must
 // work in any CUDA process and change what it measures no more than the activity API itself.
+//
+// Overhead is kept to what CUPTI's own instrumentation costs: only the activity kinds fxscope
+// reads, no API records unless asked for (FXSCOPE_CUPTI_API=all), large buffers, and no
+// formatting while the process runs: completed buffers are copied into compact structs, and text
+// is written once at exit.
 #include <cupti.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -11,124 +16,113 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 namespace {
 
-constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr std::size_t kBufferBytes = 32u << 20;
 constexpr std::size_t kBufferAlign = 8;
 
-// Records are turned into text only at exit, so buffers hold copies of the raw records plus the
-// names CUPTI owns (kernel names stay valid; marker names are copied because CUPTI frees them).
-std::mutex g_mutex;
-std::vector<std::string> g_lines;
-std::unordered_set<std::uint32_t> g_kernel_correlations;
-struct ApiRecord {
-  std::uint32_t correlation;
-  std::uint64_t start;
-  std::uint64_t end;
+struct Kernel {
+  std::uint64_t start, end, graph_node;
+  std::int32_t grid[3], block[3];
+  std::uint32_t registers;
+  std::int32_t static_smem, dynamic_smem;
+  std::uint32_t device, stream, correlation, graph, name;
 };
-std::vector<ApiRecord> g_api;
+
+struct Copy {
+  bool memset;
+  std::uint64_t bytes, start, end, graph_node;
+  std::uint32_t stream, correlation, graph;
+};
+
+struct Marker {
+  std::uint64_t ts;
+  std::uint32_t id, flags, name, domain;
+};
+
+struct Api {
+  std::uint32_t correlation;
+  std::uint64_t start, end;
+};
+
+// Everything recorded, behind one mutex (CUPTI completes buffers from its own thread).
+struct Store {
+  std::mutex mutex;
+  std::vector<Kernel> kernels;
+  std::vector<Copy> copies;
+  std::vector<Marker> markers;
+  std::vector<Api> api;
+  // Names CUPTI owns may be freed with their module (kernels) or their buffer (markers): each is
+  // copied once, found again by its pointer (checked by content, in case an address is reused).
+  std::vector<std::string> names{""};
+  std::unordered_map<const char*, std::uint32_t> by_pointer;
+
+  std::uint32_t intern(const char* text) {
+    if (!text) return 0;
+    const auto it = by_pointer.find(text);
+    if (it != by_pointer.end() && names[it->second] == text) return it->second;
+    const auto id = static_cast<std::uint32_t>(names.size());
+    names.emplace_back(text);
+    by_pointer[text] = id;
+    return id;
+  }
+};
+
+Store& store() {
+  static Store* s = new Store;  // never destroyed: atexit handlers of other libraries may run late
+  return *s;
+}
+
 bool g_started = false;
 
-std::string json_escaped(const char* text) {
-  std::string out;
-  for (const char* p = text ? text : ""; *p; ++p) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
-std::string demangled(const char* name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && d ? d : (name ? name : "");
-  std::free(d);
-  return out;
-}
-
-std::string kernel_line(const CUpti_ActivityKernel10& k) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "{\"kind\":\"kernel\",\"start\":%llu,\"end\":%llu,\"grid\":[%d,%d,%d],"
-                "\"block\":[%d,%d,%d],\"registers\":%u,\"static_smem\":%d,\"dynamic_smem\":%d,"
-                "\"device\":%u,\"stream\":%u,\"correlation\":%u,\"graph\":%u,\"graph_node\":%llu,"
-                "\"name\":\"",
-                static_cast<unsigned long long>(k.start), static_cast<unsigned long long>(k.end),
-                k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ,
-                static_cast<unsigned>(k.registersPerThread), k.staticSharedMemory,
-                k.dynamicSharedMemory, k.deviceId, k.streamId, k.correlationId, k.graphId,
-                static_cast<unsigned long long>(k.graphNodeId));
-  return buf + json_escaped(demangled(k.name).c_str()) + "\"}";
-}
-
-std::string copy_line(const char* kind, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
-                      std::uint32_t stream, std::uint32_t correlation, std::uint32_t graph,
-                      std::uint64_t graph_node) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "{\"kind\":\"%s\",\"bytes\":%llu,\"start\":%llu,\"end\":%llu,\"stream\":%u,"
-                "\"correlation\":%u,\"graph\":%u,\"graph_node\":%llu}",
-                kind, static_cast<unsigned long long>(bytes),
-                static_cast<unsigned long long>(start), static_cast<unsigned long long>(end),
-                stream, correlation, graph, static_cast<unsigned long long>(graph_node));
-  return buf;
-}
-
-std::string marker_line(const CUpti_ActivityMarker2& m) {
-  const char* flag = (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) ? "start"
-                     : (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? "end"
-                                                                  : "instant";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "{\"kind\":\"marker\",\"flag\":\"%s\",\"id\":%u,\"ts\":%llu,",
-                flag, m.id, static_cast<unsigned long long>(m.timestamp));
-  return buf + std::string("\"name\":\"") + json_escaped(m.name) + "\",\"domain\":\"" +
-         json_escaped(m.domain) + "\"}";
-}
-
-void keep(const CUpti_Activity* record) {
+void keep(Store& s, const CUpti_Activity* record) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      g_kernel_correlations.insert(k->correlationId);
-      g_lines.push_back(kernel_line(*k));
+      s.kernels.push_back({k->start,
+                           k->end,
+                           k->graphNodeId,
+                           {k->gridX, k->gridY, k->gridZ},
+                           {k->blockX, k->blockY, k->blockZ},
+                           k->registersPerThread,
+                           k->staticSharedMemory,
+                           k->dynamicSharedMemory,
+                           k->deviceId,
+                           k->streamId,
+                           k->correlationId,
+                           k->graphId,
+                           s.intern(k->name)});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      g_kernel_correlations.insert(c->correlationId);
-      g_lines.push_back(copy_line("memcpy", c->bytes, c->start, c->end, c->streamId,
-                                  c->correlationId, c->graphId, c->graphNodeId));
+      s.copies.push_back({false, c->bytes, c->start, c->end, c->graphNodeId, c->streamId,
+                          c->correlationId, c->graphId});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      g_kernel_correlations.insert(s->correlationId);
-      g_lines.push_back(copy_line("memset", s->bytes, s->start, s->end, s->streamId,
-                                  s->correlationId, s->graphId, s->graphNodeId));
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      s.copies.push_back({true, m->bytes, m->start, m->end, m->graphNodeId, m->streamId,
+                          m->correlationId, m->graphId});
       break;
     }
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      g_lines.push_back(marker_line(*reinterpret_cast<const CUpti_ActivityMarker2*>(record)));
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+      s.markers.push_back({m->timestamp, m->id, static_cast<std::uint32_t>(m->flags),
+                           s.intern(m->name), s.intern(m->domain)});
       break;
+    }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       // Launch times on the host: kernels run later than the NVTX range that launched them, so
       // the range an op's kernel belongs to is found through its launching API call.
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
-      g_api.push_back({a->correlationId, a->start, a->end});
+      s.api.push_back({a->correlationId, a->start, a->end});
       break;
     }
     default:
@@ -144,43 +138,113 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
 
 void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
                                std::size_t valid) {
+  Store& s = store();
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(s.mutex);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) keep(record);
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) keep(s, record);
   }
   std::free(buffer);
+}
+
+// JSON string contents of TEXT.
+std::string escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string demangled(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
+}
+
+using ull = unsigned long long;
+
+void write_kernel(std::FILE* f, const Kernel& k, const std::string& name) {
+  std::fprintf(f,
+               "{\"kind\":\"kernel\",\"start\":%llu,\"end\":%llu,\"grid\":[%d,%d,%d],"
+               "\"block\":[%d,%d,%d],\"registers\":%u,\"static_smem\":%d,\"dynamic_smem\":%d,"
+               "\"device\":%u,\"stream\":%u,\"correlation\":%u,\"graph\":%u,\"graph_node\":%llu,"
+               "\"name\":\"%s\"}\n",
+               static_cast<ull>(k.start), static_cast<ull>(k.end), k.grid[0], k.grid[1], k.grid[2],
+               k.block[0], k.block[1], k.block[2], k.registers, k.static_smem, k.dynamic_smem,
+               k.device, k.stream, k.correlation, k.graph, static_cast<ull>(k.graph_node),
+               name.c_str());
 }
 
 void write_records() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const char* path = std::getenv("FXSCOPE_CUPTI_OUT");
   if (!path || !*path) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  Store& s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
   std::FILE* f = std::fopen(path, "w");
   if (!f) {
     std::fprintf(stderr, "fxscope_cupti: cannot write %s\n", path);
     return;
   }
-  for (const auto& line : g_lines) std::fprintf(f, "%s\n", line.c_str());
-  // Only the API calls that launched something recorded; the rest would only grow the file.
-  for (const auto& a : g_api) {
-    if (!g_kernel_correlations.count(a.correlation)) continue;
+  std::vector<std::string> kernel_names(s.names.size());
+  std::unordered_set<std::uint32_t> launched;
+  for (const Kernel& k : s.kernels) {
+    if (kernel_names[k.name].empty()) kernel_names[k.name] = escaped(demangled(s.names[k.name]));
+    write_kernel(f, k, kernel_names[k.name]);
+    launched.insert(k.correlation);
+  }
+  for (const Copy& c : s.copies) {
+    std::fprintf(f,
+                 "{\"kind\":\"%s\",\"bytes\":%llu,\"start\":%llu,\"end\":%llu,\"stream\":%u,"
+                 "\"correlation\":%u,\"graph\":%u,\"graph_node\":%llu}\n",
+                 c.memset ? "memset" : "memcpy", static_cast<ull>(c.bytes),
+                 static_cast<ull>(c.start), static_cast<ull>(c.end), c.stream, c.correlation,
+                 c.graph, static_cast<ull>(c.graph_node));
+    launched.insert(c.correlation);
+  }
+  for (const Marker& m : s.markers) {
+    const char* flag = (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) ? "start"
+                       : (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) ? "end"
+                                                                    : "instant";
+    std::fprintf(f,
+                 "{\"kind\":\"marker\",\"flag\":\"%s\",\"id\":%u,\"ts\":%llu,\"name\":\"%s\","
+                 "\"domain\":\"%s\"}\n",
+                 flag, m.id, static_cast<ull>(m.ts), escaped(s.names[m.name]).c_str(),
+                 escaped(s.names[m.domain]).c_str());
+  }
+  // Only the API calls that launched something recorded.
+  for (const Api& a : s.api) {
+    if (!launched.count(a.correlation)) continue;
     std::fprintf(f, "{\"kind\":\"launch\",\"correlation\":%u,\"start\":%llu,\"end\":%llu}\n",
-                 a.correlation, static_cast<unsigned long long>(a.start),
-                 static_cast<unsigned long long>(a.end));
+                 a.correlation, static_cast<ull>(a.start), static_cast<ull>(a.end));
   }
   std::fclose(f);
 }
 
-bool enable(CUpti_ActivityKind kind) {
-  const CUptiResult r = cuptiActivityEnable(kind);
+bool report(CUptiResult r, const char* what) {
   if (r == CUPTI_SUCCESS) return true;
   const char* text = nullptr;
   cuptiGetResultString(r, &text);
-  std::fprintf(stderr, "fxscope_cupti: cannot enable activity %d: %s\n", static_cast<int>(kind),
-               text ? text : "?");
+  std::fprintf(stderr, "fxscope_cupti: %s: %s\n", what, text ? text : "?");
   return false;
+}
+
+bool enable(CUpti_ActivityKind kind) {
+  return report(cuptiActivityEnable(kind), "cannot enable an activity kind");
 }
 
 }  // namespace
@@ -197,12 +261,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   ok = enable(CUPTI_ACTIVITY_KIND_MEMCPY) && ok;
   ok = enable(CUPTI_ACTIVITY_KIND_MEMSET) && ok;
   ok = enable(CUPTI_ACTIVITY_KIND_MARKER) && ok;
-  // Launch records cost the most (every API call is timed); FXSCOPE_CUPTI_API=runtime or none
-  // trades eager op attribution for less overhead.
+  // FXSCOPE_CUPTI_API=all adds a record of every runtime and driver call (the host time of each
+  // launch), which costs about 1-2 us a launch. fxscope's driver does not need it: its NVTX
+  // ranges end after a synchronize, so kernels are placed by their own start.
   const char* api = std::getenv("FXSCOPE_CUPTI_API");
-  const std::string which = api ? api : "all";
-  if (which == "all" || which == "runtime") ok = enable(CUPTI_ACTIVITY_KIND_RUNTIME) && ok;
-  if (which == "all") ok = enable(CUPTI_ACTIVITY_KIND_DRIVER) && ok;
+  if (api && std::string(api) == "all") {
+    ok = enable(CUPTI_ACTIVITY_KIND_RUNTIME) && ok;
+    ok = enable(CUPTI_ACTIVITY_KIND_DRIVER) && ok;
+  }
   std::atexit(write_records);
   return ok ? 1 : 0;
 }

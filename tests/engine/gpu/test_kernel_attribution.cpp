@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "fxscope/gpu/kernel_attribution.h"
 #include "fxscope/gpu/torch_run.h"
 #include "fxscope/trace/trace_log.h"
@@ -13,7 +15,10 @@ gpu::KernelIndex residual_mlp_index() {
   auto log = trace::read_trace(test::sample("residual_mlp"));
   REQUIRE(log);
   gpu::KernelIndex index;
-  for (const auto& unit : log->units()) index.add_unit(unit);
+  for (const auto& unit : log->units()) {
+    index.add_unit(unit);
+    index.add_dynamo_map(unit);
+  }
   return index;
 }
 
@@ -79,6 +84,69 @@ TEST_CASE("under CUDA graphs, kernels outside the graph stay unattributed", "[gp
   CHECK(m.kernels[0].group.empty());
   CHECK(m.kernels[1].group == "extern_kernels.addmm");
   CHECK(m.attributed_share() == Approx(0.8));
+}
+
+TEST_CASE("CUDA graph input copies attribute to the inputs the driver's range names", "[gpu]") {
+  auto records = compiled_repeat(7);
+  records.ranges.push_back({"fxscope-copy:arg2_1,arg4_1", 3, 8});
+  records.kernels.insert(records.kernels.begin(), kernel("elementwise_copy", 100, 5));
+  records.launch_start[5] = 5;
+  const auto m =
+      gpu::attribute_mode("reduce-overhead", "fxscope:default:", records, residual_mlp_index());
+  REQUIRE(m.kernels.size() == 5);
+  CHECK(m.kernels[0].group == gpu::kCudaGraphInputCopy);
+  CHECK(m.kernels[0].nodes == std::vector<std::string>{"arg2_1", "arg4_1"});
+  // The inputs pair with the Dynamo graph's inputs by position: x and linear2's bias.
+  CHECK(m.kernels[0].dynamo_nodes ==
+        std::vector<std::string>{"L_self_modules_linear2_parameters_bias_", "L_x_"});
+  CHECK(m.kernels[1].group == "extern_kernels.addmm");
+  CHECK(m.attributed_share() == Approx(1.0));
+}
+
+TEST_CASE("the RNG seeds call and the graph replay's generator fills go to the seeds node",
+          "[gpu]") {
+  // residual_mlp_train's forward (dropout): as the H200 ran it under reduce-overhead.
+  auto log = trace::read_trace(test::sample("residual_mlp_train"));
+  REQUIRE(log);
+  gpu::KernelIndex index;
+  index.add_unit(log->units().front());
+  CHECK(index.rng_nodes == std::vector<std::string>{"inductor_seeds_default"});
+  const auto randint = index.by_name.find("aten.randint.low_out");
+  REQUIRE(randint != index.by_name.end());
+  CHECK(index.plans[randint->second.first][randint->second.second].nodes == index.rng_nodes);
+  // The capture's launch order: cuBLAS, the seeds' randint, the dropout kernel.
+  gpu::CuptiRecords r;
+  r.ranges.push_back({"fxscope:reduce-overhead:0", 0, 10000});
+  const std::string fill =
+      "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<long>, "
+      "std::array<char*, 1ul> >";
+  r.kernels = {kernel(fill, 100, 1), kernel(fill, 1200, 2),
+               kernel("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n", 2300, 3, 7),
+               kernel("void at::native::distribution_elementwise_grid_stride_kernel", 3400, 4, 7),
+               kernel("triton_poi_fused_addmm_native_dropout_0", 4500, 5, 7)};
+  const auto m = gpu::attribute_mode("reduce-overhead", "fxscope:reduce-overhead:", r, index);
+  REQUIRE(m.kernels.size() == 4);
+  CHECK(m.kernels[0].group == gpu::kCudaGraphRngState);
+  CHECK(m.kernels[0].nodes == index.rng_nodes);
+  CHECK(m.kernels[0].calls == 2.0);
+  CHECK(m.kernels[1].group == "extern_kernels.mm");
+  CHECK(m.kernels[2].group == "aten.randint.low_out");
+  CHECK(m.attributed_share() == Approx(1.0));
+}
+
+TEST_CASE("compiled kernels map on to the Dynamo nodes of the real log", "[gpu]") {
+  const auto index = residual_mlp_index();
+  // Inductor's provenance mapping names the Dynamo op each post-grad node comes from.
+  const auto erf = index.dynamo_of.find("erf");
+  REQUIRE(erf != index.dynamo_of.end());
+  CHECK(erf->second == std::vector<std::string>{"gelu"});
+  const auto both = index.dynamo_nodes({"mm_default", "erf"});
+  CHECK(both.size() == 2);
+  CHECK(std::count(both.begin(), both.end(), "gelu") == 1);
+  const auto m = gpu::attribute_mode("default", "fxscope:default:", compiled_repeat(0), index);
+  CHECK(m.dynamo_share() == Approx(1.0));
+  CHECK_FALSE(m.kernels[3].dynamo_nodes.empty());
+  CHECK(gpu::KernelIndex{}.dynamo_nodes({"erf"}).empty());
 }
 
 TEST_CASE("eager kernels attribute to the op whose NVTX range launched them", "[gpu]") {

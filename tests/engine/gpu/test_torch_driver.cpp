@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
+#include "fxscope/gpu/torch_run.h"
 #include "run_process.h"
 #include "samples.h"
 
@@ -34,6 +36,24 @@ TEST_CASE("the driver refuses an unknown mode and a missing log in one line", "[
   CHECK_THAT(r.output, Catch::Contains("--mode fast: expected eager"));
 }
 
+TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops too)", "[gpu]") {
+  // Without torch: the rewrite is text. residual_mlp_train's forward draws dropout's seeds from
+  // constants, which retracing would have run once and frozen.
+  const std::string log =
+      test::sample("residual_mlp_train") + "/dedicated_log_torch_trace_hy9tj9yq.log";
+  const auto r = test::run_process(
+      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
+      " && python3 -c \"import fxscope_torch_driver as d; "
+      "s = d.marked_source(d.prepared_source(d.find_runnables('" +
+      log +
+      "')['0/0'])); "
+      "compile(s, 'marked', 'exec'); "
+      "print(s.count('_fxscope_push'), s.count('_fxscope_pop'), "
+      "'fxscope-op:2:inductor_seeds_default' in s)\" 2>&1");
+  CHECK(r.status == 0);
+  CHECK(r.output == "17 17 True\n");
+}
+
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {
   const auto r = driver(test::sample("pointwise_chain") +
                         "/dedicated_log_torch_trace_xhlrow6l.log --mode eager --repeats 1");
@@ -45,4 +65,31 @@ TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") 
   const bool says = r.output.find("PyTorch is not installed") != std::string::npos ||
                     r.output.find("no CUDA GPU is visible") != std::string::npos;
   CHECK(says);
+}
+
+TEST_CASE("a training unit under CUDA graphs attributes its input copies too", "[cuda]") {
+  // residual_mlp_train's forward unit: its inputs are not all static, so CUDA graph trees copy
+  // some into the graph's buffers on every call, outside the graph.
+  gpu::TorchRunOptions o;
+  o.log_path = test::sample("residual_mlp_train") + "/dedicated_log_torch_trace_hy9tj9yq.log";
+  o.mode = "reduce-overhead";
+  o.driver = FXSCOPE_SOURCE_TORCH_DRIVER;
+  o.cupti_lib = gpu::default_cupti_lib();
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  o.work_dir = *dir;
+  o.remove_work_dir = true;
+  const auto run = gpu::run_pytorch(o);
+  if (!run) {
+    WARN("skipped, no device or no PyTorch: " + run.error().message);
+    return;
+  }
+  REQUIRE(run->modes.size() == 1);
+  const auto& m = run->modes.front();
+  CHECK(m.graph_launches >= 1.0);
+  CHECK(m.attributed_share() >= 0.95);
+  for (const auto& k : m.kernels) {
+    INFO(k.name);
+    if (k.group == gpu::kCudaGraphInputCopy) CHECK_FALSE(k.nodes.empty());
+  }
 }

@@ -21,22 +21,41 @@ struct PlanKernel {
   bool is_extern = false;
 };
 
-// Inductor's kernels of one or more units, in launch order per plan, and by name.
+// Inductor's kernels of one or more units, in launch order per plan, and by name; and the
+// captured unit's post-grad nodes traced back to the Dynamo nodes the user wrote.
 struct KernelIndex {
   std::vector<std::vector<PlanKernel>> plans;
   std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> by_name;  // plan, kernel
+  // Post-grad (and AOT) node name -> Dynamo node names, from Inductor's provenance mapping where
+  // the log has it, else source locations. Nodes the log does not trace are absent.
+  std::unordered_map<std::string, std::vector<std::string>> dynamo_of;
+  // Post-grad nodes that make the RNG seeds (prims.inductor_seeds): what Inductor's randint call
+  // and, under CUDA graphs, the replay's refill of the generator's seed and offset run for.
+  std::vector<std::string> rng_nodes;
 
   // Adds the Inductor kernels of every post-grad graph of UNIT (a plan each).
   void add_unit(const trace::CompileUnit& unit);
+  // Adds the Dynamo nodes of UNIT's post-grad nodes (the captured unit, not the driver's own
+  // compiles: those trace back to the runnable script, not to the user's code).
+  void add_dynamo_map(const trace::CompileUnit& unit);
+  // The Dynamo nodes of NODES, sorted, each once.
+  std::vector<std::string> dynamo_nodes(const std::vector<std::string>& nodes) const;
 };
+
+// The group name of kernels that copy inputs into a CUDA graph's static buffers.
+inline constexpr const char* kCudaGraphInputCopy = "cudagraph input copy";
+// The group name of the two fills of the RNG generator's seed and offset before each CUDA graph
+// replay (PyTorch's graph-safe Philox state), outside the graph.
+inline constexpr const char* kCudaGraphRngState = "cudagraph rng state";
 
 // One kernel name of a mode, summed over the repeats and divided by their number.
 struct MeasuredKernel {
   std::string name;
-  std::string group;               // empty when unattributed
-  std::vector<std::string> nodes;  // empty when unattributed
-  double us = 0.0;                 // per repeat
-  double calls = 0.0;              // per repeat
+  std::string group;                      // empty when unattributed
+  std::vector<std::string> nodes;         // empty when unattributed
+  std::vector<std::string> dynamo_nodes;  // empty where the log does not trace its nodes
+  double us = 0.0;                        // per repeat
+  double calls = 0.0;                     // per repeat
   std::array<int, 3> grid{};
   std::array<int, 3> block{};
   bool in_cuda_graph = false;
@@ -51,16 +70,22 @@ struct ModeMeasurement {
   std::size_t repeats = 0;
   double kernel_us = 0.0;       // CUPTI kernel time per repeat
   double attributed_us = 0.0;   // the part of kernel_us mapped to nodes
+  double dynamo_us = 0.0;       // the part of kernel_us mapped on to Dynamo nodes
   double launches = 0.0;        // kernels per repeat
   double graph_launches = 0.0;  // of which inside CUDA graphs
   std::vector<MeasuredKernel> kernels;
   std::vector<KernelRecord> timeline;  // the first repeat's kernels, for a Chrome trace
 
   double attributed_share() const { return kernel_us > 0 ? attributed_us / kernel_us : 0.0; }
+  double dynamo_share() const { return kernel_us > 0 ? dynamo_us / kernel_us : 0.0; }
 };
 
 // The kernels of RECORDS launched inside the NVTX ranges named PREFIX + i, attributed through
-// INDEX (compiled modes) or the ops' NVTX ranges (eager).
+// INDEX (compiled modes) or the ops' NVTX ranges (eager). A kernel is placed by its launching
+// call's host time when the records have it, else by its own start: the driver ends each range
+// after synchronizing, so a range holds its kernels' execution. Under CUDA graphs, kernels outside
+// the graph after a "fxscope-copy:<inputs>" range (the driver marks CUDA graph trees' input copies
+// so) belong to those inputs (kCudaGraphInputCopy), and the generator's fills to the RNG nodes.
 ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefix,
                                const CuptiRecords& records, const KernelIndex& index);
 

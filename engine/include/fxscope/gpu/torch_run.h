@@ -18,9 +18,10 @@ struct TorchRunOptions {
   std::string unit;      // compile id, empty: the first with a runnable artifact
   std::string mode = "all";
   std::string python = "python3";
-  std::string driver;     // fxscope_torch_driver.py
-  std::string cupti_lib;  // libfxscope_cupti.so
-  std::string work_dir;   // where the child's records, output and TORCH_TRACE go
+  std::string driver;            // fxscope_torch_driver.py
+  std::string cupti_lib;         // libfxscope_cupti.so
+  std::string work_dir;          // where the child's records, output and TORCH_TRACE go
+  bool remove_work_dir = false;  // delete WORK_DIR when done, failed or not (a temp folder)
 };
 
 struct TorchRun {
@@ -34,6 +35,9 @@ struct TorchRun {
 // FXSCOPE_TORCH_DRIVER, else beside the running executable (installed), else the build tree.
 std::string default_cupti_lib();
 std::string default_torch_driver();
+
+// A fresh folder for one run under the system's temp folder ("/tmp/fxscope-run-XXXXXX").
+Result<std::string> make_temp_work_dir();
 
 // Runs the driver and attributes its kernels. Errors are one line: what is missing or failed.
 Result<TorchRun> run_pytorch(const TorchRunOptions& options);
