@@ -1,0 +1,131 @@
+// NVRTC needs no GPU: every generated kernel of the main samples compiles for sm_90 here, errors
+// name the kernel and NVRTC's first error line, and the disk cache answers the second compile.
+
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "../codegen/codegen_samples.h"
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/fusion/planner.h"
+#include "fxscope/gpu/nvrtc_compiler.h"
+#include "fxscope/graph/fx_readable_parser.h"
+
+using namespace fxscope;
+
+namespace {
+
+// A cache directory of this test's own, removed at the end of the test.
+struct TempCache {
+  explicit TempCache(const std::string& name)
+      : path(std::filesystem::temp_directory_path() /
+             ("fxscope_nvrtc_" + name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+  }
+  ~TempCache() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::filesystem::path path;
+};
+
+}  // namespace
+
+TEST_CASE("NVRTC compiles a kernel, caches it, and names the kernel in errors", "[nvrtc]") {
+  TempCache cache("basic");
+  gpu::NvrtcOptions options;
+  options.cache_dir = cache.path.string();
+  const std::string ok =
+      "extern \"C\" __global__ void fx_twice(float* p) { p[threadIdx.x] *= 2.0f; }\n";
+  const auto first = gpu::compile_cuda(ok, "fx_twice", options);
+  REQUIRE(first);
+  CHECK(!first->from_cache);
+  CHECK(first->cubin.substr(1, 3) == "ELF");
+  CHECK(std::filesystem::exists(first->cache_path));
+  const auto second = gpu::compile_cuda(ok, "fx_twice", options);
+  REQUIRE(second);
+  CHECK(second->from_cache);
+  CHECK(second->cubin == first->cubin);
+  options.arch = "sm_80";  // another architecture is another cache entry
+  const auto other = gpu::compile_cuda(ok, "fx_twice", options);
+  REQUIRE(other);
+  CHECK(!other->from_cache);
+  CHECK(other->cache_path != first->cache_path);
+
+  const auto bad = gpu::compile_cuda(
+      "extern \"C\" __global__ void fx_bad(float* p) { p[0] = undefined_name; }\n", "fx_bad",
+      options);
+  REQUIRE(!bad);
+  CHECK(bad.error().message.rfind("fx_bad: NVRTC: ", 0) == 0);
+  CHECK(bad.error().message.find("undefined_name") != std::string::npos);
+  CHECK(bad.error().message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("every generated kernel of the main samples compiles for sm_90", "[nvrtc][codegen]") {
+  TempCache cache("samples");
+  gpu::NvrtcOptions options;
+  options.cache_dir = cache.path.string();
+  for (const std::string sample : {"residual_mlp", "pointwise_chain", "gpt2_2layer", "resnet18"}) {
+    std::set<std::string> sources;  // layers repeat kernels: compile each source once
+    std::size_t kernels = 0;
+    for (const fusion::Mode mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+      for (const auto& p : test::planned_graphs(sample, mode)) {
+        for (const auto& group : p.fusion.ours.groups) {
+          codegen::CodegenOptions copts;
+          copts.hints = p.hints;
+          const auto kernel = codegen::generate(p.fusion.post_grad, group, copts);
+          if (!kernel) continue;  // coverage is test_codegen's business
+          ++kernels;
+          if (!sources.insert(kernel->source).second) continue;
+          const auto cubin = gpu::compile_cuda(kernel->source, kernel->entry, options);
+          INFO(p.where << " " << group.name << "\n" << kernel->source);
+          CHECK(cubin);
+          if (!cubin) std::cout << cubin.error().message << "\n";
+        }
+      }
+    }
+    if (sample == std::string("residual_mlp")) {
+      // The eager composites no sample's AOT graph holds.
+      const graph::Graph g = test::composite_ops_graph();
+      for (const auto& group : fusion::plan(g, fusion::Mode::eager).groups) {
+        const auto kernel = codegen::generate(g, group, {});
+        REQUIRE(kernel);
+        ++kernels;
+        sources.insert(kernel->source);
+        const auto cubin = gpu::compile_cuda(kernel->source, kernel->entry, options);
+        INFO(kernel->source);
+        CHECK(cubin);
+      }
+    }
+    std::cout << sample << ": " << kernels << " kernels, " << sources.size()
+              << " distinct sources compiled for sm_90\n";
+    CHECK(kernels > 0);
+  }
+}
+
+TEST_CASE("kernels over more than 2^31 elements index with 64 bits and compile",
+          "[nvrtc][codegen]") {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[65536, 40000][40000, 1]cuda:0\"):\n"
+      "        exp: \"f32[65536, 40000][40000, 1]cuda:0\" = torch.ops.aten.exp.default(arg0_1)\n"
+      "        sum_1: \"f32[65536][1]cuda:0\" = torch.ops.aten.sum.dim_IntList(arg0_1, [1])\n"
+      "        return (exp, sum_1)\n";
+  const auto g = graph::parse_fx_readable(code, "big").graph;
+  const auto plan = fusion::plan(g, fusion::Mode::default_mode);
+  REQUIRE(!plan.groups.empty());
+  TempCache cache("big");
+  gpu::NvrtcOptions options;
+  options.cache_dir = cache.path.string();
+  for (const auto& group : plan.groups) {
+    const auto kernel = codegen::generate(g, group, {});
+    REQUIRE(kernel);
+    CHECK(kernel->source.find("for (fx_i64 ") != std::string::npos);
+    const auto cubin = gpu::compile_cuda(kernel->source, kernel->entry, options);
+    INFO(kernel->source);
+    CHECK(cubin);
+  }
+}
