@@ -1,18 +1,21 @@
-// `fxscope-cli run PATH --backend pytorch [--python PATH] [--unit ID] --mode MODE|all [--json]
-// [--chrome-trace FILE]`: one compile unit re-run under real PyTorch per mode, every kernel
-// recorded by fxscope's CUPTI injection library and mapped to groups and nodes.
-#include <unistd.h>
+// `fxscope-cli run PATH [--backend engine|pytorch] [--unit ID] --mode MODE|all [--repeat N]
+// [--ab A,B] [--json] [--chrome-trace FILE]`: one compile unit re-run on the GPU per mode, every
+// kernel timed with CUPTI and mapped to groups and nodes. The engine backend (the default) runs
+// fxscope's own runtime; the pytorch backend runs the unit under real PyTorch with fxscope's
+// CUPTI injection library. Options only the pytorch backend takes (--python, --work-dir,
+// --keep-work-dir) select it when --backend is not given.
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "commands.h"
 
 #if FXSCOPE_HAS_CUDA
+#include "fxscope/gpu/engine_run.h"
 #include "fxscope/gpu/torch_run.h"
 #endif
 
@@ -21,13 +24,18 @@ namespace {
 
 struct RunArgs {
   std::string path;
-  std::string backend = "pytorch";
+  std::string backend;
   std::string python = "python3";
   std::string unit;
   std::string mode = "all";
   std::string chrome_trace;
   std::string work_dir;
+  std::string ab;
+  int repeat = 20;
+  std::uint64_t seed = 0;
+  bool keep_work_dir = false;
   bool json = false;
+  bool pytorch_options = false;  // --python, --work-dir or --keep-work-dir was given
 };
 
 void fail(const std::string& message) {
@@ -40,7 +48,79 @@ bool known_mode(const std::string& mode) {
          mode == "max-autotune";
 }
 
+// "eager,default,reduce-overhead": a list of modes, which both backends run in order (so a
+// slow mode such as max-autotune can run in a job of its own).
+bool known_mode_list(const std::string& text) {
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string mode = text.substr(begin, comma - begin);
+    if (mode == "all" || !known_mode(mode)) return false;
+    if (comma == std::string::npos) return true;
+    begin = comma + 1;
+  }
+}
+
+// "default,reduce-overhead" -> the two modes; empty when the text is not two known modes.
+std::pair<std::string, std::string> ab_modes(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos) return {};
+  std::string a = text.substr(0, comma);
+  std::string b = text.substr(comma + 1);
+  if (!known_mode(a) || !known_mode(b) || a == "all" || b == "all") return {};
+  return {a, b};
+}
+
 #if FXSCOPE_HAS_CUDA
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) return false;
+  out << text << "\n";
+  return static_cast<bool>(out);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+const gpu::ModeMeasurement* find_mode(const std::vector<gpu::ModeMeasurement>& modes,
+                                      const std::string& name) {
+  for (const auto& m : modes) {
+    if (m.mode == name) return &m;
+  }
+  return nullptr;
+}
+
+// Totals of the two modes, then kernel time per group: where B gains or loses against A.
+void print_ab(const std::vector<gpu::ModeMeasurement>& modes, const std::string& a_name,
+              const std::string& b_name) {
+  const auto* a = find_mode(modes, a_name);
+  const auto* b = find_mode(modes, b_name);
+  if (!a || !b) {
+    std::printf("\nA/B %s vs %s: %s did not run\n", a_name.c_str(), b_name.c_str(),
+                a ? b_name.c_str() : a_name.c_str());
+    return;
+  }
+  const auto ratio = [](double x, double y) { return x > 0 ? y / x : 0.0; };
+  std::printf("\nA/B  A = %s, B = %s\n", a_name.c_str(), b_name.c_str());
+  std::printf("  %-22s %12s %12s %8s\n", "", "A", "B", "B/A");
+  std::printf("  %-22s %12.1f %12.1f %8.2f\n", "total us (median)", a->total_us, b->total_us,
+              ratio(a->total_us, b->total_us));
+  std::printf("  %-22s %12.1f %12.1f %8.2f\n", "kernel us", a->kernel_us, b->kernel_us,
+              ratio(a->kernel_us, b->kernel_us));
+  std::printf("  %-22s %12.1f %12.1f %8.2f\n", "launches", a->launches, b->launches,
+              ratio(a->launches, b->launches));
+  std::map<std::string, std::pair<double, double>> by_group;
+  for (const auto& k : a->kernels) by_group[k.group.empty() ? k.name : k.group].first += k.us;
+  for (const auto& k : b->kernels) by_group[k.group.empty() ? k.name : k.group].second += k.us;
+  std::printf("  kernel us per group:\n");
+  for (const auto& [group, t] : by_group) {
+    std::printf("    %-40.40s %10.2f %10.2f\n", group.c_str(), t.first, t.second);
+  }
+}
+
 void print_text(const gpu::TorchRun& run) {
   std::printf("%s  unit %s  torch %s  backend pytorch\n", run.device.c_str(), run.unit.c_str(),
               run.torch_version.c_str());
@@ -50,25 +130,85 @@ void print_text(const gpu::TorchRun& run) {
     std::printf("%-16s %10.1f %10.1f %9.1f %11.1f %7.1f%%\n", m.mode.c_str(), m.total_us,
                 m.kernel_us, m.launches, m.graph_launches, 100.0 * m.attributed_share());
     for (const auto& k : m.kernels) {
-      std::string nodes;
-      for (const auto& n : k.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      const std::string nodes = joined(k.nodes);
       std::printf("    %9.2f us  %-40.40s  %s\n", k.us, k.name.c_str(),
                   nodes.empty() ? "(unattributed)" : nodes.c_str());
     }
   }
 }
-#endif
 
-void run_run(const RunArgs& args) {
-  if (args.backend != "pytorch") {
-    fail("--backend " + args.backend + ": only the pytorch backend is built");
+void print_text(const gpu::EngineRun& run) {
+  std::printf("%s  unit %s  backend engine  CUDA %s  copy %.0f GB/s  cuDNN %s\n",
+              run.device.c_str(), run.unit.c_str(), run.cuda_version.c_str(), run.copy_gbps,
+              run.cudnn.empty() ? "not found" : "found");
+  std::printf("coverage (default graph): %zu of %zu ops\n", run.coverage.ran, run.coverage.ops);
+  std::printf("%-16s %10s %9s %9s %10s %9s %8s %8s %12s %9s\n", "mode", "total_us", "min", "max",
+              "kernel_us", "launches", "host_us", "speedup", "max_rel_err", "peak_MB");
+  double eager_us = 0;
+  for (const auto& m : run.modes) {
+    if (m.measured.mode == "eager" && m.ran) eager_us = m.measured.total_us;
+  }
+  for (const auto& m : run.modes) {
+    const auto& t = m.measured;
+    if (!m.ran) {
+      std::printf("%-16s did not run: %s\n", t.mode.c_str(), m.error.c_str());
+      continue;
+    }
+    char err[32] = "-";
+    if (m.max_rel_err)
+      std::snprintf(err, sizeof err, "%.2e%s", *m.max_rel_err, m.flagged ? "!" : "");
+    std::printf("%-16s %10.1f %9.1f %9.1f %10.1f %9.1f %8.1f %7.2fx %12s %9.1f\n", t.mode.c_str(),
+                t.total_us, t.total_min_us, t.total_max_us, t.kernel_us, t.launches,
+                m.host_launch_us, eager_us > 0 && t.total_us > 0 ? eager_us / t.total_us : 0.0, err,
+                static_cast<double>(m.peak_bytes) / 1e6);
+    for (std::size_t i = 0; i < t.kernels.size() && i < 5; ++i) {
+      const auto& k = t.kernels[i];
+      const std::string nodes = joined(k.nodes);
+      std::printf("    %9.2f us  %-40.40s  %s\n", k.us, k.name.c_str(),
+                  nodes.empty() ? "(unattributed)" : nodes.c_str());
+    }
+    for (const auto& p : m.picks) std::printf("    picked: %s\n", p.c_str());
+    for (const auto& miss : m.coverage.missing) std::printf("    not run: %s\n", miss.c_str());
+    if (m.flagged)
+      std::printf("    ! outputs differ from eager above tolerance %.0e\n", m.tolerance);
+  }
+  for (const auto& n : run.notes) std::printf("note: %s\n", n.c_str());
+}
+
+void run_engine_backend(const RunArgs& args) {
+  gpu::EngineRunOptions o;
+  o.log_path = args.path;
+  o.unit = args.unit;
+  o.mode = args.mode;
+  o.repeats = args.repeat;
+  o.seed = args.seed;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
+  auto run = gpu::run_engine(o);
+  if (!run) {
+    fail(run.error().message);
     return;
   }
-  if (!known_mode(args.mode)) {
-    fail("--mode " + args.mode + ": expected eager, default, reduce-overhead, max-autotune or all");
+  if (!args.chrome_trace.empty() &&
+      !write_file(args.chrome_trace, gpu::to_chrome_trace(*run).dump())) {
+    fail(args.chrome_trace + ": cannot write the Chrome trace");
     return;
   }
-#if FXSCOPE_HAS_CUDA
+  if (args.json) {
+    std::cout << gpu::to_json(*run).dump(1) << "\n";
+    return;
+  }
+  print_text(*run);
+  if (!args.ab.empty()) {
+    std::vector<gpu::ModeMeasurement> modes;
+    for (const auto& m : run->modes) {
+      if (m.ran) modes.push_back(m.measured);
+    }
+    const auto [a, b] = ab_modes(args.ab);
+    print_ab(modes, a, b);
+  }
+}
+
+void run_pytorch_backend(const RunArgs& args) {
   gpu::TorchRunOptions o;
   o.log_path = args.path;
   o.unit = args.unit;
@@ -76,28 +216,64 @@ void run_run(const RunArgs& args) {
   o.python = args.python;
   o.driver = gpu::default_torch_driver();
   o.cupti_lib = gpu::default_cupti_lib();
-  o.work_dir =
-      args.work_dir.empty()
-          ? (std::filesystem::temp_directory_path() / ("fxscope-run-" + std::to_string(getpid())))
-                .string()
-          : args.work_dir;
+  o.work_dir = args.work_dir;
+  if (o.work_dir.empty()) {
+    auto temp = gpu::make_temp_work_dir();
+    if (!temp) {
+      fail(temp.error().message);
+      return;
+    }
+    o.work_dir = *temp;
+    // A temp folder goes when the run is done, unless asked for (then its path is printed).
+    o.remove_work_dir = !args.keep_work_dir;
+    if (args.keep_work_dir) std::fprintf(stderr, "fxscope-cli: keeping %s\n", o.work_dir.c_str());
+  }
   auto run = gpu::run_pytorch(o);
   if (!run) {
     fail(run.error().message);
     return;
   }
-  if (!args.chrome_trace.empty()) {
-    std::ofstream out(args.chrome_trace);
-    if (!out) {
-      fail(args.chrome_trace + ": cannot write the Chrome trace");
-      return;
-    }
-    out << gpu::to_chrome_trace(*run).dump() << "\n";
+  if (!args.chrome_trace.empty() &&
+      !write_file(args.chrome_trace, gpu::to_chrome_trace(*run).dump())) {
+    fail(args.chrome_trace + ": cannot write the Chrome trace");
+    return;
   }
   if (args.json) {
     std::cout << gpu::to_json(*run).dump(1) << "\n";
+    return;
+  }
+  print_text(*run);
+  if (!args.ab.empty()) {
+    const auto [a, b] = ab_modes(args.ab);
+    print_ab(run->modes, a, b);
+  }
+}
+#endif
+
+void run_run(const RunArgs& args) {
+  const std::string backend =
+      !args.backend.empty() ? args.backend : (args.pytorch_options ? "pytorch" : "engine");
+  if (backend != "engine" && backend != "pytorch") {
+    fail("--backend " + backend + ": expected engine or pytorch");
+    return;
+  }
+  if (!known_mode(args.mode) && !known_mode_list(args.mode)) {
+    fail("--mode " + args.mode + ": expected eager, default, reduce-overhead, max-autotune or all");
+    return;
+  }
+  if (args.repeat < 1) {
+    fail("--repeat " + std::to_string(args.repeat) + ": expected 1 or more");
+    return;
+  }
+  if (!args.ab.empty() && ab_modes(args.ab).first.empty()) {
+    fail("--ab " + args.ab + ": expected two modes, e.g. default,reduce-overhead");
+    return;
+  }
+#if FXSCOPE_HAS_CUDA
+  if (backend == "engine") {
+    run_engine_backend(args);
   } else {
-    print_text(*run);
+    run_pytorch_backend(args);
   }
 #else
   fail("this fxscope-cli was built without CUDA (FXSCOPE_WITH_CUDA=OFF): no GPU backend");
@@ -109,19 +285,33 @@ void run_run(const RunArgs& args) {
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand(
-      "run", "re-run a compile unit on the GPU under real PyTorch, per kernel, per mode");
+      "run",
+      "re-run a compile unit on the GPU per mode, per kernel (fxscope's runtime or PyTorch)");
   cmd->add_option("PATH", args->path, "a TORCH_TRACE log file or the directory holding it")
       ->required();
-  cmd->add_option("--backend", args->backend, "pytorch")->capture_default_str();
-  cmd->add_option("--python", args->python, "the Python that has PyTorch")->capture_default_str();
+  cmd->add_option("--backend", args->backend,
+                  "engine (fxscope's runtime, the default) or pytorch (real PyTorch)");
+  auto* python = cmd->add_option("--python", args->python, "pytorch: the Python that has PyTorch")
+                     ->capture_default_str();
   cmd->add_option("--unit", args->unit, "one compile unit, e.g. 0/0 (default: the first)");
   cmd->add_option("--mode", args->mode, "eager, default, reduce-overhead, max-autotune or all")
       ->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "engine: timed calls per mode (after 5 warm-ups)")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "engine: seed of the random inputs")->capture_default_str();
+  cmd->add_option("--ab", args->ab, "compare two modes, e.g. default,reduce-overhead");
   cmd->add_option("--chrome-trace", args->chrome_trace, "also write the kernels as a Chrome trace");
-  cmd->add_option("--work-dir", args->work_dir,
-                  "keep the driver's output, CUPTI records and TORCH_TRACE here");
+  auto* work_dir =
+      cmd->add_option("--work-dir", args->work_dir,
+                      "pytorch: keep the driver's output, CUPTI records and TORCH_TRACE here");
+  auto* keep =
+      cmd->add_flag("--keep-work-dir", args->keep_work_dir,
+                    "pytorch: keep the temp folder of the run (its path is printed on stderr)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args] { run_run(*args); });
+  cmd->callback([args, python, work_dir, keep] {
+    args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0;
+    run_run(*args);
+  });
 }
 
 }  // namespace fxscope::cli

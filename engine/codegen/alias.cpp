@@ -7,6 +7,42 @@
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
+namespace {
+
+// Whether OUT's sizes can be laid over IN's storage with strides alone (PyTorch's computeStride):
+// every group of IN's dims that is contiguous in memory must map onto whole dims of OUT.
+bool restrides(const Shape& in, const std::optional<Shape>& out) {
+  if (!out) return false;
+  const auto& old_sizes = in.sizes;
+  const auto& old_strides = in.strides;
+  const auto& new_sizes = out->sizes;
+  if (old_sizes.empty()) return true;
+  std::int64_t view_d = static_cast<std::int64_t>(new_sizes.size()) - 1;
+  std::int64_t chunk_base_stride = old_strides.back();
+  std::int64_t tensor_numel = 1;
+  std::int64_t view_numel = 1;
+  for (std::int64_t d = static_cast<std::int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    const auto ud = static_cast<std::size_t>(d);
+    tensor_numel *= old_sizes[ud];
+    if (d == 0 ||
+        (old_sizes[ud - 1] != 1 && old_strides[ud - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || new_sizes[static_cast<std::size_t>(view_d)] == 1)) {
+        view_numel *= new_sizes[static_cast<std::size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = old_strides[ud - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+}  // namespace
 
 std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
                               const ops::SymbolHints& hints) {
@@ -67,8 +103,9 @@ std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
       // as_strided's storage offset is absolute in the base's storage.
       offset = int_at(n, 3, 0);
     } else if ((base == "view" || base == "reshape" || base == "_unsafe_view") &&
-               !in->contiguous()) {
-      // A reshape of a strided tensor may need a copy; fxscope treats it as one.
+               !in->contiguous() && !restrides(*in, shape_of(n, hints))) {
+      // A reshape that no strides over its input can express copies, as in PyTorch; a view of
+      // a strided tensor (the heads of a split QKV projection) stays a view.
       return std::nullopt;
     }
     at = input;

@@ -1,0 +1,295 @@
+#include "fxscope/gpu/engine_run.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_device.h"
+#include "cuda_status.h"
+#include "cudnn_conv.h"
+#include "cupti_activity.h"
+#include "engine_compiler.h"
+#include "executable.h"
+#include "fxscope/core/text.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/output_compare.h"
+#include "fxscope/gpu/random_inputs.h"
+#include "fxscope/trace/trace_log.h"
+#include "mode_measure.h"
+
+namespace fxscope::gpu {
+namespace {
+
+const trace::CompileUnit* find_unit(const trace::TraceLog& log, const std::string& id) {
+  for (const auto& u : log.units()) {
+    if (id.empty() ? u.aot_graph() != nullptr : u.id.without_attempt().str() == id) return &u;
+  }
+  return nullptr;
+}
+
+ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
+  ops::SymbolHints hints;
+  for (const trace::ShapeSymbol& s : unit.symbols) {
+    if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
+  }
+  return hints;
+}
+
+// The same seeded bytes for the I-th input of every graph of the unit; an integer input's range
+// is the tightest any graph indexes with it.
+std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
+                                                const std::vector<const graph::Graph*>& all,
+                                                const ops::SymbolHints& hints, std::uint64_t seed) {
+  const auto ids = graph_inputs(g);
+  std::vector<std::vector<std::byte>> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& meta = g.node(ids[i]).meta;
+    if (!meta || meta->is_sym_scalar()) {
+      out.emplace_back();
+      continue;
+    }
+    std::optional<std::int64_t> bound;
+    for (const graph::Graph* other : all) {
+      const auto other_ids = graph_inputs(*other);
+      if (i >= other_ids.size()) continue;
+      if (const auto b = index_bound(*other, other_ids[i], hints)) {
+        bound = bound ? std::min(*bound, *b) : *b;
+      }
+    }
+    out.push_back(random_tensor(*meta, hints, seed * 1000003ull + i * 7919ull + 1, bound));
+  }
+  return out;
+}
+
+// "all", one mode, or a comma-separated list; eager always runs first (the reference).
+std::vector<std::string> selected_modes(const std::string& mode) {
+  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
+  if (mode == "all") return all;
+  std::vector<std::string> out;
+  for (const std::string& m : all) {
+    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
+  }
+  return out;
+}
+
+// Achieved bandwidth of the generated memory-bound kernels, against the copy bandwidth.
+void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& graph,
+                   const fusion::FusionPlan& plan, double copy_gbps) {
+  for (const MeasuredKernel& k : em.measured.kernels) {
+    const auto step = std::find_if(exe.steps().begin(), exe.steps().end(), [&](const StepPlan& s) {
+      return s.kind == StepKind::generated && s.name == k.name;
+    });
+    if (step == exe.steps().end() || k.us <= 0) continue;
+    const fusion::KernelGroup& g = plan.groups[step->group];
+    if (g.kind == fusion::GroupKind::template_gemm || g.kind == fusion::GroupKind::extern_kernel) {
+      continue;
+    }
+    // A gather reads a few rows of its table, but the plan counts the whole table.
+    const bool gathers = std::any_of(g.nodes.begin(), g.nodes.end(), [&](graph::NodeId n) {
+      const std::string& t = graph.node(n).target;
+      return t.find("aten.embedding") != std::string::npos ||
+             t.find("aten.index.") != std::string::npos ||
+             t.find("aten.gather") != std::string::npos;
+    });
+    if (gathers) continue;
+    KernelBandwidth b;
+    b.name = k.name;
+    b.group = step->group_name;
+    b.bytes = g.bytes_read + g.bytes_written;
+    b.us = k.us / std::max(k.calls, 1.0);
+    b.gbps = b.bytes / b.us / 1e3;
+    b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;
+    em.bandwidth.push_back(b);
+  }
+}
+
+void compare(EngineMode& em, const std::vector<HostOutput>& expected,
+             const std::vector<HostOutput>& actual, const ops::SymbolHints& hints) {
+  if (expected.size() != actual.size()) {
+    em.error += (em.error.empty() ? "" : "; ") + std::string("outputs: eager has ") +
+                std::to_string(expected.size()) + ", this mode " + std::to_string(actual.size());
+    return;
+  }
+  double worst = 0.0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].bytes.empty() || actual[i].bytes.empty()) continue;
+    const double e = relative_error({&expected[i].meta, expected[i].bytes.data()},
+                                    {&actual[i].meta, actual[i].bytes.data()}, hints);
+    em.rel_errs.push_back(e);
+    worst = std::max(worst, e);
+    const double tol = tolerance(expected[i].meta.dtype);
+    em.tolerance = std::max(em.tolerance, tol);
+    if (!(e <= tol)) em.flagged = true;
+  }
+  em.max_rel_err = worst;
+}
+
+bool has_nan(const std::vector<HostOutput>& outputs) {
+  for (const HostOutput& o : outputs) {
+    if (!is_floating(o.meta.dtype)) continue;
+    const auto n = static_cast<std::int64_t>(o.bytes.size() / element_bytes(o.meta.dtype));
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (std::isnan(read_element(o.meta.dtype, o.bytes.data(), i))) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<EngineRun> run_engine(const EngineRunOptions& o) {
+  const auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  auto log = trace::read_trace(o.log_path);
+  if (!log) return log.error();
+  const trace::CompileUnit* unit = find_unit(*log, o.unit);
+  if (!unit) {
+    return make_error(
+        log->path() + ": " +
+        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
+  }
+  const ops::SymbolHints hints = hints_of(*unit);
+  const std::vector<std::string> modes = selected_modes(o.mode);
+  if (modes.empty()) {
+    return make_error("--mode " + o.mode +
+                      ": expected eager, default, reduce-overhead, "
+                      "max-autotune, a comma-separated list of them, or all");
+  }
+  // Plans first: they need no GPU, and an unusable unit is reported before the device opens.
+  std::vector<fusion::GraphFusion> graphs;
+  for (const std::string& name : modes) {
+    auto f = fusion::fuse_unit(*unit, *fusion::parse_mode(name));
+    if (f.empty() || f.front().post_grad.empty()) {
+      return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
+    }
+    graphs.push_back(std::move(f.front()));
+  }
+  auto device = open_cuda_device();
+  if (!device) return device.error();
+  EngineRun run;
+  run.device = device->name;
+  run.unit = unit->id.without_attempt().str();
+  const auto version = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  run.cuda_version =
+      version(device->runtime_version) + " (driver " + version(device->driver_version) + ")";
+  run.cudnn = cudnn_location();
+  say("device " + run.device + " (" + device->arch() + "), unit " + run.unit);
+  cudaStream_t stream = nullptr;
+  if (const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    return make_error("cannot create a CUDA stream: " + cuda_text(e));
+  }
+  run.copy_gbps = measure_copy_gbps(stream);
+  auto cupti = CuptiActivity::start();
+  if (!cupti) run.notes.push_back("no per-kernel times: " + cupti.error().message);
+  CuptiActivity* tagger = cupti ? cupti->get() : nullptr;
+  const EngineCompiler compiler(device->arch(), o.cache_dir);
+
+  std::vector<const graph::Graph*> all;
+  for (const auto& f : graphs) all.push_back(&f.post_grad);
+  std::vector<std::vector<HostOutput>> outputs(modes.size());
+  // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
+  // and an unloaded module's handles are reused by the next one's.
+  std::vector<std::unique_ptr<Executable>> executables(modes.size());
+  std::optional<std::size_t> eager_index;
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    const std::string& name = modes[mi];
+    const fusion::GraphFusion& f = graphs[mi];
+    EngineMode em;
+    em.measured.mode = name;
+    em.cuda_graph = name == "reduce-overhead" || name == "max-autotune";
+    say(name + ": planning " + std::to_string(f.ours.groups.size()) + " groups");
+    PlannedSteps steps = plan_steps(f.post_grad, f.ours, hints, name == "max-autotune");
+    for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
+    em.coverage.ops = steps.ops;
+    em.coverage.ran = steps.ran_ops;
+    for (const auto& s : steps.skipped) em.coverage.missing.push_back(s.why);
+    if (em.cuda_graph && !f.ours.cuda_graphs.usable) {
+      em.cuda_graph = false;
+      for (const auto& r : f.ours.cuda_graphs.reasons)
+        run.notes.push_back(name + ": no CUDA graph: " + r);
+    }
+    ExecutableOptions eo;
+    eo.hints = hints;
+    eo.tune = name == "max-autotune";
+    eo.progress = [&](const std::string& s) { say(name + ": " + s); };
+    eo.compile = [&](const std::string& source, const std::string& where) {
+      return compiler.compile(source, where);
+    };
+    const auto inputs = make_inputs(f.post_grad, all, hints, o.seed);
+    say(name + ": compiling " + std::to_string(steps.steps.size()) + " steps");
+    auto exe = Executable::build(f.post_grad, std::move(steps), inputs, eo, stream);
+    if (!exe) {
+      em.error = exe.error().message;
+      say(name + ": " + em.error);
+      run.modes.push_back(std::move(em));
+      continue;
+    }
+    em.peak_bytes = (*exe)->peak_bytes();
+    em.unplanned_bytes = (*exe)->unplanned_bytes();
+    // Coverage after build: groups that could not be sized, compiled or set up were dropped.
+    em.coverage.ran = (*exe)->planned().ran_ops;
+    em.coverage.missing.clear();
+    for (const auto& s : (*exe)->planned().skipped) em.coverage.missing.push_back(s.why);
+    if (std::string err = (*exe)->launch(stream, nullptr, true); !err.empty()) {
+      em.error = err;
+      say(name + ": " + err);
+      run.modes.push_back(std::move(em));
+      continue;
+    }
+    auto out = (*exe)->read_outputs(stream);
+    if (out) outputs[mi] = std::move(*out);
+    say(name + ": timing " + std::to_string(o.repeats) + " repeats");
+    MeasureOptions mo;
+    mo.warmup = o.warmup;
+    mo.repeats = o.repeats;
+    mo.cuda_graph = em.cuda_graph;
+    if (std::string err = measure_mode(**exe, f.post_grad, stream, tagger, mo, em); !err.empty()) {
+      em.error = err;
+      say(name + ": " + err);
+    } else {
+      em.ran = true;
+    }
+    em.picks = (*exe)->picks();
+    add_bandwidth(em, **exe, f.post_grad, f.ours, run.copy_gbps);
+    if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;
+    executables[mi] = std::move(*exe);
+    run.modes.push_back(std::move(em));
+  }
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = run.modes[mi];
+    if (modes[mi] == "eager" || !em.ran) continue;
+    if (!eager_index) {
+      run.notes.push_back(modes[mi] + ": not compared (eager did not run completely)");
+    } else if (!em.coverage.missing.empty()) {
+      run.notes.push_back(modes[mi] + ": not compared (groups were skipped)");
+    } else {
+      compare(em, outputs[*eager_index], outputs[mi], hints);
+    }
+  }
+  // Where a mode's outputs are not close to eager's, or eager's hold a NaN, say which group
+  // first wrote a NaN.
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = run.modes[mi];
+    const bool suspect = em.flagged || (modes[mi] == "eager" && has_nan(outputs[mi]));
+    if (!suspect || !executables[mi]) continue;
+    if (const std::string where = executables[mi]->first_nonfinite(stream); !where.empty()) {
+      run.notes.push_back(modes[mi] + ": " + where);
+    }
+  }
+  if (const auto it = std::find(modes.begin(), modes.end(), "default"); it != modes.end()) {
+    run.coverage = run.modes[static_cast<std::size_t>(it - modes.begin())].coverage;
+  } else {
+    run.coverage = run.modes.front().coverage;
+  }
+  if (cupti) cupti->reset();
+  cudaStreamDestroy(stream);
+  return run;
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,81 @@
+#include <cmath>
+
+#include "fxscope/gpu/engine_run.h"
+#include "fxscope/gpu/torch_run.h"
+
+namespace fxscope::gpu {
+namespace {
+
+nlohmann::json coverage_json(const Coverage& c) {
+  return {{"ops", c.ops},
+          {"ran", c.ran},
+          {"text", std::to_string(c.ran) + " of " + std::to_string(c.ops) + " ops"},
+          {"missing", c.missing}};
+}
+
+// The measured modes in the PyTorch backend's form, so both backends print the same fields.
+TorchRun as_torch_run(const EngineRun& run) {
+  TorchRun t;
+  t.device = run.device;
+  t.unit = run.unit;
+  for (const auto& m : run.modes) t.modes.push_back(m.measured);
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const EngineRun& run) {
+  nlohmann::json j = to_json(as_torch_run(run));
+  j["backend"] = "engine";
+  j.erase("torch_version");
+  j["cuda_version"] = run.cuda_version;
+  j["cudnn"] = run.cudnn;
+  j["copy_gbps"] = run.copy_gbps;
+  j["coverage"] = coverage_json(run.coverage);
+  j["notes"] = run.notes;
+  for (std::size_t i = 0; i < run.modes.size(); ++i) {
+    const EngineMode& m = run.modes[i];
+    nlohmann::json& jm = j["modes"][i];
+    jm["ran"] = m.ran;
+    jm["error"] = m.error;
+    jm["coverage"] = coverage_json(m.coverage);
+    // JSON has no infinity: an incomparable output is reported as null with flagged true.
+    jm["max_rel_err"] = m.max_rel_err && std::isfinite(*m.max_rel_err)
+                            ? nlohmann::json(*m.max_rel_err)
+                            : nlohmann::json(nullptr);
+    jm["rel_errs"] = nlohmann::json::array();
+    for (const double e : m.rel_errs) {
+      jm["rel_errs"].push_back(std::isfinite(e) ? nlohmann::json(e) : nlohmann::json(nullptr));
+    }
+    jm["tolerance"] = m.tolerance;
+    jm["flagged"] = m.flagged;
+    jm["peak_bytes"] = m.peak_bytes;
+    jm["bytes_without_reuse"] = m.unplanned_bytes;
+    jm["host_launch_us"] = m.host_launch_us;
+    jm["cuda_graph"] = m.cuda_graph;
+    jm["picks"] = m.picks;
+    jm["bandwidth"] = nlohmann::json::array();
+    for (const auto& b : m.bandwidth) {
+      jm["bandwidth"].push_back({{"name", b.name},
+                                 {"group", b.group},
+                                 {"bytes", b.bytes},
+                                 {"us", b.us},
+                                 {"gbps", b.gbps},
+                                 {"share_of_copy", b.share_of_copy}});
+    }
+  }
+  return j;
+}
+
+nlohmann::json to_chrome_trace(const EngineRun& run) {
+  nlohmann::json j = to_chrome_trace(as_torch_run(run));
+  for (auto& e : j["traceEvents"]) {
+    if (e.value("ph", "") == "M" && e.contains("args")) {
+      std::string name = e["args"].value("name", "");
+      if (name.rfind("pytorch ", 0) == 0) e["args"]["name"] = "engine " + name.substr(8);
+    }
+  }
+  return j;
+}
+
+}  // namespace fxscope::gpu

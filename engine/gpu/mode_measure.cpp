@@ -1,0 +1,180 @@
+#include "mode_measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "cuda_status.h"
+
+namespace fxscope::gpu {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Which step launched each kernel of one call, in launch order, from the tagged pass.
+std::vector<std::size_t> step_sequence(const ActivityBatch& tagged) {
+  std::vector<std::size_t> seq;
+  for (const KernelRecord& k : tagged.records.kernels) {
+    const auto it = tagged.step_of.find(k.correlation);
+    seq.push_back(it == tagged.step_of.end() ? static_cast<std::size_t>(-1) : it->second);
+  }
+  return seq;
+}
+
+}  // namespace
+
+std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_t stream,
+                         CuptiActivity* cupti, const MeasureOptions& o, EngineMode& mode) {
+  ModeMeasurement& m = mode.measured;
+  std::vector<std::size_t> sequence;
+  if (cupti) {
+    cupti->take();
+    cupti->tag_steps(true);
+    const std::string err = exe.launch(stream, cupti);
+    cudaStreamSynchronize(stream);
+    cupti->tag_steps(false);
+    if (!err.empty()) return err;
+    sequence = step_sequence(cupti->take());
+  }
+  if (o.cuda_graph) {
+    if (std::string err = exe.capture(stream); !err.empty()) return err;
+  }
+  const auto call = [&] { return exe.captured() ? exe.replay(stream) : exe.launch(stream); };
+  for (int i = 0; i < o.warmup; ++i) {
+    if (std::string err = call(); !err.empty()) return err;
+  }
+  if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+    return "during warm-up: " + cuda_text(e);
+  }
+  if (cupti) cupti->take();
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<double> totals;
+  std::vector<double> host;
+  struct Sum {
+    double us = 0;
+    double calls = 0;
+    KernelRecord first;
+  };
+  std::map<std::pair<std::size_t, std::string>, Sum> sums;
+  double kernel_us = 0;
+  double attributed_us = 0;
+  double launches = 0;
+  double graph_launches = 0;
+  // Totals first, with CUPTI's recording off; then the same calls again with it on.
+  if (cupti) cupti->record(false);
+  for (int r = 0; r < o.repeats; ++r) {
+    cudaEventRecord(start, stream);
+    const auto h0 = std::chrono::steady_clock::now();
+    const std::string err = call();
+    const auto h1 = std::chrono::steady_clock::now();
+    cudaEventRecord(stop, stream);
+    if (!err.empty()) return err;
+    if (const cudaError_t e = cudaEventSynchronize(stop); e != cudaSuccess) {
+      return "in repeat " + std::to_string(r) + ": " + cuda_text(e);
+    }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    totals.push_back(1000.0 * static_cast<double>(ms));
+    host.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+  }
+  if (cupti) {
+    cupti->record(true);
+    cupti->take();
+    for (int r = 0; r < o.repeats; ++r) {
+      if (std::string err = call(); !err.empty()) return err;
+    }
+    if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+      return "in a recorded repeat: " + cuda_text(e);
+    }
+    // One flush after all repeats. Every call launches the same kernels in the same order (in a
+    // CUDA graph too), so the records split into calls by count.
+    ActivityBatch batch = cupti->take();
+    const auto& kernels = batch.records.kernels;
+    const std::size_t per_call = sequence.size();
+    const bool aligned =
+        per_call > 0 && kernels.size() == per_call * static_cast<std::size_t>(o.repeats);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const KernelRecord& k = kernels[i];
+      const std::size_t step = aligned ? sequence[i % per_call] : static_cast<std::size_t>(-1);
+      Sum& s = sums[{step, k.name}];
+      if (s.calls == 0) s.first = k;
+      s.us += k.us();
+      s.calls += 1;
+      kernel_us += k.us();
+      if (step < exe.steps().size()) attributed_us += k.us();
+      launches += 1;
+      if (k.graph != 0) graph_launches += 1;
+    }
+    const std::size_t first_call = aligned ? per_call : std::min(kernels.size(), per_call);
+    m.timeline.assign(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(first_call));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double n = std::max(o.repeats, 1);
+  m.repeats = static_cast<std::size_t>(o.repeats);
+  m.total_us = median(totals);
+  m.total_min_us = totals.empty() ? 0 : *std::min_element(totals.begin(), totals.end());
+  m.total_max_us = totals.empty() ? 0 : *std::max_element(totals.begin(), totals.end());
+  mode.host_launch_us = median(host);
+  m.kernel_us = kernel_us / n;
+  m.attributed_us = attributed_us / n;
+  m.launches = launches / n;
+  m.graph_launches = graph_launches / n;
+  for (const auto& [key, s] : sums) {
+    MeasuredKernel k;
+    k.name = key.second;
+    if (key.first < exe.steps().size()) {
+      const StepPlan& step = exe.steps()[key.first];
+      k.group = step.group_name;
+      for (const graph::NodeId id : step.nodes) k.nodes.push_back(graph.node(id).name);
+    }
+    k.us = s.us / n;
+    k.calls = s.calls / n;
+    k.grid = s.first.grid;
+    k.block = s.first.block;
+    k.in_cuda_graph = s.first.graph != 0;
+    m.kernels.push_back(std::move(k));
+  }
+  std::sort(m.kernels.begin(), m.kernels.end(),
+            [](const MeasuredKernel& a, const MeasuredKernel& b) { return a.us > b.us; });
+  return "";
+}
+
+double measure_copy_gbps(cudaStream_t stream) {
+  constexpr std::size_t kBytes = 256u << 20;
+  void* a = nullptr;
+  void* b = nullptr;
+  if (cudaMalloc(&a, kBytes) != cudaSuccess) return 0.0;
+  if (cudaMalloc(&b, kBytes) != cudaSuccess) {
+    cudaFree(a);
+    return 0.0;
+  }
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int i = 0; i < 3; ++i) cudaMemcpyAsync(b, a, kBytes, cudaMemcpyDeviceToDevice, stream);
+  constexpr int kReps = 10;
+  cudaEventRecord(start, stream);
+  for (int i = 0; i < kReps; ++i) cudaMemcpyAsync(b, a, kBytes, cudaMemcpyDeviceToDevice, stream);
+  cudaEventRecord(stop, stream);
+  cudaEventSynchronize(stop);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaFree(a);
+  cudaFree(b);
+  if (ms <= 0) return 0.0;
+  return 2.0 * static_cast<double>(kBytes) * kReps / (static_cast<double>(ms) * 1e-3) / 1e9;
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,62 @@
+#include "fxscope/gpu/output_compare.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "fxscope/gpu/host_values.h"
+
+namespace fxscope::gpu {
+namespace {
+
+std::vector<std::int64_t> eval_all(const std::vector<graph::Dim>& dims,
+                                   const ops::SymbolHints& hints) {
+  std::vector<std::int64_t> out;
+  out.reserve(dims.size());
+  for (const auto& d : dims) out.push_back(ops::eval_dim(d, hints));
+  return out;
+}
+
+}  // namespace
+
+double relative_error(const HostView& expected, const HostView& actual,
+                      const ops::SymbolHints& hints) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const auto sizes = eval_all(expected.meta->sizes, hints);
+  if (sizes != eval_all(actual.meta->sizes, hints)) return kInf;
+  const auto es = eval_all(expected.meta->strides, hints);
+  const auto as = eval_all(actual.meta->strides, hints);
+  if (es.size() != sizes.size() || as.size() != sizes.size()) return kInf;
+  std::int64_t numel = 1;
+  for (const auto s : sizes) numel *= s;
+  if (numel == 0) return 0.0;
+  double max_diff = 0.0;
+  double max_ref = 0.0;
+  std::vector<std::int64_t> index(sizes.size(), 0);
+  for (std::int64_t i = 0; i < numel; ++i) {
+    std::int64_t eo = 0;
+    std::int64_t ao = 0;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      eo += index[d] * es[d];
+      ao += index[d] * as[d];
+    }
+    const double e = read_element(expected.meta->dtype, expected.data, eo);
+    const double a = read_element(actual.meta->dtype, actual.data, ao);
+    if (!std::isfinite(e) || !std::isfinite(a)) {
+      // Matching NaNs or infinities on both sides are a match; one side alone is a failure.
+      const bool same = (std::isnan(e) && std::isnan(a)) || e == a;
+      if (!same) return kInf;
+    } else {
+      max_diff = std::max(max_diff, std::fabs(e - a));
+      max_ref = std::max(max_ref, std::fabs(e));
+    }
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  if (max_diff == 0.0) return 0.0;
+  return max_diff / std::max(max_ref, std::numeric_limits<double>::min());
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,217 @@
+#include "fxscope/gpu/step_plan.h"
+
+#include <algorithm>
+#include <set>
+
+namespace fxscope::gpu {
+namespace {
+
+bool is_library_op(const std::string& target) {
+  return is_gemm_target(target) || is_conv_target(target) || is_attention_target(target);
+}
+
+std::string group_where(const fusion::KernelGroup& g) {
+  return "group " + std::to_string(g.id) + " " + g.name;
+}
+
+void add_unique(std::vector<graph::NodeId>& v, graph::NodeId n) {
+  if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+}
+
+Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
+                              const ops::SymbolHints& hints, fusion::Mode mode) {
+  const std::string& target = g.node(anchor).target;
+  StepPlan s;
+  if (is_gemm_target(target)) {
+    auto spec = describe_gemm(g, anchor, hints);
+    if (!spec) return spec.error();
+    s.kind = StepKind::gemm;
+    s.name = "cublasLt " + spec->op;
+    s.reads = {spec->a.node, spec->b.node};
+    if (spec->bias_vector) s.reads.push_back(*spec->bias_vector);
+    if (spec->bias_matrix) s.reads.push_back(spec->bias_matrix->node);
+    s.writes = {spec->out.node};
+    s.gemm = std::move(*spec);
+  } else if (is_conv_target(target)) {
+    auto spec = describe_conv(g, anchor, hints);
+    if (!spec) return spec.error();
+    s.kind = StepKind::conv;
+    s.name = "cudnn convolution";
+    s.reads = {spec->x, spec->w};
+    if (spec->bias) s.reads.push_back(*spec->bias);
+    s.writes = {spec->out};
+    s.conv = std::move(*spec);
+  } else {
+    auto spec = describe_attention(g, anchor, hints);
+    if (!spec) return spec.error();
+    spec->tiled = mode != fusion::Mode::eager && attention_tiles_fit(*spec);
+    s.kind = StepKind::attention;
+    s.name = "fxscope_attention";
+    s.reads = {spec->q.node, spec->k.node, spec->v.node};
+    if (spec->bias) s.reads.push_back(spec->bias->node);
+    s.writes = {spec->out.node};
+    s.attention = std::move(*spec);
+  }
+  return s;
+}
+
+Result<StepPlan> generated_step(const graph::Graph& g, const fusion::KernelGroup& group,
+                                const ops::SymbolHints& hints, bool tune) {
+  codegen::CodegenOptions options;
+  options.hints = hints;
+  auto first = codegen::generate(g, group, options);
+  if (!first) return first.error();
+  StepPlan s;
+  s.kind = StepKind::generated;
+  s.name = first->entry;
+  for (const auto& p : first->params) {
+    if (p.scratch_elements > 0) continue;
+    (p.written ? s.writes : s.reads).push_back(p.node);
+  }
+  s.variants.push_back(std::move(*first));
+  if (tune) {
+    for (const auto& config : codegen::candidates(g, group, hints)) {
+      if (config == s.variants.front().config) continue;
+      options.config = config;
+      if (auto k = codegen::generate(g, group, options)) s.variants.push_back(std::move(*k));
+    }
+  }
+  return s;
+}
+
+// The nodes of a GEMM template group that consume the product: an epilogue kernel after the
+// GEMM. The planner also lists the template's prologue (the ops producing its operands, a layer
+// norm before a linear); those run in the groups that produce them, and a prologue node no other
+// group computes is an error, never a guess.
+Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::FusionPlan& plan,
+                                        std::size_t index, graph::NodeId anchor,
+                                        const std::vector<bool>& is_view) {
+  const fusion::KernelGroup& group = plan.groups[index];
+  fusion::KernelGroup e = group;
+  e.name = group.name + "_epilogue";
+  e.kind = fusion::GroupKind::pointwise;
+  e.nodes.clear();
+  std::set<graph::NodeId> after = {anchor};
+  std::set<graph::NodeId> elsewhere;
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+    if (i != index) elsewhere.insert(plan.groups[i].nodes.begin(), plan.groups[i].nodes.end());
+  }
+  for (const graph::NodeId n : group.nodes) {  // sorted: producers come first
+    if (n == anchor) continue;
+    const auto in = g.inputs(n);
+    const bool consumes =
+        std::any_of(in.begin(), in.end(), [&](graph::NodeId x) { return after.count(x) > 0; });
+    if (consumes) {
+      after.insert(n);
+      if (!is_view[n]) e.nodes.push_back(n);
+    } else if (!is_view[n] && g.node(n).is_op() && !elsewhere.count(n)) {
+      return make_error("the template's prologue node " + g.node(n).name +
+                        " is computed by no other group");
+    }
+  }
+  const std::set<graph::NodeId> members(e.nodes.begin(), e.nodes.end());
+  e.inputs.clear();
+  for (const graph::NodeId n : e.nodes) {
+    for (const graph::NodeId in : g.inputs(n)) {
+      if (!members.count(in)) add_unique(e.inputs, in);
+    }
+  }
+  std::erase_if(e.outputs, [&](graph::NodeId n) { return !members.count(n); });
+  e.rnumel = 1;
+  return e;
+}
+
+}  // namespace
+
+PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
+                        const ops::SymbolHints& hints, bool tune) {
+  PlannedSteps out;
+  // A node is a view when codegen resolves it to another node's memory: it never launches.
+  std::vector<bool> is_view(g.size(), false);
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    is_view[n] = g.node(n).is_op() && codegen::alias_of(g, n, hints).has_value();
+  }
+  std::vector<bool> counted(g.size(), false);
+  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    const fusion::KernelGroup& group = plan.groups[gi];
+    std::size_t ops = 0;
+    std::optional<graph::NodeId> anchor;
+    // Only these kinds run a library call; a generated group never holds one.
+    const bool library_kind = group.kind == fusion::GroupKind::extern_kernel ||
+                              group.kind == fusion::GroupKind::template_gemm ||
+                              group.kind == fusion::GroupKind::eager_op;
+    for (const graph::NodeId n : group.nodes) {
+      // A node the planner lists in two groups (a template's prologue) counts once.
+      if (!is_view[n] && g.node(n).is_op() && !counted[n]) {
+        counted[n] = true;
+        ++ops;
+      }
+      if (!anchor && library_kind && is_library_op(g.node(n).target)) anchor = n;
+    }
+    out.ops += ops;
+    const std::string where = group_where(group);
+    std::vector<StepPlan> made;
+    std::optional<Error> failed;
+    if (anchor) {
+      auto lib = library_step(g, *anchor, hints, plan.mode);
+      if (lib) {
+        made.push_back(std::move(*lib));
+        auto epi = epilogue_of(g, plan, gi, *anchor, is_view);
+        if (!epi) {
+          failed = epi.error();
+        } else if (!epi->nodes.empty()) {
+          auto k = generated_step(g, *epi, hints, tune);
+          if (k) {
+            made.push_back(std::move(*k));
+          } else {
+            failed = k.error();
+          }
+        }
+      } else {
+        failed = lib.error();
+      }
+    } else if (group.kind == fusion::GroupKind::extern_kernel) {
+      failed = make_error("no runtime for the extern kernel " + group.name);
+    } else {
+      auto k = generated_step(g, group, hints, tune);
+      if (k) {
+        made.push_back(std::move(*k));
+      } else {
+        failed = k.error();
+      }
+    }
+    if (failed) {
+      out.skipped.push_back({gi, group.name, ops, where + ": " + failed->message});
+      continue;
+    }
+    out.ran_ops += ops;
+    for (auto& s : made) {
+      s.group = gi;
+      s.group_name = group.name;
+      s.nodes = group.nodes;
+      s.group_ops = ops;
+      out.steps.push_back(std::move(s));
+    }
+  }
+  const auto base = [&](graph::NodeId n) {
+    const auto a = codegen::alias_of(g, n, hints);
+    return a ? a->base : n;
+  };
+  std::vector<bool> written(g.size(), false);
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    written[n] =
+        g.node(n).op == graph::OpKind::placeholder || g.node(n).op == graph::OpKind::get_attr;
+  }
+  for (const StepPlan& s : out.steps) {
+    for (const graph::NodeId r : s.reads) {
+      if (written[base(r)]) continue;
+      out.read_before_write.push_back("group " + std::to_string(s.group) + " " + s.group_name +
+                                      " reads " + g.node(r).name + " before any group writes it");
+      written[base(r)] = true;  // once per buffer
+    }
+    for (const graph::NodeId w : s.writes) written[base(w)] = true;
+  }
+  return out;
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,48 @@
+#pragma once
+// The runtime's own attention kernel for SDPA nodes the plan keeps as extern kernels
+// (_scaled_dot_product_efficient_attention / _flash_attention / _cudnn_attention): one block per
+// query row computes its scores, an additive bias, a causal mask, the softmax and the weighted
+// sum of values, all in shared memory. Strides are baked in, so views of q/k/v cost nothing.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fxscope/core/result.h"
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::gpu {
+
+struct AttentionTensor {
+  graph::NodeId node = 0;
+  std::array<std::int64_t, 4> sizes{};    // batch, heads, rows, head dim (or columns for bias)
+  std::array<std::int64_t, 4> strides{};  // 0 where broadcast
+};
+
+struct AttentionSpec {
+  AttentionTensor q, k, v, out;
+  std::optional<AttentionTensor> bias;
+  bool causal = false;
+  double scale = 0.0;
+  // Tiled: a block takes 16 query rows of one head and holds that head's keys and values in
+  // shared memory (loaded once, coalesced); else one block per query row reads them from
+  // global memory. Eager runs the simple form, the fused modes the tiled one, so comparing
+  // their outputs checks one against the other.
+  bool tiled = false;
+};
+
+bool is_attention_target(const std::string& target);
+// NODE's attention; its output is the getitem [0] user. Errors name the node and what is missing.
+Result<AttentionSpec> describe_attention(const graph::Graph& graph, graph::NodeId node,
+                                         const ops::SymbolHints& hints);
+// The kernel "fxscope_attention" for SPEC and its launch.
+std::string attention_source(const AttentionSpec& spec);
+int attention_threads(const AttentionSpec& spec);
+long long attention_blocks(const AttentionSpec& spec);
+std::size_t attention_shared_bytes(const AttentionSpec& spec);
+// Whether the tiled form fits in shared memory for SPEC's sizes.
+bool attention_tiles_fit(const AttentionSpec& spec);
+
+}  // namespace fxscope::gpu

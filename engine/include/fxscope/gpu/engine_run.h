@@ -1,0 +1,86 @@
+#pragma once
+// The engine backend of `fxscope-cli run`: fxscope's own runtime re-runs one compile unit of a
+// captured log in each mode on seeded random inputs (eager: one launch per op of the AOT graph;
+// default: the plan's groups as generated CUDA C, cuBLASLt GEMMs, cuDNN convolutions and the
+// runtime's attention kernel; reduce-overhead: the same captured into a CUDA graph;
+// max-autotune: launch configurations and GEMM algorithms timed, the fastest kept, in a CUDA
+// graph), times it with CUDA events and CUPTI, and checks every mode's outputs against eager's.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fxscope/core/result.h"
+#include "fxscope/gpu/kernel_attribution.h"
+
+namespace fxscope::gpu {
+
+struct EngineRunOptions {
+  std::string log_path;
+  std::string unit;  // compile id; empty: the first unit with an ATen graph
+  std::string mode = "all";
+  int repeats = 20;
+  int warmup = 5;
+  std::uint64_t seed = 0;
+  std::string cache_dir;  // NVRTC's on-disk cache; empty: the compiler's default
+  std::function<void(const std::string&)> progress;  // one line at a time, for stderr
+};
+
+// Ops of a mode's graph the runtime ran, and the groups it could not.
+struct Coverage {
+  std::size_t ops = 0;
+  std::size_t ran = 0;
+  std::vector<std::string> missing;  // "group 7 aten.sort: no runtime for ..."
+};
+
+// A memory-bound generated kernel's achieved bandwidth.
+struct KernelBandwidth {
+  std::string name;
+  std::string group;
+  double bytes = 0;
+  double us = 0;
+  double gbps = 0;
+  double share_of_copy = 0;  // against the copy bandwidth measured in the same run
+};
+
+struct EngineMode {
+  ModeMeasurement measured;  // the schema the PyTorch backend shares
+  bool ran = false;
+  std::string error;  // why it did not run, or failed part way (names the group)
+  Coverage coverage;
+  std::optional<double> max_rel_err;  // against eager; absent for eager or when incomparable
+  std::vector<double> rel_errs;       // per output
+  double tolerance = 0;
+  bool flagged = false;  // an output's error is above its dtype's tolerance
+  std::size_t peak_bytes = 0;
+  std::size_t unplanned_bytes = 0;  // what the same buffers need without reuse
+  double host_launch_us = 0;        // host time to issue one call's launches (median)
+  bool cuda_graph = false;
+  std::vector<std::string> picks;  // max-autotune's choices
+  std::vector<KernelBandwidth> bandwidth;
+};
+
+struct EngineRun {
+  std::string device;
+  std::string unit;
+  std::string cuda_version;  // "13.0 (driver 13.0)": the runtime linked in, the driver found
+  std::string cudnn;         // where cuDNN was found, empty if not
+  double copy_gbps = 0;      // device-to-device copy, bytes read + written per second
+  Coverage coverage;         // of the default mode's (post-grad) graph
+  std::vector<EngineMode> modes;
+  std::vector<std::string> notes;
+};
+
+// Runs OPTIONS.unit of the log. Errors (one line) when nothing can run at all: no driver or
+// device, no such unit, no ATen graph; a mode that fails is reported in its EngineMode.
+Result<EngineRun> run_engine(const EngineRunOptions& options);
+
+// The JSON of the PyTorch backend (same fields) plus backend "engine", coverage, max_rel_err,
+// peak_bytes, host launch time, picks and bandwidth per mode.
+nlohmann::json to_json(const EngineRun& run);
+nlohmann::json to_chrome_trace(const EngineRun& run);
+
+}  // namespace fxscope::gpu

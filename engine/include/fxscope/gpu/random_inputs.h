@@ -1,0 +1,36 @@
+#pragma once
+// Seeded random values for the inputs of a captured graph (activations and weights alike), of
+// the recorded shapes, dtypes and strides: the same seed gives the same bytes on every machine,
+// so eager and the fused modes read identical inputs and runs can be repeated.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fxscope/graph/graph.h"
+#include "fxscope/graph/tensor_meta.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::gpu {
+
+// The graph's inputs in the order the runtime fills them: its placeholders, then the constants
+// it reads with get_attr (the log holds no values for either, so both take random values).
+std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph);
+
+// Elements the storage of META spans: 1 + sum((size - 1) * stride), 0 for an empty tensor.
+std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHints& hints);
+
+// The exclusive upper bound of the values an integer input may take, from the ops that index
+// with it (embedding, index, gather, index_select); nullopt when no user indexes with it.
+std::optional<std::int64_t> index_bound(const graph::Graph& graph, graph::NodeId input,
+                                        const ops::SymbolHints& hints);
+
+// The bytes of one input of META. Floats are uniform in +-1/sqrt(fan-in) (clamped to
+// [0.02, 1]) for matrices, so deep stacks stay finite, and in [0.5, 1.5) for vectors (scales,
+// biases, a batch norm's variance must be positive); integers in [0, BOUND) (default 2);
+// booleans are 0 or 1.
+std::vector<std::byte> random_tensor(const graph::TensorMeta& meta, const ops::SymbolHints& hints,
+                                     std::uint64_t seed, std::optional<std::int64_t> bound);
+
+}  // namespace fxscope::gpu

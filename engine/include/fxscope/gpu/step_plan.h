@@ -1,0 +1,58 @@
+#pragma once
+// What each group of a fusion plan runs, decided before any device memory exists: a generated
+// CUDA C kernel (with its max-autotune variants), a cuBLASLt GEMM, a cuDNN convolution or the
+// runtime's attention kernel, and the nodes whose buffers it reads and writes. A group nothing
+// can run is kept as a skip with the reason, and counted against coverage.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/gpu/attention_kernel.h"
+#include "fxscope/gpu/conv_spec.h"
+#include "fxscope/gpu/gemm_spec.h"
+
+namespace fxscope::gpu {
+
+enum class StepKind { generated, gemm, conv, attention };
+
+struct StepPlan {
+  std::size_t group = 0;   // index in the plan
+  std::string group_name;  // the plan's kernel name
+  StepKind kind = StepKind::generated;
+  std::string name;  // the kernel's entry, or the library call
+  std::vector<graph::NodeId> nodes;
+  std::size_t group_ops = 0;  // the group's op nodes, for coverage when a step cannot run
+  std::vector<graph::NodeId> reads;
+  std::vector<graph::NodeId> writes;
+  std::vector<codegen::GeneratedKernel> variants;  // generated: the default config first
+  std::optional<GemmSpec> gemm;
+  std::optional<ConvSpec> conv;
+  std::optional<AttentionSpec> attention;
+};
+
+struct SkippedGroup {
+  std::size_t group = 0;
+  std::string name;
+  std::size_t ops = 0;
+  std::string why;
+};
+
+struct PlannedSteps {
+  std::vector<StepPlan> steps;
+  std::vector<SkippedGroup> skipped;
+  std::size_t ops = 0;  // op nodes in the plan's groups (views excluded)
+  std::size_t ran_ops = 0;
+  // Buffers a step reads that no earlier step wrote and that are not graph inputs: a gap
+  // between the plan and the generated kernels, named so that a wrong result can be traced.
+  std::vector<std::string> read_before_write;
+};
+
+// TUNE: also generate the launch configurations max-autotune tries.
+PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& plan,
+                        const ops::SymbolHints& hints, bool tune);
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,38 @@
+#include <catch2/catch.hpp>
+
+#include "fxscope/gpu/attention_kernel.h"
+#include "sample_graph.h"
+
+using namespace fxscope;
+
+TEST_CASE("GPT-2's attention takes its mask as a bias and writes the getitem", "[gpu]") {
+  const auto f = test::sample_fusion("gpt2_2layer", fusion::Mode::default_mode);
+  std::optional<graph::NodeId> sdpa;
+  for (graph::NodeId n = 0; n < f.post_grad.size() && !sdpa; ++n) {
+    if (gpu::is_attention_target(f.post_grad.node(n).target)) sdpa = n;
+  }
+  REQUIRE(sdpa);
+  const auto spec = gpu::describe_attention(f.post_grad, *sdpa, {});
+  REQUIRE(spec);
+  CHECK(spec->scale == 0.125);
+  CHECK_FALSE(spec->causal);
+  CHECK(spec->q.sizes == std::array<std::int64_t, 4>{1, 12, 128, 64});
+  CHECK(spec->out.strides == std::array<std::int64_t, 4>{0, 64, 768, 1});  // batch 1: stride 0
+  REQUIRE(spec->bias);
+  CHECK(spec->bias->strides[1] == 0);  // the mask is broadcast over heads
+  CHECK(f.post_grad.node(spec->out.node).target == "operator.getitem");
+  const std::string src = gpu::attention_source(*spec);
+  CHECK_THAT(src, Catch::Contains("extern \"C\" __global__ void fxscope_attention("));
+  CHECK_THAT(src, Catch::Contains("acc += bias["));
+  CHECK(gpu::attention_shared_bytes(*spec) == (64 + 128 + 2 * 128) * sizeof(float));
+  CHECK(gpu::attention_blocks(*spec) == 12 * 128);
+  auto tiled = *spec;
+  REQUIRE(gpu::attention_tiles_fit(tiled));
+  tiled.tiled = true;
+  CHECK(gpu::attention_blocks(tiled) == 12 * 8);  // 16 query rows a block
+  CHECK(gpu::attention_threads(tiled) == 256);
+  CHECK(gpu::attention_shared_bytes(tiled) == (128 * 129 + 8 * (128 + 64)) * sizeof(float));
+  const std::string tsrc = gpu::attention_source(tiled);
+  CHECK_THAT(tsrc, Catch::Contains("ks[j * 65 + d]"));  // padded rows: no bank conflicts
+  CHECK_THAT(tsrc, Catch::Contains("acc += bias["));
+}

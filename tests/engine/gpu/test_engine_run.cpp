@@ -1,0 +1,100 @@
+// The engine backend on the real samples, on a GPU. Where there is none, each test passes with a
+// warning saying it was skipped. FXSCOPE_SAMPLE_DIR points the test at the samples on another
+// machine; FXSCOPE_ENGINE_SAMPLES (comma separated) picks which samples run.
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "fxscope/gpu/engine_run.h"
+#include "fxscope/trace/trace_log.h"
+
+using namespace fxscope;
+
+namespace {
+
+std::string sample_dir() {
+  const char* dir = std::getenv("FXSCOPE_SAMPLE_DIR");
+  return dir && *dir ? dir : FXSCOPE_SAMPLES_DIR;
+}
+
+std::vector<std::string> engine_samples() {
+  const char* env = std::getenv("FXSCOPE_ENGINE_SAMPLES");
+  std::string list = env && *env ? env : "residual_mlp,pointwise_chain,max_autotune_mlp";
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string s; std::getline(ss, s, ',');) {
+    if (!s.empty()) out.push_back(s);
+  }
+  return out;
+}
+
+bool no_device(const Error& e) {
+  return e.message.find("no CUDA device") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("without a GPU the engine says so in one line", "[gpu]") {
+  gpu::EngineRunOptions o;
+  o.log_path = sample_dir() + "/residual_mlp";
+  o.mode = "eager";
+  o.repeats = 1;
+  const auto run = gpu::run_engine(o);
+  if (run) {
+    WARN("a GPU is present: the refusal is not exercised here");
+    return;
+  }
+  CHECK(no_device(run.error()));
+  CHECK(run.error().message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("an unknown unit is refused before the device is opened", "[gpu]") {
+  gpu::EngineRunOptions o;
+  o.log_path = sample_dir() + "/residual_mlp";
+  o.unit = "9/9";
+  const auto run = gpu::run_engine(o);
+  REQUIRE_FALSE(run);
+  CHECK_THAT(run.error().message, Catch::EndsWith("no compile unit 9/9"));
+}
+
+TEST_CASE("every unit of the samples runs in all four modes and matches eager", "[cuda][engine]") {
+  for (const std::string& name : engine_samples()) {
+    auto log = trace::read_trace(sample_dir() + "/" + name);
+    REQUIRE(log);
+    for (const auto& unit : log->units()) {
+      if (!unit.aot_graph()) continue;
+      gpu::EngineRunOptions o;
+      o.log_path = log->path();
+      o.unit = unit.id.without_attempt().str();
+      o.repeats = 3;
+      o.warmup = 1;
+      const auto run = gpu::run_engine(o);
+      if (!run && no_device(run.error())) {
+        WARN("skipped, no device: " + run.error().message);
+        return;
+      }
+      INFO(name << " unit " << o.unit);
+      REQUIRE(run);
+      REQUIRE(run->modes.size() == 4);
+      for (const auto& m : run->modes) {
+        INFO("mode " << m.measured.mode << ": " << m.error);
+        CHECK(m.ran);
+        CHECK(m.coverage.missing.empty());
+        CHECK(m.coverage.ran == m.coverage.ops);
+        if (!m.ran) continue;
+        if (m.measured.mode != "eager") {
+          REQUIRE(m.max_rel_err);
+          CHECK_FALSE(m.flagged);
+        }
+        // CUPTI saw every launch and mapped each to its step, inside CUDA graphs too.
+        CHECK(m.measured.launches >= 1.0);
+        CHECK(m.measured.attributed_share() == Approx(1.0));
+        if (m.cuda_graph) CHECK(m.measured.graph_launches == m.measured.launches);
+        CHECK(m.peak_bytes > 0);
+        CHECK(m.peak_bytes <= m.unplanned_bytes);
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "fxscope/gpu/engine_run.h"
+
+using namespace fxscope;
+
+namespace {
+
+gpu::EngineRun two_modes() {
+  gpu::EngineRun run;
+  run.device = "NVIDIA H200";
+  run.unit = "0/0";
+  run.copy_gbps = 4188;
+  run.coverage = {10, 10, {}};
+  gpu::EngineMode eager;
+  eager.ran = true;
+  eager.measured.mode = "eager";
+  eager.measured.total_us = 100;
+  gpu::MeasuredKernel k;
+  k.name = "fx_aten_add_g0";
+  k.group = "aten.add";
+  k.nodes = {"add"};
+  k.us = 2.5;
+  k.calls = 1;
+  k.grid = {4, 1, 1};
+  k.block = {256, 1, 1};
+  eager.measured.kernels.push_back(k);
+  eager.measured.timeline.push_back({"fx_aten_add_g0", 1000, 3500, {4, 1, 1}, {256, 1, 1}});
+  gpu::EngineMode fused = eager;
+  fused.measured.mode = "reduce-overhead";
+  fused.cuda_graph = true;
+  fused.max_rel_err = std::numeric_limits<double>::infinity();
+  fused.rel_errs = {std::numeric_limits<double>::infinity()};
+  fused.flagged = true;
+  run.modes = {eager, fused};
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("engine JSON has the PyTorch backend's fields plus its own", "[gpu]") {
+  const auto j = gpu::to_json(two_modes());
+  CHECK(j["backend"] == "engine");
+  CHECK(j["device"] == "NVIDIA H200");
+  CHECK(j["unit"] == "0/0");
+  CHECK(j["coverage"]["text"] == "10 of 10 ops");
+  CHECK_FALSE(j.contains("torch_version"));
+  REQUIRE(j["modes"].size() == 2);
+  const auto& m = j["modes"][1];
+  CHECK(m["mode"] == "reduce-overhead");
+  CHECK(m["total_us"] == 100.0);
+  for (const char* key : {"total_min_us", "total_max_us", "launches", "kernel_us", "peak_bytes",
+                          "host_launch_us", "bandwidth", "picks"}) {
+    CHECK(m.contains(key));
+  }
+  // An infinite error (NaN on one side) is null in JSON, and flagged.
+  CHECK(m["max_rel_err"].is_null());
+  CHECK(m["rel_errs"][0].is_null());
+  CHECK(m["flagged"] == true);
+  const auto& k = m["kernels"][0];
+  CHECK(k["name"] == "fx_aten_add_g0");
+  CHECK(k["group"] == "aten.add");
+  CHECK(k["nodes"][0] == "add");
+  CHECK(k["grid"][0] == 4);
+}
+
+TEST_CASE("the engine's Chrome trace names its processes after the engine", "[gpu]") {
+  const auto t = gpu::to_chrome_trace(two_modes());
+  std::size_t named = 0;
+  std::size_t spans = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M") {
+      CHECK_THAT(e["args"]["name"].get<std::string>(), Catch::StartsWith("engine "));
+      ++named;
+    }
+    if (e["ph"] == "X") ++spans;
+  }
+  CHECK(named == 2);
+  CHECK(spans == 2);
+}

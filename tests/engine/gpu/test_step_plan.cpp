@@ -1,0 +1,92 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "fxscope/gpu/step_plan.h"
+#include "fxscope/trace/trace_log.h"
+#include "log_payloads.h"
+#include "sample_graph.h"
+
+using namespace fxscope;
+
+namespace {
+
+gpu::PlannedSteps steps_of(const std::string& sample, fusion::Mode mode) {
+  const auto f = test::sample_fusion(sample, mode);
+  return gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune);
+}
+
+}  // namespace
+
+TEST_CASE("residual MLP: two cuBLASLt GEMMs and one generated epilogue", "[gpu]") {
+  const auto s = steps_of("residual_mlp", fusion::Mode::default_mode);
+  INFO((s.skipped.empty() ? "" : s.skipped.front().why));
+  REQUIRE(s.skipped.empty());
+  REQUIRE(s.steps.size() == 3);
+  CHECK(s.steps[0].kind == gpu::StepKind::gemm);
+  CHECK(s.steps[0].gemm->bias_vector.has_value());  // addmm's bias rides in the epilogue
+  CHECK(s.steps[1].kind == gpu::StepKind::gemm);
+  CHECK(s.steps[2].kind == gpu::StepKind::generated);
+  CHECK(s.ran_ops == s.ops);
+}
+
+TEST_CASE("max-autotune splits a GEMM template into the GEMM and its epilogue", "[gpu]") {
+  const auto s = steps_of("residual_mlp", fusion::Mode::max_autotune);
+  REQUIRE(s.skipped.empty());
+  CHECK(s.steps.front().kind == gpu::StepKind::gemm);
+  CHECK(s.steps.front().group_name == "triton_tem_fused_addmm_permute_0");
+  bool tuned = false;
+  for (const auto& step : s.steps) tuned = tuned || step.variants.size() > 1;
+  CHECK(tuned);  // a generated kernel has launch configurations to try
+}
+
+TEST_CASE("every buffer a step reads was written by an earlier step or is an input", "[gpu]") {
+  for (const std::string name : {"residual_mlp", "pointwise_chain", "resnet18", "gpt2_2layer"}) {
+    for (const auto mode : fusion::kAllModes) {
+      const auto s = steps_of(name, mode);
+      INFO(name << " " << fusion::to_string(mode) << ": "
+                << (s.read_before_write.empty() ? "" : s.read_before_write.front()));
+      CHECK(s.read_before_write.empty());
+    }
+  }
+}
+
+TEST_CASE("eager runs one step per op of the AOT graph", "[gpu]") {
+  const auto s = steps_of("pointwise_chain", fusion::Mode::eager);
+  CHECK(s.skipped.empty());
+  CHECK(s.steps.size() == 21);
+  CHECK(s.ran_ops == s.ops);
+}
+
+TEST_CASE("coverage of every sample's first unit in every mode", "[gpu]") {
+  for (const auto& name : test::all_samples()) {
+    auto log = trace::read_trace(test::sample(name));
+    REQUIRE(log);
+    for (const auto mode : fusion::kAllModes) {
+      auto f = fusion::fuse_unit(log->units().front(), mode);
+      const auto s = gpu::plan_steps(f.front().post_grad, f.front().ours, {}, false);
+      std::printf("step coverage %-28s %-16s %5zu of %5zu ops%s%s\n", name.c_str(),
+                  std::string(fusion::to_string(mode)).c_str(), s.ran_ops, s.ops,
+                  s.skipped.empty() ? "" : "  first gap: ",
+                  s.skipped.empty() ? "" : s.skipped.front().why.c_str());
+      for (const auto& gap : s.read_before_write) std::printf("  %s\n", gap.c_str());
+      CHECK(s.ran_ops <= s.ops);
+      for (const auto& skip : s.skipped) CHECK_THAT(skip.why, Catch::StartsWith("group "));
+    }
+  }
+}
+
+TEST_CASE("a head of GPT-2's split QKV projection is a view of the projection", "[gpu]") {
+  // permute_2 <- view_5 <- getitem_2 <- split <- view_2 <- addmm: the view of a strided slice
+  // needs no copy (PyTorch's view succeeded on it), so attention reads addmm's buffer.
+  const auto f = test::sample_fusion("gpt2_2layer", fusion::Mode::default_mode);
+  const auto q = f.post_grad.find("permute_2");
+  REQUIRE(q);
+  const auto alias = codegen::alias_of(f.post_grad, *q, {});
+  REQUIRE(alias);
+  CHECK(f.post_grad.node(alias->base).name == "addmm");
+  CHECK(alias->offset == 0);  // the query is the split's first piece
+  const auto v = codegen::alias_of(f.post_grad, *f.post_grad.find("permute_1"), {});
+  REQUIRE(v);
+  CHECK(v->offset == 2 * 768);  // the value, the third piece of 768 columns
+}
