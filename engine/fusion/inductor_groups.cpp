@@ -81,13 +81,19 @@ class InductorReader {
 
   // The next unused post-grad node running the launch's op ("mm", "aten.convolution.default").
   std::vector<std::string> extern_node(const inductor::Launch& launch) {
+    // op_base_name returns a view into its argument, so the qualified name must outlive `op`.
+    const std::string qualified = "torch.ops." + launch.op;
     std::string_view op = launch.op;
     if (op.rfind('.') != std::string_view::npos && op.find("aten.") == 0) {
-      op = ops::op_base_name("torch.ops." + std::string(op));
+      op = ops::op_base_name(qualified);
     }
+    // Inductor lowers the RNG seeds op (prims.inductor_seeds) to a randint.low_out call.
+    const bool seeds = op == "randint";
     for (graph::NodeId id = 0; id < g_.size(); ++id) {
       const graph::Node& node = g_.node(id);
-      if (!used_[id] && node.is_op() && ops::op_base_name(node.target) == op) {
+      const bool runs_op = seeds ? node.target.find("inductor_seeds") != std::string::npos
+                                 : ops::op_base_name(node.target) == op;
+      if (!used_[id] && node.is_op() && runs_op) {
         used_[id] = true;
         return {node.name};
       }
