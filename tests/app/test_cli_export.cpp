@@ -123,3 +123,32 @@ TEST_CASE("export: bad input is one line and exit 1, bad usage exit 2", "[cli][e
   CHECK(r.status == 2);
   std::filesystem::remove(out);
 }
+
+#ifdef FXSCOPE_HIDE_GRAPHVIZ
+TEST_CASE("export without Graphviz: svg and png are one line and exit 1, the rest still work",
+          "[cli][export]") {
+  // The LD_AUDIT module hides libgvc.so.6 from this child only, as on a GPU host without it.
+  const std::string hidden = std::string("LD_AUDIT=") + FXSCOPE_HIDE_GRAPHVIZ + " ";
+  const auto run = [&](const std::string& args, const std::string& out) {
+    return test::run_process(hidden + test::cli("export " + test::sample("residual_mlp") + " " +
+                                                args + " -o " + out + " 2>&1"));
+  };
+  for (const std::string format : {"svg", "png"}) {
+    INFO(format);
+    const std::string out = scratch("hidden." + format);
+    const auto r = run("--format " + format, out);
+    CHECK(r.status == 1);
+    CHECK(r.output == "fxscope-cli: " + format +
+                          " export needs Graphviz (libgvc.so.6 not found): install graphviz, or "
+                          "use --format dot\n");
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  for (const std::string format : {"dot", "json", "chrome-trace"}) {
+    INFO(format);
+    const std::string out = scratch("hidden_" + format);
+    CHECK(run("--format " + format, out).status == 0);
+    CHECK(std::filesystem::file_size(out) > 0);
+    std::filesystem::remove(out);
+  }
+}
+#endif

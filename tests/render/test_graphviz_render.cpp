@@ -107,3 +107,20 @@ TEST_CASE("bad DOT and an unknown format are errors, not crashes", "[render]") {
   REQUIRE_FALSE(unknown.ok());
   CHECK_THAT(unknown.error().message, Catch::Contains("no 'no-such-format' renderer"));
 }
+
+TEST_CASE("Graphviz is opened at run time, and a host without it gets one line saying what to do",
+          "[render]") {
+  // The build host has Graphviz (render/ is only built where its headers are), so it loaded.
+  CHECK(render::graphviz_missing().empty());
+  CHECK(render::probe_graphviz("libgvc.so.6", "libcgraph.so.6").empty());
+  // What a GPU host without Graphviz gets, seen through names no host has.
+  CHECK(render::probe_graphviz("libgvc-fxscope-absent.so.6", "libcgraph.so.6") ==
+        "libgvc-fxscope-absent.so.6 not found");
+  CHECK(render::probe_graphviz("libgvc.so.6", "libcgraph-fxscope-absent.so.6") ==
+        "libcgraph-fxscope-absent.so.6 not found");
+  // A library that is there but is not Graphviz names the first function it lacks.
+  CHECK_THAT(render::probe_graphviz("libm.so.6", "libcgraph.so.6"),
+             Catch::StartsWith("libm.so.6 has no gvContext"));
+  CHECK(render::missing_graphviz_message("svg", "libgvc.so.6 not found") ==
+        "svg export needs Graphviz (libgvc.so.6 not found): install graphviz, or use --format dot");
+}
