@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fxscope/cost/device_spec.h"
+#include "fxscope/export/dot_writer.h"
 #include "fxscope/fusion/source_map.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/inductor/provenance.h"
@@ -43,16 +44,6 @@ std::string short_target(const graph::Node& node) {
   return dot == std::string::npos ? target : target.substr(dot + 1);
 }
 
-std::string shape_of(const graph::Node& node) {
-  if (!node.meta) return {};
-  if (node.meta->is_sym_scalar()) return "Sym(" + node.meta->sym + ")";
-  std::string text = node.meta->dtype + "[";
-  for (std::size_t i = 0; i < node.meta->sizes.size(); ++i) {
-    text += (i ? ", " : "") + node.meta->sizes[i].to_string();
-  }
-  return text + "]";
-}
-
 // The groups of PLAN on GRAPH: on the ATen graph its own nodes, on the Dynamo graph the nodes
 // each ATen node came from (a Dynamo node in several groups stays in the first).
 void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost::ModeCost& cost,
@@ -85,7 +76,7 @@ GraphLayoutInput layout_input(CanvasGraph& out) {
   for (graph::NodeId id = 0; id < out.graph.size(); ++id) {
     const graph::Node& node = out.graph.node(id);
     out.op_text.push_back(short_target(node));
-    out.shape_text.push_back(shape_of(node));
+    out.shape_text.push_back(exporting::node_shape_text(node));
     const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
     input.nodes.push_back(
         {std::clamp(double(chars) * kCharWidth + 20, kMinNodeWidth, kMaxNodeWidth), kNodeHeight});
@@ -138,6 +129,9 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   const fusion::FusionPlan& plan = inductor ? fusion.inductor : fusion.ours;
   const cost::ModeCost& cost = inductor ? graph_report.inductor : graph_report.ours;
   if (inductor && plan.groups.empty()) out->notes.push_back("no Inductor kernels in the log");
+  // The planner's own gaps (an op it does not know, planned as a kernel of its own) change what
+  // the groups mean: the status bar says so rather than drawing them as if all were known.
+  out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
 
   if (request.level == GraphLevel::kAten) {
     out->where = fusion.where;
