@@ -175,6 +175,27 @@ void print_text(const gpu::EngineRun& run) {
   for (const auto& n : run.notes) std::printf("note: %s\n", n.c_str());
 }
 
+// Writes a finished run of either backend as asked: the Chrome trace, then JSON, or text with
+// the A/B table of two of MEASURED (the modes that ran).
+template <class Run>
+void report_run(const RunArgs& args, const Run& run,
+                const std::vector<gpu::ModeMeasurement>& measured) {
+  if (!args.chrome_trace.empty() &&
+      !write_file(args.chrome_trace, gpu::to_chrome_trace(run).dump())) {
+    fail(args.chrome_trace + ": cannot write the Chrome trace");
+    return;
+  }
+  if (args.json) {
+    std::cout << gpu::to_json(run).dump(1) << "\n";
+    return;
+  }
+  print_text(run);
+  if (!args.ab.empty()) {
+    const auto [a, b] = ab_modes(args.ab);
+    print_ab(measured, a, b);
+  }
+}
+
 void run_engine_backend(const RunArgs& args) {
   gpu::EngineRunOptions o;
   o.log_path = args.path;
@@ -188,24 +209,11 @@ void run_engine_backend(const RunArgs& args) {
     fail(run.error().message);
     return;
   }
-  if (!args.chrome_trace.empty() &&
-      !write_file(args.chrome_trace, gpu::to_chrome_trace(*run).dump())) {
-    fail(args.chrome_trace + ": cannot write the Chrome trace");
-    return;
+  std::vector<gpu::ModeMeasurement> measured;
+  for (const auto& m : run->modes) {
+    if (m.ran) measured.push_back(m.measured);
   }
-  if (args.json) {
-    std::cout << gpu::to_json(*run).dump(1) << "\n";
-    return;
-  }
-  print_text(*run);
-  if (!args.ab.empty()) {
-    std::vector<gpu::ModeMeasurement> modes;
-    for (const auto& m : run->modes) {
-      if (m.ran) modes.push_back(m.measured);
-    }
-    const auto [a, b] = ab_modes(args.ab);
-    print_ab(modes, a, b);
-  }
+  report_run(args, *run, measured);
 }
 
 void run_pytorch_backend(const RunArgs& args) {
@@ -233,20 +241,7 @@ void run_pytorch_backend(const RunArgs& args) {
     fail(run.error().message);
     return;
   }
-  if (!args.chrome_trace.empty() &&
-      !write_file(args.chrome_trace, gpu::to_chrome_trace(*run).dump())) {
-    fail(args.chrome_trace + ": cannot write the Chrome trace");
-    return;
-  }
-  if (args.json) {
-    std::cout << gpu::to_json(*run).dump(1) << "\n";
-    return;
-  }
-  print_text(*run);
-  if (!args.ab.empty()) {
-    const auto [a, b] = ab_modes(args.ab);
-    print_ab(run->modes, a, b);
-  }
+  report_run(args, *run, run->modes);
 }
 #endif
 
