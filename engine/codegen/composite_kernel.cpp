@@ -152,16 +152,9 @@ Result<GeneratedKernel> composite_kernel(const KernelContext& ctx) {
     em.close();
   }
   em.close();
-  GeneratedKernel kernel;
-  kernel.entry = ctx.entry;
-  kernel.block = config.block;
-  kernel.config = config;
-  kernel.grid = std::clamp<std::int64_t>((rows + config.rows_per_block - 1) / config.rows_per_block,
-                                         1, 132 * 32);
-  kernel.summary = "reduction " + std::to_string(rows) + " rows x " + std::to_string(len) + " (" +
-                   base + "), 2 passes, " + T + " threads per row";
-  assemble(ctx, em, em.take_body(), kernel.summary, {}, kernel);
-  return kernel;
+  return finish_kernel(ctx, em, config, row_grid(rows, config),
+                       "reduction " + std::to_string(rows) + " rows x " + std::to_string(len) +
+                           " (" + base + "), 2 passes, " + T + " threads per row");
 }
 
 }  // namespace fxscope::codegen

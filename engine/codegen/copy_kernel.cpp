@@ -62,15 +62,11 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
   if (dtype == "bf16") stored = "fx_f2b(" + *v + ")";
   em.line("scratch_" + em.param_name(source).substr(2) + "[" + dst + "] = " + stored + ";");
   em.close();
-  GeneratedKernel kernel;
-  kernel.entry = ctx.entry;
-  kernel.block = 256;
-  kernel.config = {256, 1, 1};
-  kernel.grid = std::clamp<std::int64_t>((numel + 255) / 256, 1, 132 * 64);
-  kernel.summary = std::string(channels_last ? "channels-last copy " : "attention mask copy ") +
-                   std::to_string(numel) + " x " + dtype;
-  assemble(ctx, em, em.take_body(), kernel.summary, {{source, dtype, true, numel}}, kernel);
-  return kernel;
+  return finish_kernel(ctx, em, {256, 1, 1},
+                       std::clamp<std::int64_t>((numel + 255) / 256, 1, 132 * 64),
+                       std::string(channels_last ? "channels-last copy " : "attention mask copy ") +
+                           std::to_string(numel) + " x " + dtype,
+                       {{source, dtype, true, numel}});
 }
 
 }  // namespace fxscope::codegen

@@ -2,6 +2,8 @@
 // and pooling windows. Loads that could fall outside a tensor are guarded by branches, so a
 // value is only read where it exists.
 
+#include <utility>
+
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "value_emitter.h"
@@ -148,6 +150,18 @@ Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
   return fail(node, "has no CUDA lowering in fxscope's code generator");
 }
 
+// Max and average pooling take their input alike: a node annotated with the pooled rank (3 or 4).
+Result<ValueEmitter::PoolInput> ValueEmitter::pool_input(NodeId pool, const Index& idx) {
+  const graph::Node& p = g_.node(pool);
+  if (p.args.empty() || !p.args[0].is_node() || idx.dims.size() < 2) {
+    return fail(pool, "needs an input of rank 3 or 4");
+  }
+  const NodeId x = p.args[0].as_node();
+  auto in = shape_of(g_.node(x), hints_);
+  if (!in || in->sizes.size() != idx.dims.size()) return fail(pool, "has an unannotated input");
+  return PoolInput{x, std::move(*in)};
+}
+
 // Max pooling over a 2-d window of the last two dims: the value, and where in the window it was
 // (Inductor's offsets: kh * kernel_w + kw) or, for max_pool2d_with_indices, the flat h * W + w.
 Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, const Index& idx) {
@@ -160,12 +174,10 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
       return it->second;
     }
   }
-  if (p.args.empty() || !p.args[0].is_node() || idx.dims.size() < 2) {
-    return fail(pool, "needs an input of rank 3 or 4");
-  }
-  const NodeId x = p.args[0].as_node();
-  const auto in = shape_of(g_.node(x), hints_);
-  if (!in || in->sizes.size() != idx.dims.size()) return fail(pool, "has an unannotated input");
+  auto input = pool_input(pool, idx);
+  if (!input) return input.error();
+  const NodeId x = input->x;
+  const Shape& in = input->shape;
   const std::vector<std::int64_t> kernel = ints_at(p, 1);
   std::vector<std::int64_t> stride = ints_at(p, 2);
   std::vector<std::int64_t> pad = ints_at(p, 3);
@@ -190,17 +202,11 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
        std::to_string(pick(pad, 0, 0)) + " + kh * " + std::to_string(pick(dil, 0, 1)) + ";");
   line("const int iw = (" + ow + ") * " + std::to_string(pick(stride, 1, kw)) + " - " +
        std::to_string(pick(pad, 1, 0)) + " + kw * " + std::to_string(pick(dil, 1, 1)) + ";");
-  line("if (ih < 0 || ih >= " + std::to_string(in->sizes[r - 2]) +
-       " || iw < 0 || iw >= " + std::to_string(in->sizes[r - 1]) + ") continue;");
-  Index xi = idx;
-  xi.linear.clear();
-  xi.dims[r - 2] = "ih";
-  xi.dims[r - 1] = "iw";
-  auto v = value(x, xi);
+  auto v = window_value(x, idx, in.sizes);
   if (!v) return v;
   line("if (" + *v + " > " + m + " || " + *v + " != " + *v + ") { " + m + " = " + *v + "; " + at +
        " = " +
-       (flat ? "ih * " + std::to_string(in->sizes[r - 1]) + " + iw"
+       (flat ? "ih * " + std::to_string(in.sizes[r - 1]) + " + iw"
              : "kh * " + std::to_string(kw) + " + kw") +
        "; }");
   close();
@@ -210,15 +216,27 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
   return output == 0 ? m : at;
 }
 
+// Max and average pooling read their window alike: skip the positions (ih, iw) that fall in the
+// padding, else read X there, in the pooled element's other dims.
+Result<std::string> ValueEmitter::window_value(NodeId x, const Index& idx,
+                                               const std::vector<std::int64_t>& in_sizes) {
+  const std::size_t r = idx.dims.size();
+  line("if (ih < 0 || ih >= " + std::to_string(in_sizes[r - 2]) +
+       " || iw < 0 || iw >= " + std::to_string(in_sizes[r - 1]) + ") continue;");
+  Index xi = idx;
+  xi.linear.clear();
+  xi.dims[r - 2] = "ih";
+  xi.dims[r - 1] = "iw";
+  return value(x, xi);
+}
+
 // avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override).
 Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) {
   const graph::Node& p = g_.node(node);
-  if (p.args.empty() || !p.args[0].is_node() || idx.dims.size() < 2) {
-    return fail(node, "needs an input of rank 3 or 4");
-  }
-  const NodeId x = p.args[0].as_node();
-  const auto in = shape_of(g_.node(x), hints_);
-  if (!in || in->sizes.size() != idx.dims.size()) return fail(node, "has an unannotated input");
+  auto input = pool_input(node, idx);
+  if (!input) return input.error();
+  const NodeId x = input->x;
+  const Shape& in = input->shape;
   const std::vector<std::int64_t> kernel = ints_at(p, 1);
   if (kernel.empty()) return fail(node, "has no kernel size");
   std::vector<std::int64_t> stride = ints_at(p, 2);
@@ -243,13 +261,7 @@ Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) 
        std::to_string(pick(pad, 0)) + " + kh;");
   line("const int iw = (" + idx.dims[r - 1] + ") * " + std::to_string(pick(stride, 1)) + " - " +
        std::to_string(pick(pad, 1)) + " + kw;");
-  line("if (ih < 0 || ih >= " + std::to_string(in->sizes[r - 2]) +
-       " || iw < 0 || iw >= " + std::to_string(in->sizes[r - 1]) + ") continue;");
-  Index xi = idx;
-  xi.linear.clear();
-  xi.dims[r - 2] = "ih";
-  xi.dims[r - 1] = "iw";
-  auto v = value(x, xi);
+  auto v = window_value(x, idx, in.sizes);
   if (!v) return v;
   line(s + " += " + *v + ";");
   line("++" + c + ";");

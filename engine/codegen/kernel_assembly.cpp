@@ -77,4 +77,22 @@ void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::
   kernel.source = std::move(src);
 }
 
+GeneratedKernel finish_kernel(const KernelContext& ctx, ValueEmitter& emitter,
+                              const LaunchConfig& config, std::int64_t grid, std::string summary,
+                              const std::vector<KernelParam>& scratch) {
+  GeneratedKernel kernel;
+  kernel.entry = ctx.entry;
+  kernel.block = config.block;
+  kernel.config = config;
+  kernel.grid = grid;
+  kernel.summary = std::move(summary);
+  assemble(ctx, emitter, emitter.take_body(), kernel.summary, scratch, kernel);
+  return kernel;
+}
+
+std::int64_t row_grid(std::int64_t rows, const LaunchConfig& config) {
+  return std::clamp<std::int64_t>((rows + config.rows_per_block - 1) / config.rows_per_block, 1,
+                                  132 * 32);
+}
+
 }  // namespace fxscope::codegen

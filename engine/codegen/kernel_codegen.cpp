@@ -12,11 +12,6 @@ namespace {
 
 using graph::NodeId;
 
-bool is_reduction(const graph::Node& n) {
-  const ops::Lowering l = ops::classify(n.target).lowering;
-  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
-}
-
 std::string sanitize(const std::string& name) {
   std::string out;
   for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

@@ -45,5 +45,14 @@ std::string index_type(const KernelContext& ctx, std::int64_t iteration_numel);
 void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::string& body,
               const std::string& header, const std::vector<KernelParam>& scratch,
               GeneratedKernel& kernel);
+// The kernel whose body the emitter holds, launched as CONFIG over GRID blocks, with SUMMARY as
+// both its summary and its source's header: what every builder whose header is its summary ends
+// with.
+GeneratedKernel finish_kernel(const KernelContext& ctx, ValueEmitter& emitter,
+                              const LaunchConfig& config, std::int64_t grid, std::string summary,
+                              const std::vector<KernelParam>& scratch = {});
+// Blocks for ROWS rows at CONFIG's rows per block, at most 32 per SM of an H200 (132): past that
+// the row loop strides over the rest.
+std::int64_t row_grid(std::int64_t rows, const LaunchConfig& config);
 
 }  // namespace fxscope::codegen

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
@@ -23,9 +24,15 @@ namespace {
 
 using graph::NodeId;
 
-bool is_reduction(const graph::Node& n) {
-  const ops::Lowering l = ops::classify(n.target).lowering;
-  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
+// Emits the store of W's value at IDX into W's buffer; the error, if either fails. Full-row
+// writes and once-per-row epilogue writes differ only in IDX.
+std::optional<Error> store_value(ValueEmitter& em, NodeId w, const Index& idx) {
+  auto v = em.value(w, idx);
+  if (!v) return v.error();
+  auto st = store_statement(em, w, idx, *v);
+  if (!st) return st.error();
+  em.line(*st);
+  return std::nullopt;
 }
 
 std::int64_t next_pow2(std::int64_t v) {
@@ -307,12 +314,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     for (const NodeId w : full_writes) {
       if (level(w) != p) continue;
-      const Index idx = full_index(w);
-      auto v = em.value(w, idx);
-      if (!v) return v.error();
-      auto st = store_statement(em, w, idx, *v);
-      if (!st) return st.error();
-      em.line(*st);
+      if (auto e = store_value(em, w, full_index(w))) return *e;
     }
     em.close();
     for (std::size_t k = 0; k < reds.size(); ++k) {
@@ -381,12 +383,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     em.open("if (active && lane == 0) {");
     for (const NodeId w : row_writes) {
       const auto s = shape_of(g.node(w), ctx.hints);
-      const Index idx = delinearize("xrow", s->sizes);
-      auto v = em.value(w, idx);
-      if (!v) return v.error();
-      auto st = store_statement(em, w, idx, *v);
-      if (!st) return st.error();
-      em.line(*st);
+      if (auto e = store_value(em, w, delinearize("xrow", s->sizes))) return *e;
     }
     em.close();
   }
@@ -396,25 +393,20 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   }
   em.close();
 
-  GeneratedKernel kernel;
-  kernel.entry = ctx.entry;
-  kernel.block = config.block;
-  kernel.config = config;
-  kernel.grid = std::clamp<std::int64_t>((rows + config.rows_per_block - 1) / config.rows_per_block,
-                                         1, 132 * 32);
   std::string names;
   for (const ReductionShape& r : reds) {
     names += (names.empty() ? "" : ", ") + std::string(ops::op_base_name(g.node(r.node).target));
   }
   const bool persistent = rlen <= team * 8;
-  kernel.summary = "reduction " + std::to_string(rows) + " rows x " + std::to_string(rlen) + " (" +
-                   names + "), " + std::to_string(passes) + (passes == 1 ? " pass" : " passes") +
-                   ", " + (persistent ? "persistent" : "looped") + ", " + T + " threads per row" +
-                   (first_pass    ? ", split pass 1"
-                    : second_pass ? ", split pass 2"
-                                  : "");
-  assemble(ctx, em, em.take_body(), kernel.summary, scratch, kernel);
-  return kernel;
+  return finish_kernel(ctx, em, config, row_grid(rows, config),
+                       "reduction " + std::to_string(rows) + " rows x " + std::to_string(rlen) +
+                           " (" + names + "), " + std::to_string(passes) +
+                           (passes == 1 ? " pass" : " passes") + ", " +
+                           (persistent ? "persistent" : "looped") + ", " + T + " threads per row" +
+                           (first_pass    ? ", split pass 1"
+                            : second_pass ? ", split pass 2"
+                                          : ""),
+                       scratch);
 }
 
 }  // namespace fxscope::codegen

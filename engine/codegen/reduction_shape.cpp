@@ -8,6 +8,11 @@
 
 namespace fxscope::codegen {
 
+bool is_reduction(const graph::Node& n) {
+  const ops::Lowering l = ops::classify(n.target).lowering;
+  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
+}
+
 Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId node,
                                        const ops::SymbolHints& hints) {
   const graph::Node& n = graph.node(node);

@@ -38,6 +38,10 @@ struct ReductionShape {
   bool trailing = true;
 };
 
+// An op lowered as a reduction (Welford's included): generate() and the reduction builder must
+// agree on which nodes these are, so both ask here.
+bool is_reduction(const graph::Node& n);
+
 Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId node,
                                        const ops::SymbolHints& hints);
 

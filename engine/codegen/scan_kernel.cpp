@@ -61,14 +61,9 @@ Result<GeneratedKernel> scan_kernel(const KernelContext& ctx) {
   em.line(*st);
   em.close();
   em.close();
-  GeneratedKernel kernel;
-  kernel.entry = ctx.entry;
-  kernel.block = 128;
-  kernel.config = {128, 1, 1};
-  kernel.grid = std::max<std::int64_t>(1, (rows + 127) / 128);
-  kernel.summary = "scan " + std::to_string(rows) + " rows x " + std::to_string(shape->sizes[dim]);
-  assemble(ctx, em, em.take_body(), kernel.summary, {}, kernel);
-  return kernel;
+  return finish_kernel(
+      ctx, em, {128, 1, 1}, std::max<std::int64_t>(1, (rows + 127) / 128),
+      "scan " + std::to_string(rows) + " rows x " + std::to_string(shape->sizes[dim]));
 }
 
 }  // namespace fxscope::codegen

@@ -91,6 +91,13 @@ class ValueEmitter {
   Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
   Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);
+  struct PoolInput {
+    graph::NodeId x;
+    Shape shape;
+  };
+  Result<PoolInput> pool_input(graph::NodeId pool, const Index& idx);
+  Result<std::string> window_value(graph::NodeId x, const Index& idx,
+                                   const std::vector<std::int64_t>& in_sizes);
   Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
   Result<Operand> operand(graph::NodeId consumer, const graph::Argument& arg, const Index& idx);
   std::string fresh(const std::string& stem);
