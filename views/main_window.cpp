@@ -292,6 +292,27 @@ bool MainWindow::select_first_unit() {
   return true;
 }
 
+bool MainWindow::select_unit(const QString& compile_id) {
+  if (!log_) return false;
+  const auto& units = log_->summary.units;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    if (QString::fromStdString(units[u].compile_id) != compile_id) continue;
+    const QModelIndex index = units_model_->unit_index(u);
+    if (!index.isValid()) return false;
+    units_view_->setCurrentIndex(index);
+    units_view_->scrollTo(index);
+    return true;
+  }
+  return false;
+}
+
+QStringList MainWindow::unit_ids() const {
+  QStringList ids;
+  if (!log_) return ids;
+  for (const auto& unit : log_->summary.units) ids << QString::fromStdString(unit.compile_id);
+  return ids;
+}
+
 void MainWindow::save_layout(QSettings& settings) const {
   settings.setValue(QStringLiteral("main_window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("main_window/state"), saveState(kLayoutVersion));

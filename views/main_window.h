@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <QStringList>
 
 #include "loaded_log.h"
 
@@ -42,6 +43,11 @@ class MainWindow : public QMainWindow {
   bool loading() const;
   // Selects the first compile unit of the tree; false when no log with units is open.
   bool select_first_unit();
+  // Selects the unit whose compile id (without the attempt, "3/1") is ID, as a click on its row
+  // would; false when the open log has no such unit.
+  bool select_unit(const QString& compile_id);
+  // The compile ids of the open log's units, in log order: what an unknown id is told to use.
+  QStringList unit_ids() const;
   void show_status(const QString& message);
 
   // Dock layout and window geometry, kept between runs by the caller's QSettings.

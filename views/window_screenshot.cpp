@@ -14,6 +14,15 @@ namespace fxscope::views {
 WindowScreenshot::WindowScreenshot(MainWindow* window, QString file, QObject* parent)
     : QObject(parent), window_(window), file_(std::move(file)) {
   connect(window, &MainWindow::log_loaded, this, [this] {
+    if (!unit_.isEmpty()) {
+      if (!window_->select_unit(unit_)) {
+        const QStringList ids = window_->unit_ids();
+        fail(ids.isEmpty() ? tr("no compile unit %1: the log has none").arg(unit_)
+                           : tr("no compile unit %1: the log has %2")
+                                 .arg(unit_, ids.join(QStringLiteral(", "))));
+      }
+      return;
+    }
     if (!window_->select_first_unit()) {
       fail(tr("the log has no compile unit to show"));
       return;

@@ -1,6 +1,7 @@
 #pragma once
-// `fxscope PATH --screenshot FILE.png`: waits for the window's log, selects the first compile
-// unit, waits for its graph, grabs the window into FILE and reports an exit code. Offscreen.
+// `fxscope PATH [--unit ID] --screenshot FILE.png`: waits for the window's log, selects the
+// first compile unit (or ID), waits for its graph, grabs the window into FILE and reports an exit
+// code. Offscreen.
 
 #include <QObject>
 #include <QPointer>
@@ -19,6 +20,9 @@ class WindowScreenshot : public QObject {
   // Before the grab, selects the first node whose name or op contains TEXT, so that the
   // picture shows the inspector too.
   void set_find(const QString& text) { find_ = text; }
+  // Selects the unit with compile id ID ("3/1") instead of the first one; an id the log lacks
+  // fails with the ids it has, so a docs script learns what to ask for.
+  void set_unit(const QString& id) { unit_ = id; }
 
  signals:
   // 0 when FILE was written; otherwise the message went to stderr first.
@@ -31,6 +35,7 @@ class WindowScreenshot : public QObject {
   QPointer<MainWindow> window_;
   QString file_;
   QString find_;
+  QString unit_;
 };
 
 }  // namespace fxscope::views

@@ -1,5 +1,5 @@
-// fxscope, the desktop app:
-// `fxscope [PATH] [--mode M] [--screenshot FILE.png [--find TEXT]] [--benchmark-open]`.
+// fxscope, the desktop app: `fxscope [PATH] [--mode M] [--unit ID]
+// [--screenshot FILE.png [--find TEXT]] [--benchmark-open]`.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -68,6 +68,12 @@ int main(int argc, char* argv[]) {
   const QCommandLineOption fit(QStringLiteral("fit"),
                                QStringLiteral("with --screenshot: fit the whole graph in view"));
   parser.addOption(fit);
+  const QCommandLineOption unit(
+      QStringLiteral("unit"),
+      QStringLiteral(
+          "with --screenshot: select compile unit ID (such as 3/1) instead of the first"),
+      QStringLiteral("ID"));
+  parser.addOption(unit);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -99,6 +105,7 @@ int main(int argc, char* argv[]) {
     // Default layout, not the user's saved one, so that screenshots are the same everywhere.
     auto* run = new fxscope::views::WindowScreenshot(&window, parser.value(screenshot), &window);
     run->set_find(parser.value(find));
+    run->set_unit(parser.value(unit));
     if (parser.isSet(fit)) {
       // Connected after the screenshot's own handler, whose grab is queued: fitted before it.
       QObject::connect(&window.graph_panel(), &fxscope::views::GraphPanel::graph_shown,

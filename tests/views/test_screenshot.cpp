@@ -83,4 +83,41 @@ TEST_CASE("fxscope --screenshot fails with a message on a bad path", "[views]") 
   CHECK_FALSE(QFile::exists(file));
 }
 
+TEST_CASE("fxscope --unit picks the compile unit the screenshot shows", "[views][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("unit.png"));
+  const GuiRun run =
+      run_gui({QString::fromStdString(sample("graph_breaks")), QStringLiteral("--unit"),
+               QStringLiteral("1/1"), QStringLiteral("--screenshot"), file});
+  INFO(run.stderr_text);
+  CHECK(run.exit_code == 0);
+  // The status line printed with the picture names the graph drawn: unit 1/1's, not 0/0's.
+  CHECK(run.stdout_text.find("[1/1") != std::string::npos);
+  CHECK(run.stdout_text.find("[0/0") == std::string::npos);
+  CHECK_FALSE(QImage(file, "PNG").isNull());
+}
+
+TEST_CASE("fxscope --unit with an unknown id names the ids there are", "[views][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("unit.png"));
+  const GuiRun run =
+      run_gui({QString::fromStdString(sample("graph_breaks")), QStringLiteral("--unit"),
+               QStringLiteral("9/9"), QStringLiteral("--screenshot"), file});
+  CHECK(run.exit_code == 1);
+  INFO(run.stderr_text);
+  // One line of fxscope's own (Qt may add platform notes of its own on other lines).
+  const QStringList lines = QString::fromStdString(run.stderr_text)
+                                .split(QLatin1Char('\n'))
+                                .filter(QStringLiteral("fxscope:"));
+  REQUIRE(lines.size() == 1);
+  CHECK(lines.front().startsWith(
+      QStringLiteral("fxscope: no compile unit 9/9: the log has 0/0, 1/0, 2/0")));
+  CHECK(lines.front().endsWith(QStringLiteral("4/3, 4/4")));
+  CHECK_FALSE(QFile::exists(file));
+}
+
 }  // namespace fxscope::test
