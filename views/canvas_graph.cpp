@@ -44,6 +44,22 @@ std::string short_target(const graph::Node& node) {
   return dot == std::string::npos ? target : target.substr(dot + 1);
 }
 
+// The cluster already drawn around one of GROUP's nodes (on the Dynamo graph, around a node one
+// of them came from); -1 when none is.
+int drawn_cluster_of(const CanvasGraph& out, const fusion::KernelGroup& group,
+                     const std::vector<std::vector<graph::NodeId>>* to_dynamo) {
+  for (graph::NodeId id : group.nodes) {
+    if (to_dynamo == nullptr) {
+      if (id < out.group_of.size() && out.group_of[id] >= 0) return out.group_of[id];
+    } else if (id < to_dynamo->size()) {
+      for (graph::NodeId d : (*to_dynamo)[id]) {
+        if (d < out.group_of.size() && out.group_of[d] >= 0) return out.group_of[d];
+      }
+    }
+  }
+  return -1;
+}
+
 // The groups of PLAN on GRAPH: on the ATen graph its own nodes, on the Dynamo graph the nodes
 // each ATen node came from (a Dynamo node in several groups stays in the first).
 void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost::ModeCost& cost,
@@ -66,8 +82,17 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     }
     std::sort(shown.nodes.begin(), shown.nodes.end());
     shown.nodes.erase(std::unique(shown.nodes.begin(), shown.nodes.end()), shown.nodes.end());
-    for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
-    if (!shown.nodes.empty()) out.groups.push_back(std::move(shown));
+    if (!shown.nodes.empty()) {
+      for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
+      out.groups.push_back(std::move(shown));
+    } else if (const int host = drawn_cluster_of(out, group, to_dynamo); host >= 0) {
+      // Every node already runs in an earlier kernel: this one is drawn with it, not dropped.
+      CanvasGroup& joined = out.groups[std::size_t(host)];
+      joined.kernels += 1;
+      joined.predicted_us += shown.predicted_us;
+      joined.aten_nodes.insert(joined.aten_nodes.end(), shown.aten_nodes.begin(),
+                               shown.aten_nodes.end());
+    }
   }
 }
 
@@ -95,7 +120,9 @@ GraphLayoutInput layout_input(CanvasGraph& out) {
 std::string cluster_label(const CanvasGroup& group) {
   char us[32];
   std::snprintf(us, sizeof us, "%.1f us", group.predicted_us);
-  return group.name + "  " + us;
+  const std::string more =
+      group.kernels > 1 ? " +" + std::to_string(group.kernels - 1) + " kernel" : std::string();
+  return group.name + more + "  " + us;
 }
 
 CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& request,
@@ -132,6 +159,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   // The planner's own gaps (an op it does not know, planned as a kernel of its own) change what
   // the groups mean: the status bar says so rather than drawing them as if all were known.
   out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
+  out->kernels = plan.launches();
 
   if (request.level == GraphLevel::kAten) {
     out->where = fusion.where;

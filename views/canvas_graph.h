@@ -36,6 +36,9 @@ struct CanvasGroup {
   // The post-grad node names the kernel runs, whatever the level shown: what a GPU run's
   // kernels name, so measured time finds its group on the Dynamo graph too.
   std::vector<std::string> aten_nodes;
+  // Kernels drawn as this cluster: a kernel whose nodes all run in an earlier one (a split
+  // reduction's second pass) has nothing of its own to enclose, so it joins that cluster.
+  std::size_t kernels = 1;
 };
 
 struct CanvasGraph {
@@ -53,6 +56,7 @@ struct CanvasGraph {
   std::string problem;             // why there is nothing to draw, when there is not
   std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
   double plan_ms = 0;
+  std::size_t kernels = 0;  // launches of the plan shown; clusters may hold more than one
 };
 
 // "triton_poi_fused_add_0  5.0 us": a group's title on its cluster.

@@ -203,6 +203,11 @@ void GraphPanel::on_built(CanvasGraphPtr graph) {
                   .arg(graph->plan_ms, 0, 'f', 0)
                   .arg(QString::fromStdString(layout.engine))
                   .arg(layout.milliseconds, 0, 'f', 0);
+    // Clusters cannot share nodes, so kernels over the same nodes share one: say how many run.
+    if (graph->kernels != graph->groups.size()) {
+      message += tr(" (%1 kernels: a kernel whose nodes run in an earlier one is drawn with it)")
+                     .arg(graph->kernels);
+    }
     if (layout.engine == "layered") {
       message += tr(" (over %1 nodes: fxscope's layered layout, Graphviz dot is too slow)")
                      .arg(kDotNodeLimit);

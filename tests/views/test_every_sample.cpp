@@ -78,7 +78,7 @@ struct Planned {
 
 // What the engine plans for unit ID in MODE: the oracle for the canvas. A node is drawn in one
 // cluster, the first kernel's that has it, so a kernel whose nodes all belong to earlier ones (a
-// split reduction's second pass) has no cluster; the canvas shows `drawn` groups.
+// split reduction's second pass) joins that cluster; the canvas shows `drawn` groups.
 Planned planned_kernels(const views::LoadedLog& log, fusion::Mode mode, const std::string& id) {
   const auto device = cost::find_device("H200");
   REQUIRE(device);
@@ -161,6 +161,18 @@ void check_sample(const std::string& name) {
     CHECK(window.statusBar()->currentMessage().contains(
         QStringLiteral("%1 kernel groups").arg(expected)));
     CHECK(window.kernels_panel().model().rowCount() == int(graph.groups.size()));
+    // No planned kernel is dropped: one sharing another's nodes is counted in that cluster.
+    const Planned planned = planned_kernels(log, mode, unit);
+    CHECK(graph.kernels == planned.launches);
+    if (mode != fusion::Mode::eager) {
+      std::size_t in_clusters = 0;
+      for (const auto& g : graph.groups) in_clusters += g.kernels;
+      CHECK(in_clusters == planned.launches);
+    }
+    if (planned.launches != expected) {
+      CHECK(window.statusBar()->currentMessage().contains(
+          QStringLiteral("(%1 kernels:").arg(planned.launches)));
+    }
     shown_kernels.emplace_back(mode, graph.groups.size());
   }
   // Eager launches one kernel per op and Inductor fuses: the fuse report's difference between the
