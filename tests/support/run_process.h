@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace fxscope::test {
@@ -28,9 +29,11 @@ inline ProcessResult run_process(const std::string& command) {
 }
 
 #ifdef FXSCOPE_CLI
-// The fxscope-cli under test with ARGS, as a shell command line.
+// The fxscope-cli under test with ARGS, as a shell command line. FXSCOPE_CLI_UNDER_TEST names
+// another binary: the GPU machine runs these tests on a copy whose build path differs.
 inline std::string cli(const std::string& args) {
-  return std::string(FXSCOPE_CLI) + " " + args;
+  const char* other = std::getenv("FXSCOPE_CLI_UNDER_TEST");
+  return std::string(other != nullptr && *other != '\0' ? other : FXSCOPE_CLI) + " " + args;
 }
 #endif
 
