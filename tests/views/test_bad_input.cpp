@@ -13,6 +13,7 @@
 #include "graph_panel.h"
 #include "main_window.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
@@ -22,27 +23,12 @@ using views::MainWindow;
 
 constexpr int kTimeoutMs = 60000;
 
-// What Qt warned about, less the offscreen platform's note that it cannot honour a window's
-// size hints (printed whenever a window with docks is shown offscreen; not fxscope's doing).
-std::string app_warnings(const QtWarningCapture& capture) {
-  QStringList lines = QString::fromStdString(capture.text()).split(QLatin1Char('\n'));
-  lines.removeAll(QStringLiteral("This plugin does not support propagateSizeHints()"));
-  lines.removeAll(QString());
-  return lines.join(QLatin1Char('\n')).toStdString();
-}
-
 QString message_log(const MainWindow& window) {
   return window.findChild<QPlainTextEdit*>(QStringLiteral("message_log"))->toPlainText();
 }
 
 QString status_of(const MainWindow& window) {
   return window.statusBar()->currentMessage();
-}
-
-QByteArray read_all(const QString& path) {
-  QFile file(path);
-  REQUIRE(file.open(QIODevice::ReadOnly));
-  return file.readAll();
 }
 
 void write_all(const QString& path, const QByteArray& bytes) {

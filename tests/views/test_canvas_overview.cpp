@@ -7,20 +7,12 @@
 #include "graph_scene.h"
 #include "main_window.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
 
 constexpr int kTimeoutMs = 120000;
-
-void open_first_unit(views::MainWindow& window, const std::string& name) {
-  QSignalSpy loaded(&window, &views::MainWindow::log_loaded);
-  window.open_path(QString::fromStdString(sample(name)));
-  REQUIRE(loaded.wait(kTimeoutMs));
-  QSignalSpy shown(&window.graph_panel(), &views::GraphPanel::graph_shown);
-  REQUIRE(window.select_first_unit());
-  REQUIRE(shown.wait(kTimeoutMs));
-}
 
 }  // namespace
 

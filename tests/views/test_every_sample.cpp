@@ -25,6 +25,7 @@
 #include "main_window.h"
 #include "node_item.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
@@ -39,15 +40,6 @@ constexpr int kTimeoutMs = 120000;
 // transformer samples here export DOT and JSON only.
 constexpr std::size_t kMaxImageExportNodes = 1500;
 
-// What Qt warned about, less the offscreen platform's note that it cannot honour a window's
-// size hints (printed whenever a window with docks is shown offscreen; not fxscope's doing).
-std::string app_warnings(const QtWarningCapture& capture) {
-  QStringList lines = QString::fromStdString(capture.text()).split(QLatin1Char('\n'));
-  lines.removeAll(QStringLiteral("This plugin does not support propagateSizeHints()"));
-  lines.removeAll(QString());
-  return lines.join(QLatin1Char('\n')).toStdString();
-}
-
 // Runs ACTION (which starts a request on the panel) and waits for the graph it asked for.
 template <class Action>
 void wait_for_graph(GraphPanel& panel, Action action) {
@@ -56,19 +48,6 @@ void wait_for_graph(GraphPanel& panel, Action action) {
   if (shown.isEmpty()) REQUIRE(shown.wait(kTimeoutMs));
   REQUIRE_FALSE(panel.busy());
   REQUIRE(panel.shown());
-}
-
-QString run_export(MainWindow& window, ExportActions::Format format, const QString& path) {
-  QSignalSpy finished(&window.exports(), &ExportActions::finished);
-  window.exports().export_to(format, path);
-  if (finished.isEmpty()) REQUIRE(finished.wait(kTimeoutMs));
-  return finished.takeFirst().at(1).toString();
-}
-
-QByteArray read_all(const QString& path) {
-  QFile file(path);
-  REQUIRE(file.open(QIODevice::ReadOnly));
-  return file.readAll();
 }
 
 struct Planned {

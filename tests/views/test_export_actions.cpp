@@ -13,6 +13,7 @@
 #include "graph_scene.h"
 #include "main_window.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
@@ -21,30 +22,6 @@ using views::ExportActions;
 using views::MainWindow;
 
 constexpr int kTimeoutMs = 60000;
-
-// The window with SAMPLE open and its first unit's graph shown.
-void open_first_unit(MainWindow& window, const std::string& name) {
-  QSignalSpy loaded(&window, &MainWindow::log_loaded);
-  window.open_path(QString::fromStdString(sample(name)));
-  REQUIRE(loaded.wait(kTimeoutMs));
-  QSignalSpy shown(&window.graph_panel(), &views::GraphPanel::graph_shown);
-  REQUIRE(window.select_first_unit());
-  REQUIRE(shown.wait(kTimeoutMs));
-}
-
-// Runs one export and returns its error text (empty: written).
-QString run_export(MainWindow& window, ExportActions::Format format, const QString& path) {
-  QSignalSpy finished(&window.exports(), &ExportActions::finished);
-  window.exports().export_to(format, path);
-  if (finished.isEmpty()) REQUIRE(finished.wait(kTimeoutMs));
-  return finished.takeFirst().at(1).toString();
-}
-
-QByteArray read_all(const QString& path) {
-  QFile file(path);
-  REQUIRE(file.open(QIODevice::ReadOnly));
-  return file.readAll();
-}
 
 }  // namespace
 

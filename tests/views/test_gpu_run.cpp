@@ -22,6 +22,7 @@
 #include "mode_comparison_model.h"
 #include "mode_comparison_panel.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
@@ -33,15 +34,6 @@ using views::GraphPanel;
 using views::MainWindow;
 
 constexpr int kTimeoutMs = 120000;
-
-void open_first_unit(MainWindow& window, const std::string& sample_name) {
-  QSignalSpy loaded(&window, &MainWindow::log_loaded);
-  window.open_path(QString::fromStdString(sample(sample_name)));
-  REQUIRE(loaded.wait(kTimeoutMs));
-  QSignalSpy shown(&window.graph_panel(), &GraphPanel::graph_shown);
-  REQUIRE(window.select_first_unit());
-  REQUIRE(shown.wait(kTimeoutMs));
-}
 
 // Runs the shell line SCRIPT as the "fxscope-cli" and returns the failure message, or "" when
 // it finished with a run.

@@ -11,6 +11,7 @@
 #include "graph_scene.h"
 #include "main_window.h"
 #include "views_test_support.h"
+#include "window_test_support.h"
 
 namespace fxscope::test {
 namespace {
@@ -19,16 +20,6 @@ using views::GraphPanel;
 using views::MainWindow;
 
 constexpr int kTimeoutMs = 120000;
-
-// Opens SAMPLE, selects its first unit and waits for the graph.
-void open_first_unit(MainWindow& window, const std::string& sample_name) {
-  QSignalSpy loaded(&window, &MainWindow::log_loaded);
-  window.open_path(QString::fromStdString(sample(sample_name)));
-  REQUIRE(loaded.wait(kTimeoutMs));
-  QSignalSpy shown(&window.graph_panel(), &GraphPanel::graph_shown);
-  REQUIRE(window.select_first_unit());
-  REQUIRE(shown.wait(kTimeoutMs));
-}
 
 // Runs CHANGE and waits for the graph it asks for.
 template <typename Change>
