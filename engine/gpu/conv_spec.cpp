@@ -1,7 +1,14 @@
 #include "fxscope/gpu/conv_spec.h"
 
+#include <algorithm>
+
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/gpu/host_values.h"
+
 namespace fxscope::gpu {
 namespace {
+
+constexpr int kMaxAlign = 16;
 
 std::vector<int> int_list(const graph::Argument& a) {
   std::vector<int> out;
@@ -16,6 +23,26 @@ bool contiguous(const std::vector<std::int64_t>& sizes, const std::vector<std::i
     expect *= sizes[d];
   }
   return true;
+}
+
+// Executable gives every buffer an aligned start (memory_plan, cudaMalloc); a view sits
+// alias_of(view).offset elements further on.
+int address_align(const graph::Graph& g, graph::NodeId node, const ops::SymbolHints& hints,
+                  std::size_t element) {
+  const auto alias = codegen::alias_of(g, node, hints);
+  const auto bytes = static_cast<std::uint64_t>(alias ? alias->offset : 0) * element;
+  int align = kMaxAlign;
+  while (align > 1 && bytes % static_cast<std::uint64_t>(align) != 0) align /= 2;
+  return align;
+}
+
+std::string joined(const auto& values, const char* sep) {
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += sep;
+    out += std::to_string(v);
+  }
+  return out;
 }
 
 }  // namespace
@@ -65,7 +92,34 @@ Result<ConvSpec> describe_conv(const graph::Graph& g, graph::NodeId id,
   if (s.stride.size() != spatial || s.padding.size() != spatial || s.dilation.size() != spatial) {
     return make_error(where + ": stride, padding and dilation must name every spatial dim");
   }
+  const std::size_t element = std::max<std::size_t>(element_bytes(s.dtype), 1);
+  s.x_align = address_align(g, s.x, hints, element);
+  s.w_align = address_align(g, s.w, hints, element);
+  s.out_align = address_align(g, id, hints, element);
+  if (s.bias) s.bias_align = address_align(g, *s.bias, hints, element);
   return s;
+}
+
+ConvSpec with_two_spatial_dims(ConvSpec s) {
+  if (s.x_sizes.size() != 3) return s;
+  const auto widen = [](std::vector<std::int64_t>& sizes, std::vector<std::int64_t>& strides) {
+    sizes.insert(sizes.begin() + 2, 1);
+    strides.insert(strides.begin() + 2, strides[2] * sizes[3]);
+  };
+  widen(s.x_sizes, s.x_strides);
+  widen(s.w_sizes, s.w_strides);
+  widen(s.out_sizes, s.out_strides);
+  s.stride.insert(s.stride.begin(), 1);
+  s.padding.insert(s.padding.begin(), 0);
+  s.dilation.insert(s.dilation.begin(), 1);
+  return s;
+}
+
+std::string conv_shape_text(const ConvSpec& s) {
+  return s.dtype + " x " + joined(s.x_sizes, "x") + " w " + joined(s.w_sizes, "x") + " -> " +
+         joined(s.out_sizes, "x") + " stride " + joined(s.stride, ",") + " pad " +
+         joined(s.padding, ",") + " dilation " + joined(s.dilation, ",") + " groups " +
+         std::to_string(s.groups) + (s.bias ? " bias" : "");
 }
 
 }  // namespace fxscope::gpu
