@@ -7,6 +7,7 @@
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
+#include "rng_value.h"
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
@@ -93,6 +94,11 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
   const graph::Node& n = g_.node(node);
   if (!n.meta) return fail(node, "has no tensor annotation");
   const std::string t = compute_type(n.meta->dtype);
+  if (is_rng_value_op(n)) {
+    auto rng = rng_expression(*this, node, idx);
+    if (!rng) return fail(node, rng.error().message);
+    return declare(t, n.name, *rng);
+  }
   const std::string base(ops::op_base_name(n.target));
   std::vector<Operand> a;
   for (const Argument& arg : n.args) {

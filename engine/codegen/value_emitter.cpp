@@ -228,9 +228,6 @@ Result<std::string> ValueEmitter::compute(NodeId node, const Index& idx) {
   if (info.op_class == ops::OpClass::injective || info.lowering == ops::Lowering::window) {
     return gather_value(node, idx);
   }
-  if (ops::op_base_name(n.target).starts_with("inductor_")) {
-    return fail(node, "draws random numbers (dropout): fxscope generates no RNG kernels");
-  }
   if (info.lowering == ops::Lowering::pointwise) return pointwise_value(node, idx);
   return fail(node, "has no CUDA lowering inside a fused kernel (" +
                         std::string(ops::to_string(info.lowering)) + ")");

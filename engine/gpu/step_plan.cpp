@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "fxscope/codegen/rng.h"
+
 namespace fxscope::gpu {
 namespace {
 
@@ -121,10 +123,29 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
   return e;
 }
 
+// max-autotune: a GEMM step directly followed by the kernel that reads its product is offered
+// with that kernel in cuBLASLt's epilogue where the kernel is act(product + bias).
+void offer_gemm_epilogues(const graph::Graph& g, PlannedSteps& out, const ops::SymbolHints& hints) {
+  for (std::size_t i = 0; i + 1 < out.steps.size(); ++i) {
+    StepPlan& gemm = out.steps[i];
+    const StepPlan& next = out.steps[i + 1];
+    if (gemm.kind != StepKind::gemm || next.kind != StepKind::generated) continue;
+    const graph::NodeId product = gemm.gemm->out.node;
+    if (std::find(next.reads.begin(), next.reads.end(), product) == next.reads.end()) continue;
+    auto m = match_gemm_epilogue(g, product, *gemm.gemm, next.nodes, next.writes, hints);
+    if (!m) {
+      gemm.epilogue_note = m.error().message;
+      continue;
+    }
+    gemm.writes.push_back(m->out);
+    gemm.fused_epilogue = std::move(*m);
+  }
+}
+
 }  // namespace
 
 PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
-                        const ops::SymbolHints& hints, bool tune) {
+                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed) {
   PlannedSteps out;
   // A node is a view when codegen resolves it to another node's memory: it never launches.
   std::vector<bool> is_view(g.size(), false);
@@ -170,6 +191,17 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       } else {
         failed = lib.error();
       }
+    } else if (group.nodes.size() == 1 && codegen::is_rng_seeds_op(g.node(group.nodes[0]).target)) {
+      auto k = codegen::seeds_kernel(g, group, run_seed);
+      if (k) {
+        StepPlan s;
+        s.name = k->entry;
+        s.writes = {group.nodes[0]};
+        s.variants.push_back(std::move(*k));
+        made.push_back(std::move(s));
+      } else {
+        failed = k.error();
+      }
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {
@@ -193,6 +225,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       out.steps.push_back(std::move(s));
     }
   }
+  if (tune) offer_gemm_epilogues(g, out, hints);
   const auto base = [&](graph::NodeId n) {
     const auto a = codegen::alias_of(g, n, hints);
     return a ? a->base : n;

@@ -5,6 +5,7 @@
 // can run is kept as a skip with the reason, and counted against coverage.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/gpu/attention_kernel.h"
 #include "fxscope/gpu/conv_spec.h"
+#include "fxscope/gpu/gemm_epilogue.h"
 #include "fxscope/gpu/gemm_spec.h"
 
 namespace fxscope::gpu {
@@ -32,6 +34,11 @@ struct StepPlan {
   std::optional<GemmSpec> gemm;
   std::optional<ConvSpec> conv;
   std::optional<AttentionSpec> attention;
+  // max-autotune, on a GEMM step followed by the kernel that consumes its product: that kernel
+  // in cuBLASLt's epilogue (the runtime times both and keeps the faster; `writes` then also holds
+  // the epilogue's output, so its buffer lives from this step), or why it cannot ride there.
+  std::optional<EpilogueMatch> fused_epilogue;
+  std::string epilogue_note;
 };
 
 struct SkippedGroup {
@@ -51,8 +58,9 @@ struct PlannedSteps {
   std::vector<std::string> read_before_write;
 };
 
-// TUNE: also generate the launch configurations max-autotune tries.
+// TUNE: also generate the launch configurations max-autotune tries. RUN_SEED: the run's seed,
+// from which dropout's seeds are derived (the same in every mode).
 PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& plan,
-                        const ops::SymbolHints& hints, bool tune);
+                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0);
 
 }  // namespace fxscope::gpu
