@@ -42,30 +42,76 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
   }
   const std::int64_t numel = shape->numel();
   const std::string ix = index_type(ctx, numel);
+  const std::string& dtype = g.node(source).meta->dtype;
+  const auto stored = [&](const std::string& v) {
+    if (dtype == "f16") return "fx_f2h(" + v + ")";
+    if (dtype == "bf16") return "fx_f2b(" + v + ")";
+    return "(" + storage_type(dtype) + ")(" + v + ")";
+  };
+  const std::string dst =
+      "scratch_" + ValueEmitter(g, members, ctx.hints, ctx.where).param_name(source).substr(2);
   ValueEmitter em(g, members, ctx.hints, ctx.where);
+  if (channels_last) {
+    // NCHW (n, c, s = h * W + w) lands at (n * S + s) * C + c: a transpose of each image's C x S
+    // matrix. Through a shared-memory tile of TC channels x TS positions, reads run along s (the
+    // source's inner dim) and writes along c (the copy's), both coalesced; element by element,
+    // one of the two would stride by C or S.
+    const auto& z = shape->sizes;
+    const std::int64_t c_count = z[1];
+    const std::int64_t s_count = z[2] * z[3];
+    std::int64_t ts = 1;
+    while (ts < 32 && ts < s_count) ts *= 2;
+    const std::int64_t tc = 1024 / ts;
+    const std::int64_t c_tiles = (c_count + tc - 1) / tc;
+    const std::int64_t s_tiles = (s_count + ts - 1) / ts;
+    const std::int64_t tiles = z[0] * c_tiles * s_tiles;
+    const std::string TS = std::to_string(ts);
+    const std::string TC = std::to_string(tc);
+    const std::string C = std::to_string(c_count);
+    const std::string S = std::to_string(s_count);
+    em.line("__shared__ " + compute_type(dtype) + " tile[" + TC + "][" + std::to_string(ts + 1) +
+            "];");
+    em.open("for (" + ix + " t = blockIdx.x; t < " + std::to_string(tiles) + "; t += gridDim.x) {");
+    em.line("const " + ix + " n = t / " + std::to_string(c_tiles * s_tiles) + ";");
+    em.line("const " + ix + " c0 = (t / " + std::to_string(s_tiles) + ") % " +
+            std::to_string(c_tiles) + " * " + TC + ";");
+    em.line("const " + ix + " s0 = t % " + std::to_string(s_tiles) + " * " + TS + ";");
+    em.line("__syncthreads();  // the previous tile's writes are done with it");
+    em.open("for (int k = threadIdx.x; k < 1024; k += blockDim.x) {");
+    em.line("const " + ix + " c = c0 + k / " + TS + ";");
+    em.line("const " + ix + " s = s0 + k % " + TS + ";");
+    em.open("if (c < " + C + " && s < " + S + ") {");
+    Index idx;
+    idx.dims = {"n", "c", "s / " + std::to_string(z[3]), "s % " + std::to_string(z[3])};
+    auto v = em.value(source, idx);
+    if (!v) return v.error();
+    em.line("tile[k / " + TS + "][k % " + TS + "] = " + *v + ";");
+    em.close();
+    em.close();
+    em.line("__syncthreads();");
+    em.open("for (int k = threadIdx.x; k < 1024; k += blockDim.x) {");
+    em.line("const " + ix + " s = s0 + k / " + TC + ";");
+    em.line("const " + ix + " c = c0 + k % " + TC + ";");
+    em.open("if (c < " + C + " && s < " + S + ") {");
+    em.line(dst + "[(n * " + S + " + s) * " + C +
+            " + c] = " + stored("tile[k % " + TC + "][k / " + TC + "]") + ";");
+    em.close();
+    em.close();
+    em.close();
+    return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, 132 * 16),
+                         "channels-last copy " + std::to_string(numel) + " x " + dtype +
+                             ", tiles of " + TC + " channels x " + TS + " positions",
+                         {{source, dtype, true, numel}});
+  }
   em.open("for (" + ix + " i = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; i < " +
           std::to_string(numel) + "; i += " + ix + "(gridDim.x) * blockDim.x) {");
-  const Index idx = delinearize("i", shape->sizes);
-  auto v = em.value(source, idx);
+  auto v = em.value(source, delinearize("i", shape->sizes));
   if (!v) return v.error();
-  std::string dst = "i";
-  if (channels_last) {
-    // NCHW position (n, c, h, w) stored at ((n * H + h) * W + w) * C + c.
-    const auto& s = shape->sizes;
-    dst = "((" + idx.dims[0] + ") * " + std::to_string(s[2]) + " + " + idx.dims[2] + ") * " +
-          std::to_string(s[3] * s[1]) + " + (" + idx.dims[3] + ") * " + std::to_string(s[1]) +
-          " + " + idx.dims[1];
-  }
-  const std::string& dtype = g.node(source).meta->dtype;
-  std::string stored = "(" + storage_type(dtype) + ")(" + *v + ")";
-  if (dtype == "f16") stored = "fx_f2h(" + *v + ")";
-  if (dtype == "bf16") stored = "fx_f2b(" + *v + ")";
-  em.line("scratch_" + em.param_name(source).substr(2) + "[" + dst + "] = " + stored + ";");
+  em.line(dst + "[i] = " + stored(*v) + ";");
   em.close();
   return finish_kernel(ctx, em, {256, 1, 1},
                        std::clamp<std::int64_t>((numel + 255) / 256, 1, 132 * 64),
-                       std::string(channels_last ? "channels-last copy " : "attention mask copy ") +
-                           std::to_string(numel) + " x " + dtype,
+                       "attention mask copy " + std::to_string(numel) + " x " + dtype,
                        {{source, dtype, true, numel}});
 }
 

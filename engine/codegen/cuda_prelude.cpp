@@ -35,8 +35,8 @@ __device__ __forceinline__ fx_bf16 fx_f2b(float f) {
 }
 // 64-bit element index, for kernels whose buffers reach past 2^31 elements.
 typedef long long fx_i64;
-// Four contiguous floats moved by one 16-byte load or store.
-struct alignas(16) fx_f4 { float x, y, z, w; };
+// N contiguous elements moved by one load or store: 4 floats or 8 halves in 16 bytes.
+template <class T, int N> struct alignas(sizeof(T) * N) fx_vec { T v[N]; };
 #define FX_INF __int_as_float(0x7f800000)
 #define FX_NAN __int_as_float(0x7fc00000)
 __device__ __forceinline__ float fx_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
@@ -65,6 +65,14 @@ struct FxWelford {
     return {a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb, n};
   }
 };
+// One element into a thread's own state: the merge above with b = (x, 0, 1), without its general
+// division (n < 2^24, where the fast one is within 2 ulp).
+__device__ __forceinline__ FxWelfordState fx_welford_add(FxWelfordState a, float x) {
+  const float n = a.n + 1.0f;
+  const float delta = x - a.mean;
+  const float mean = a.mean + __fdividef(delta, n);
+  return {mean, a.m2 + delta * (x - mean), n};
+}
 // Online softmax: (max, sum of exp(x - max)) rescaled when the max grows, one pass.
 struct FxSoftmaxState { float m, s; };
 struct FxOnlineSoftmax {

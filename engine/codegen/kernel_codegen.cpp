@@ -119,8 +119,9 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
       }
     }
   } else {
+    // Scalar items per thread, and the vector width of the default (4 floats, 8 halves).
     for (const int block : {128, 256, 512, 1024}) {
-      for (const int items : {1, 2, 4}) add({block, items, 1});
+      for (const int items : {1, 2, 4, kernel->config.items_per_thread}) add({block, items, 1});
     }
   }
   return out;

@@ -1,5 +1,6 @@
-// Pointwise kernels: one thread per element (or per 4 contiguous elements read and written as
-// float4), grid-stride over the group's iteration space, the shape of its first output.
+// Pointwise kernels: one thread per element (or per 16 bytes of contiguous elements read and
+// written as one vector: float4, 8 halves), grid-stride over the group's iteration space, the
+// shape of its first output.
 
 #include <algorithm>
 
@@ -10,18 +11,52 @@ namespace {
 
 using graph::NodeId;
 
-// The index of WRITE at iteration position LINEAR: its own row-major position.
-Index write_index(const Shape& shape, const std::string& linear) {
-  return delinearize(linear, shape.sizes);
+int element_bytes(const std::string& dtype) {
+  return dtype == "f32" ? 4 : 2;
 }
 
-bool vectorisable(const KernelContext& ctx, std::int64_t numel) {
-  if (numel % 4 != 0) return false;
+// Elements per thread moved as one vector: 16 bytes of the narrowest output, when every output
+// is a contiguous f32, f16 or bf16 buffer whose size the width divides; 1 otherwise. Buffers are
+// allocated 256-byte aligned and views (pointer offsets) are never read as vectors, so a vector
+// index is always aligned.
+int vector_width(const KernelContext& ctx, std::int64_t numel) {
+  int width = 0;
   for (const NodeId w : ctx.writes) {
     const auto s = shape_of(ctx.graph.node(w), ctx.hints);
-    if (!s || !s->contiguous() || ctx.graph.node(w).meta->dtype != "f32") return false;
+    const std::string& dtype = ctx.graph.node(w).meta->dtype;
+    if (!s || !s->contiguous() || (dtype != "f32" && dtype != "f16" && dtype != "bf16")) return 1;
+    width = std::max(width, 16 / element_bytes(dtype));
   }
-  return true;
+  return width > 0 && numel % width == 0 ? width : 1;
+}
+
+// The index of a tensor of SHAPE at lane LANE of vector IV (position IV * WIDTH + LANE). A dim
+// whose inner extent the width divides is the same for every lane, so the compiler shares its
+// loads and math across the lanes (a per-channel scale is read once per vector, not per lane).
+Index lane_index(const Shape& shape, const std::string& iv, int width, int lane) {
+  const std::string w = std::to_string(width);
+  const std::string linear = iv + " * " + w + " + " + std::to_string(lane);
+  Index idx = delinearize(linear, shape.sizes);
+  std::int64_t inner = 1;
+  for (std::size_t d = shape.sizes.size(); d-- > 0;) {
+    const std::int64_t size = shape.sizes[d];
+    bool outer = true;
+    for (std::size_t k = 0; k < d; ++k) outer = outer && shape.sizes[k] == 1;
+    if (size != 1 && inner % width == 0) {
+      const std::int64_t q = inner / width;
+      const std::string e = q == 1 ? iv : "(" + iv + " / " + std::to_string(q) + ")";
+      idx.dims[d] = outer ? e : "(" + e + " % " + std::to_string(size) + ")";
+    } else if (size != 1 && inner == 1 && size % width == 0 && !outer) {
+      idx.dims[d] = "(" + iv + " % " + std::to_string(size / width) + ") * " + w + " + " +
+                    std::to_string(lane);
+    }
+    inner *= size;
+  }
+  return idx;
+}
+
+std::string vector_type(const std::string& dtype, int width) {
+  return "fx_vec<" + storage_type(dtype) + ", " + std::to_string(width) + ">";
 }
 
 }  // namespace
@@ -40,60 +75,77 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
     }
     shapes.push_back(std::move(*s));
   }
+  const int width = vector_width(ctx, numel);
   LaunchConfig config = ctx.config;
-  if (ctx.default_config) config = {256, vectorisable(ctx, numel) ? 4 : 1, 1};
-  const bool vector = config.items_per_thread == 4 && vectorisable(ctx, numel);
-  const int items = vector ? 4 : std::max(1, config.items_per_thread);
+  if (ctx.default_config) config = {256, width, 1};
+  const bool vector = width > 1 && config.items_per_thread == width;
+  const int items = vector ? width : std::max(1, config.items_per_thread);
   const std::string ix = index_type(ctx, numel);
+  const std::string iv = "i" + std::to_string(items);
+  const std::string out_dtype = ctx.graph.node(ctx.writes.front()).meta->dtype;
 
   ValueEmitter em(ctx.graph, ctx.members, ctx.hints, ctx.where);
   em.set_indent(2);
-  std::string stores;
   for (int k = 0; k < items; ++k) {
-    // Vectorised: thread t owns elements 4t..4t+3. Scalar: ITEMS elements a block apart, so
-    // that each load instruction of a warp stays coalesced.
-    const std::string linear =
-        vector ? "i4 * 4 + " + std::to_string(k) : (items == 1 ? "i" : "i" + std::to_string(k));
+    // Vectorised: thread t owns elements W*t..W*t+W-1, all lanes in one scope so that values
+    // the lanes share are computed once. Scalar: ITEMS elements a block apart, so that each load
+    // instruction of a warp stays coalesced.
+    const std::string linear = vector
+                                   ? iv + " * " + std::to_string(items) + " + " + std::to_string(k)
+                                   : (items == 1 ? "i" : "i" + std::to_string(k));
     if (!vector && items > 1) {
       em.open("if (const " + ix + " " + linear + " = i + " + std::to_string(k) + " * " +
               std::to_string(config.block) + "; " + linear + " < " + std::to_string(numel) + ") {");
-    } else {
+    } else if (!vector) {
       em.open("{");
     }
     if (vector) em.set_vector_lane(linear, k, numel);
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
-      const Index idx = write_index(shapes[w], linear);
+      const Index idx =
+          vector ? lane_index(shapes[w], iv, items, k) : delinearize(linear, shapes[w].sizes);
       auto v = em.value(ctx.writes[w], idx);
       if (!v) return v.error();
       if (vector) {
-        em.line("out" + std::to_string(w) + "." + std::string(1, "xyzw"[k]) + " = " + *v + ";");
+        const std::string& dtype = ctx.graph.node(ctx.writes[w]).meta->dtype;
+        std::string stored = "(float)(" + *v + ")";
+        if (dtype == "f16") stored = "fx_f2h(" + *v + ")";
+        if (dtype == "bf16") stored = "fx_f2b(" + *v + ")";
+        em.line("out" + std::to_string(w) + ".v[" + std::to_string(k) + "] = " + stored + ";");
       } else {
         auto st = store_statement(em, ctx.writes[w], idx, *v);
         if (!st) return st.error();
         em.line(*st);
       }
     }
-    em.close();
+    if (!vector) em.close();
   }
   const std::string inner = em.take_body();
   std::string body;
   const std::string n = std::to_string(numel);
+  const std::string what = vector ? (out_dtype == "f32" && items == 4
+                                         ? std::string("float4")
+                                         : std::to_string(items) + " x " + out_dtype + " vectors")
+                                  : std::string();
   if (vector) {
     body +=
-        "  // float4 per thread: every buffer indexed by the flat position is contiguous f32.\n";
-    body += "  for (" + ix + " i4 = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; i4 < " +
-            std::to_string(numel / 4) + "; i4 += " + ix + "(gridDim.x) * blockDim.x) {\n";
+        "  // " + what + " per thread: every buffer indexed by the flat position is contiguous.\n";
+    body += "  for (" + ix + " " + iv + " = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; " +
+            iv + " < " + std::to_string(numel / items) + "; " + iv + " += " + ix +
+            "(gridDim.x) * blockDim.x) {\n";
     for (const auto& [node, var] : em.vector_loads()) {
-      body += "    const fx_f4 " + var + " = reinterpret_cast<const fx_f4*>(" +
-              em.param_name(node) + ")[i4];\n";
+      const std::string type = vector_type(ctx.graph.node(node).meta->dtype, items);
+      body += "    const " + type + " " + var + " = reinterpret_cast<const " + type + "*>(" +
+              em.param_name(node) + ")[" + iv + "];\n";
     }
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
-      body += "    fx_f4 out" + std::to_string(w) + ";\n";
+      body += "    " + vector_type(ctx.graph.node(ctx.writes[w]).meta->dtype, items) + " out" +
+              std::to_string(w) + ";\n";
     }
     body += inner;
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
-      body += "    reinterpret_cast<fx_f4*>(" + em.param_name(ctx.writes[w]) + ")[i4] = out" +
-              std::to_string(w) + ";\n";
+      const std::string type = vector_type(ctx.graph.node(ctx.writes[w]).meta->dtype, items);
+      body += "    reinterpret_cast<" + type + "*>(" + em.param_name(ctx.writes[w]) + ")[" + iv +
+              "] = out" + std::to_string(w) + ";\n";
     }
     body += "  }\n";
   } else {
@@ -110,10 +162,10 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
   const std::int64_t per_block = static_cast<std::int64_t>(config.block) * items;
   // Enough blocks to fill an H200 many times over; beyond that the grid-stride loop takes over.
   kernel.grid = std::clamp<std::int64_t>((numel + per_block - 1) / per_block, 1, 132 * 64);
-  kernel.summary = "pointwise " + n + " x " + ctx.graph.node(ctx.writes.front()).meta->dtype +
-                   ", " + std::to_string(em.loaded().size()) + " reads " +
-                   std::to_string(ctx.writes.size()) + " writes" + (vector ? ", float4" : "");
-  assemble(ctx, em, body, "pointwise over " + n + " elements" + (vector ? ", float4" : ""), {},
+  kernel.summary = "pointwise " + n + " x " + out_dtype + ", " +
+                   std::to_string(em.loaded().size()) + " reads " +
+                   std::to_string(ctx.writes.size()) + " writes" + (vector ? ", " + what : "");
+  assemble(ctx, em, body, "pointwise over " + n + " elements" + (vector ? ", " + what : ""), {},
            kernel);
   return kernel;
 }

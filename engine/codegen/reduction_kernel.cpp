@@ -4,7 +4,8 @@
 // that read other reductions of the same row (softmax: max, then sum of exp(x - max); layer
 // norm: var_mean, then the normalised output) run in successive passes over the row; prologue
 // ops are computed inside each pass, epilogue ops once per row after the last. When the row fits
-// the team a few elements per thread (persistent), the passes re-read it from L1/L2.
+// the team a few elements per thread (persistent), the first pass keeps the elements it loads in
+// registers and later passes read them there, so each element leaves memory once.
 //
 // Split reductions (few rows, long rows) are two kernels: the first reduces SPLIT parts of each
 // row into a scratch buffer of partial states, the second combines the parts and runs the
@@ -39,6 +40,34 @@ std::int64_t next_pow2(std::int64_t v) {
   std::int64_t p = 1;
   while (p < v) p *= 2;
   return p;
+}
+
+// A thread holds at most this many elements of a row (persistent reductions), and keeps loaded
+// values for later passes in at most kRowCacheRegisters registers: past that the row loop strides
+// and passes re-read the row.
+constexpr std::int64_t kMaxPersistentItems = 8;
+constexpr int kRowCacheRegisters = 32;
+// Threads an H200 keeps in flight (132 SMs x 2048): fewer, and memory latency is not hidden.
+constexpr std::int64_t kSMs = 132;
+constexpr std::int64_t kDeviceThreads = kSMs * 2048;
+
+// The team per row: about 4 elements a thread; wider while the rows alone leave the device idle
+// and each thread keeps 8 elements, or while a row read by several passes would not fit the
+// team's registers. Up to 512 threads when there are more rows than SMs: measured on the H200, a
+// team of 1024 (64 registers a thread) made pointwise_chain's split reduction 40% slower than
+// 256 or 512. With fewer rows than SMs each row has an SM to itself: a block of 1024 fills it.
+// Column reductions (the kept dims innermost) take one thread per row: adjacent rows' elements sit
+// in adjacent threads, which coalesces.
+LaunchConfig default_config(std::int64_t rows, std::int64_t rlen, int passes, bool trailing) {
+  if (!trailing && rows >= 4096) return {256, 1, 256};
+  std::int64_t team = std::clamp<std::int64_t>(next_pow2((rlen + 3) / 4), 1, 256);
+  const std::int64_t fill_cap = rows < kSMs ? 1024 : 512;
+  while ((team < fill_cap && rows * team < kDeviceThreads && team * 2 * 8 <= rlen) ||
+         (team < 1024 && passes > 1 && rlen > team * kMaxPersistentItems)) {
+    team *= 2;
+  }
+  const std::int64_t block = std::max<std::int64_t>(team, 256);
+  return {static_cast<int>(block), 1, static_cast<int>(block / team)};
 }
 
 // How one reduction accumulates: its state type, identity, element update and combiner.
@@ -157,25 +186,6 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const std::int64_t rows = first_pass ? ref.rows * split : ref.rows;
   const std::int64_t rlen = first_pass ? chunk : (second_pass ? split : ref.rnumel);
 
-  LaunchConfig config = ctx.config;
-  if (ctx.default_config) {
-    std::int64_t team = std::clamp<std::int64_t>(next_pow2((rlen + 3) / 4), 1, 256);
-    // Column reductions (the kept dims innermost): one thread per row reads adjacent rows'
-    // elements in adjacent threads, which coalesces; a team per row would stride.
-    if (!ref.trailing && rows >= 4096) team = 1;
-    config = {256, 1, static_cast<int>(256 / team)};
-  }
-  if (config.block <= 0 || config.rows_per_block <= 0 || config.block % config.rows_per_block) {
-    return make_error(ctx.where + ": launch config needs block divisible by rows_per_block");
-  }
-  const std::int64_t team = config.block / config.rows_per_block;
-  if (next_pow2(team) != team || config.block > 1024) {
-    return make_error(ctx.where + ": threads per row must be a power of two, block <= 1024");
-  }
-  const std::string ix = index_type(ctx, ref.rows * ref.rnumel);
-  const std::string T = std::to_string(team);
-  const std::string RPB = std::to_string(config.rows_per_block);
-
   // When each value becomes available: after the pass that finishes the reductions it reads.
   std::map<NodeId, std::size_t> red_of;
   for (std::size_t k = 0; k < reds.size(); ++k) red_of[reds[k].node] = k;
@@ -221,6 +231,23 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   int passes = 0;
   for (const ReductionShape& r : reds) passes = std::max(passes, level(r.node));
   for (const NodeId w : full_writes) passes = std::max(passes, level(w) + 1);
+
+  LaunchConfig config = ctx.config;
+  if (ctx.default_config) config = default_config(rows, rlen, passes, ref.trailing);
+  if (config.block <= 0 || config.rows_per_block <= 0 || config.block % config.rows_per_block) {
+    return make_error(ctx.where + ": launch config needs block divisible by rows_per_block");
+  }
+  const std::int64_t team = config.block / config.rows_per_block;
+  if (next_pow2(team) != team || config.block > 1024) {
+    return make_error(ctx.where + ": threads per row must be a power of two, block <= 1024");
+  }
+  const std::string ix = index_type(ctx, ref.rows * ref.rnumel);
+  const std::string T = std::to_string(team);
+  const std::string RPB = std::to_string(config.rows_per_block);
+  // Persistent: a thread's few elements of the row are unrolled, so their loads are all in
+  // flight at once, and a row read by several passes stays in registers after the first.
+  const std::int64_t items = (rlen + team - 1) / team;
+  const bool persistent = !first_pass && items <= kMaxPersistentItems;
 
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
   em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) * " + RPB + "; row0 < " +
@@ -280,9 +307,21 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   };
 
   std::vector<KernelParam> scratch;
+  const std::size_t cache_at = em.body_size();
+  if (persistent && passes > 1) {
+    em.open_row_cache("it", "rr", static_cast<int>(items), kRowCacheRegisters);
+  }
   for (int p = 0; p < passes; ++p) {
     em.line("// pass " + std::to_string(p + 1) + " of " + std::to_string(passes) + " over the row");
-    em.open("if (active) for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+    if (p + 1 == passes) em.freeze_row_cache();
+    if (persistent) {
+      em.line("#pragma unroll");
+      em.open("for (int it = 0; it < " + std::to_string(items) + "; ++it) {");
+      em.line("const int r = lane + it * " + T + ";");
+      em.open("if (active && r < " + std::to_string(rlen) + ") {");
+    } else {
+      em.open("if (active) for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+    }
     if (first_pass) {
       em.line("const " + ix + " rr = part * " + std::to_string(chunk) + " + r;");
       em.line("if (rr >= " + std::to_string(ref.rnumel) + ") break;");
@@ -309,6 +348,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       }
       auto v = em.value(reds[k].input, full_index(reds[k].input));
       if (!v) return v.error();
+      if (reds[k].combine == Combine::welford) {
+        em.line(acc + " = fx_welford_add(" + acc + ", (float)(" + *v + "));");
+        continue;
+      }
       em.line(acc + " = " + a.combiner + "(" + acc + ", " +
               element_state(reds[k].combine, a, *v, "rr") + ");");
     }
@@ -317,6 +360,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (auto e = store_value(em, w, full_index(w))) return *e;
     }
     em.close();
+    if (persistent) em.close();
     for (std::size_t k = 0; k < reds.size(); ++k) {
       if (pass[k] != p) continue;
       const std::string acc = "acc" + std::to_string(k);
@@ -393,16 +437,20 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   }
   em.close();
 
+  const std::string cached = em.close_row_cache();
+  if (!cached.empty()) {
+    em.insert_body(cache_at, cached);
+  }
   std::string names;
   for (const ReductionShape& r : reds) {
     names += (names.empty() ? "" : ", ") + std::string(ops::op_base_name(g.node(r.node).target));
   }
-  const bool persistent = rlen <= team * 8;
   return finish_kernel(ctx, em, config, row_grid(rows, config),
                        "reduction " + std::to_string(rows) + " rows x " + std::to_string(rlen) +
                            " (" + names + "), " + std::to_string(passes) +
                            (passes == 1 ? " pass" : " passes") + ", " +
                            (persistent ? "persistent" : "looped") + ", " + T + " threads per row" +
+                           (cached.empty() ? "" : ", row in registers") +
                            (first_pass    ? ", split pass 1"
                             : second_pass ? ", split pass 2"
                                           : ""),

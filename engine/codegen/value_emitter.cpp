@@ -213,8 +213,24 @@ Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
   for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
     if (const auto it = s->find(key); it != s->end()) return it->second;
   }
+  const bool cached = row_cacheable(node, join(idx.dims, ","));
+  if (cached) {
+    if (const auto it = row_cache_.find(key); it != row_cache_.end()) {
+      return it->second + "[" + row_cache_slot_ + "]";
+    }
+  }
   auto computed = compute(node, idx);
-  if (computed) scopes_.back()[key] = *computed;
+  if (!computed) return computed;
+  scopes_.back()[key] = *computed;
+  if (cached && row_cache_room_ >= row_cache_items_) {
+    row_cache_room_ -= row_cache_items_;
+    const std::string array = fresh("row");
+    const std::string type = n.meta ? compute_type(n.meta->dtype) : "float";
+    row_cache_decls_ += type + " " + array + "[" + std::to_string(row_cache_items_) + "];  // " +
+                        n.name + ": the row's elements, loaded once\n";
+    row_cache_[key] = array;
+    line(array + "[" + row_cache_slot_ + "] = " + *computed + ";");
+  }
   return computed;
 }
 
@@ -267,8 +283,9 @@ void ValueEmitter::set_vector_lane(std::string linear, int lane, std::int64_t nu
 Result<std::string> ValueEmitter::load(NodeId node, const Index& idx) {
   const graph::Node& n = g_.node(node);
   if (!n.meta) return fail(node, "is read as a buffer but has no tensor annotation");
-  if (vector_lane_ >= 0 && idx.linear == vector_linear_ && n.meta->dtype == "f32" &&
-      !is_view_op(n)) {
+  const std::string& type = n.meta->dtype;
+  const bool vector_type = type == "f32" || type == "f16" || type == "bf16";
+  if (vector_lane_ >= 0 && idx.linear == vector_linear_ && vector_type && !is_view_op(n)) {
     const auto shape = shape_of(n, hints_);
     if (shape && shape->contiguous() && shape->numel() == vector_numel_) {
       std::string var;
@@ -276,11 +293,14 @@ Result<std::string> ValueEmitter::load(NodeId node, const Index& idx) {
         if (id == node) var = name;
       }
       if (var.empty()) {
-        var = fresh(sanitize(n.name + "_x4"));
+        var = fresh(sanitize(n.name + "_vec"));
         vector_loads_.emplace_back(node, var);
         note_loaded(node);
       }
-      return var + "." + std::string(1, "xyzw"[vector_lane_]);
+      const std::string lane = var + ".v[" + std::to_string(vector_lane_) + "]";
+      if (type == "f16") return "fx_h2f(" + lane + ")";
+      if (type == "bf16") return "fx_b2f(" + lane + ")";
+      return lane;
     }
   }
   auto off = offset(node, idx);
@@ -291,6 +311,55 @@ Result<std::string> ValueEmitter::load(NodeId node, const Index& idx) {
   if (dtype == "f16") expr = "fx_h2f(" + expr + ")";
   if (dtype == "bf16") expr = "fx_b2f(" + expr + ")";
   return declare(compute_type(dtype), n.name, expr);
+}
+
+bool ValueEmitter::row_cacheable(NodeId node, const std::string& dims) const {
+  // Only values every thread of the pass computes (not those under a gather's condition): a later
+  // pass may ask for the element where the first one did not compute it. Only loads and gathers:
+  // pointwise math is cheaper to redo than to hold. Only elements of the row: a per-row value
+  // (an embedding's token id) is one load, not a register per element.
+  if (row_cache_slot_.empty() || scopes_.size() != row_cache_depth_) return false;
+  const graph::Node& n = g_.node(node);
+  const ops::OpInfo info = ops::classify(n.target);
+  const bool loads = is_leaf(node) || info.op_class == ops::OpClass::injective ||
+                     info.lowering == ops::Lowering::window;
+  if (!loads || info.lowering == ops::Lowering::view || info.lowering == ops::Lowering::getitem) {
+    return false;
+  }
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const std::string& v = row_cache_position_;
+  for (std::size_t at = dims.find(v); at != std::string::npos; at = dims.find(v, at + 1)) {
+    const bool starts = at == 0 || !ident(dims[at - 1]);
+    const bool ends = at + v.size() == dims.size() || !ident(dims[at + v.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+void ValueEmitter::open_row_cache(std::string slot, std::string position, int items,
+                                  int registers) {
+  row_cache_slot_ = std::move(slot);
+  row_cache_position_ = std::move(position);
+  row_cache_items_ = items;
+  row_cache_room_ = registers;
+  row_cache_depth_ = scopes_.size() + 2;  // the unrolled loop over the items, then its guard
+  row_cache_indent_ = indent_;
+  row_cache_.clear();
+  row_cache_decls_.clear();
+}
+
+std::string ValueEmitter::close_row_cache() {
+  row_cache_slot_.clear();
+  row_cache_.clear();
+  std::string decls;
+  std::size_t start = 0;
+  const std::string pad(static_cast<std::size_t>(row_cache_indent_) * 2, ' ');
+  for (std::size_t end; (end = row_cache_decls_.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    decls += pad + row_cache_decls_.substr(start, end - start + 1);
+  }
+  row_cache_decls_.clear();
+  return decls;
 }
 
 Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {

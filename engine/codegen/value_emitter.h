@@ -75,13 +75,28 @@ class ValueEmitter {
   const ops::SymbolHints& hints() const { return hints_; }
   const graph::Graph& graph() const { return g_; }
 
-  // Vectorised pointwise kernels: while a lane is set, a contiguous f32 buffer of NUMEL elements
-  // read at exactly LINEAR comes from component LANE of a float4 loaded once per thread.
+  // Vectorised pointwise kernels: while a lane is set, a contiguous f32, f16 or bf16 buffer of
+  // NUMEL elements read at exactly LINEAR comes from element LANE of a vector (fx_vec) loaded
+  // once per thread.
   void set_vector_lane(std::string linear, int lane, std::int64_t numel);
-  // The buffers read as float4, with the variable each was loaded into.
+  // The buffers read as vectors, with the variable each was loaded into.
   const std::vector<std::pair<graph::NodeId, std::string>>& vector_loads() const {
     return vector_loads_;
   }
+
+  // Persistent reductions: while a row cache is open, a load or gather a pass over the row
+  // computes at an index that depends on POSITION (the element's place in the row), two scopes
+  // below the one open now (the unrolled loop over a thread's ITEMS elements, then its guard), is
+  // also kept in slot SLOT of a register array, and later passes read it from there instead of
+  // memory, while the arrays take at most REGISTERS registers a thread.
+  void open_row_cache(std::string slot, std::string position, int items, int registers);
+  // The last pass: it still reads the arrays but adds none (nothing after it would read them).
+  void freeze_row_cache() { row_cache_room_ = 0; }
+  // The declarations of the arrays used, to be placed before the first pass; closes the cache.
+  std::string close_row_cache();
+  // Where the body ends now, and text inserted at such a position (the row cache's arrays).
+  std::size_t body_size() const { return body_.size(); }
+  void insert_body(std::size_t at, const std::string& text) { body_.insert(at, text); }
 
  private:
   Result<std::string> compute(graph::NodeId node, const Index& idx);
@@ -105,6 +120,7 @@ class ValueEmitter {
   std::string declare(const std::string& type, const std::string& stem, const std::string& expr);
   Error fail(graph::NodeId node, const std::string& what) const;
   bool is_leaf(graph::NodeId node) const;
+  bool row_cacheable(graph::NodeId node, const std::string& dims) const;
 
   const graph::Graph& g_;
   const std::set<graph::NodeId>& members_;
@@ -120,6 +136,14 @@ class ValueEmitter {
   int vector_lane_ = -1;
   std::int64_t vector_numel_ = 0;
   std::vector<std::pair<graph::NodeId, std::string>> vector_loads_;
+  std::string row_cache_slot_;  // empty: no row cache open
+  int row_cache_items_ = 0;
+  std::string row_cache_position_;
+  int row_cache_room_ = 0;
+  std::size_t row_cache_depth_ = 0;
+  int row_cache_indent_ = 0;
+  std::map<std::string, std::string> row_cache_;  // value key (node@dims) -> its array
+  std::string row_cache_decls_;
 };
 
 }  // namespace fxscope::codegen

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "cuda_device.h"
 #include "cuda_status.h"
@@ -101,8 +102,36 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
     b.us = k.us / std::max(k.calls, 1.0);
     b.gbps = b.bytes / b.us / 1e3;
     b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;
+    b.held_to_target = copy_gbps > 0 && b.bytes >= copy_gbps * 1e3 * kBandwidthTargetUs;
+    b.meets_target = b.held_to_target && b.share_of_copy >= kBandwidthTarget;
     em.bandwidth.push_back(b);
   }
+}
+
+// One line per mode: which generated kernels are held to the bandwidth target, and how each fares.
+std::string bandwidth_verdict(const std::string& mode, const EngineMode& em, double copy_gbps) {
+  char head[160];
+  std::snprintf(head, sizeof head,
+                "%s: bandwidth target %.0f%% of copy (%.0f GB/s) for kernels moving >= %.1f MB:",
+                mode.c_str(), kBandwidthTarget * 100, copy_gbps,
+                copy_gbps * 1e3 * kBandwidthTargetUs / 1e6);
+  std::string line = head;
+  std::size_t held = 0;
+  std::size_t met = 0;
+  for (const KernelBandwidth& b : em.bandwidth) {
+    if (!b.held_to_target) continue;
+    char k[256];
+    std::snprintf(k, sizeof k, " %s %.1f MB %.0f GB/s %.0f%% %s;", b.name.c_str(), b.bytes / 1e6,
+                  b.gbps, b.share_of_copy * 100, b.meets_target ? "meets" : "below");
+    line += k;
+    ++held;
+    met += b.meets_target ? 1 : 0;
+  }
+  if (held == 0)
+    return line + " none that large (" + std::to_string(em.bandwidth.size()) +
+           " smaller ones not judged)";
+  return line + " " + std::to_string(met) + " of " + std::to_string(held) + " meet it, " +
+         std::to_string(em.bandwidth.size() - held) + " smaller ones not judged";
 }
 
 void compare(EngineMode& em, const std::vector<HostOutput>& expected,
@@ -257,6 +286,9 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     }
     em.picks = (*exe)->picks();
     add_bandwidth(em, **exe, f.post_grad, f.ours, run.copy_gbps);
+    if (em.ran && !em.bandwidth.empty()) {
+      run.notes.push_back(bandwidth_verdict(name, em, run.copy_gbps));
+    }
     if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;
     executables[mi] = std::move(*exe);
     run.modes.push_back(std::move(em));

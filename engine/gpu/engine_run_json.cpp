@@ -31,6 +31,10 @@ nlohmann::json to_json(const EngineRun& run) {
   j["cuda_version"] = run.cuda_version;
   j["cudnn"] = run.cudnn;
   j["copy_gbps"] = run.copy_gbps;
+  // Which kernels' bandwidth is judged: those moving at least min_bytes, against share of copy.
+  j["bandwidth_target"] = {{"share_of_copy", kBandwidthTarget},
+                           {"min_bytes", run.copy_gbps * 1e3 * kBandwidthTargetUs},
+                           {"min_us_at_copy", kBandwidthTargetUs}};
   j["coverage"] = coverage_json(run.coverage);
   j["notes"] = run.notes;
   for (std::size_t i = 0; i < run.modes.size(); ++i) {
@@ -61,7 +65,9 @@ nlohmann::json to_json(const EngineRun& run) {
                                  {"bytes", b.bytes},
                                  {"us", b.us},
                                  {"gbps", b.gbps},
-                                 {"share_of_copy", b.share_of_copy}});
+                                 {"share_of_copy", b.share_of_copy},
+                                 {"held_to_target", b.held_to_target},
+                                 {"meets_target", b.meets_target}});
     }
   }
   return j;

@@ -1,10 +1,14 @@
 #pragma once
 // Every plan of every unit of a sample in one mode, with the unit's symbol hints: what the code
-// generator is run on in these tests.
+// generator is run on in these tests; and the kernel of the group holding a node.
 
+#include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -34,6 +38,23 @@ inline std::vector<PlannedGraph> planned_graphs(const std::string& sample_name, 
     }
   }
   return out;
+}
+
+// The kernel of the group of PLANNED holding node NAME, generated with the default config.
+inline codegen::GeneratedKernel kernel_of(const PlannedGraph& planned, const std::string& name) {
+  const auto id = planned.fusion.post_grad.find(name);
+  REQUIRE(id);
+  for (const auto& group : planned.fusion.ours.groups) {
+    if (!std::binary_search(group.nodes.begin(), group.nodes.end(), *id)) continue;
+    codegen::CodegenOptions options;
+    options.hints = planned.hints;
+    auto k = codegen::generate(planned.fusion.post_grad, group, options);
+    INFO((k ? std::string() : k.error().message));
+    REQUIRE(k);
+    return *k;
+  }
+  FAIL("no group holds " << name);
+  return {};
 }
 
 inline const std::vector<std::string>& all_samples() {

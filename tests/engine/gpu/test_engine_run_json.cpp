@@ -66,6 +66,26 @@ TEST_CASE("engine JSON has the PyTorch backend's fields plus its own", "[gpu]") 
   CHECK(k["grid"][0] == 4);
 }
 
+TEST_CASE("engine JSON says which kernels are held to the bandwidth target", "[gpu]") {
+  auto run = two_modes();
+  gpu::KernelBandwidth big;
+  big.name = "fx_big_g1";
+  big.bytes = 33.5e6;
+  big.gbps = 3000;
+  big.share_of_copy = 3000.0 / 4188;
+  big.held_to_target = true;
+  big.meets_target = true;
+  run.modes[1].bandwidth = {big};
+  const auto j = gpu::to_json(run);
+  // Held: kernels moving what 4 us of copying moves at the run's own copy bandwidth.
+  CHECK(j["bandwidth_target"]["share_of_copy"] == gpu::kBandwidthTarget);
+  CHECK(j["bandwidth_target"]["min_bytes"].get<double>() == Approx(4188 * 4e3));
+  const auto& b = j["modes"][1]["bandwidth"][0];
+  CHECK(b["name"] == "fx_big_g1");
+  CHECK(b["held_to_target"] == true);
+  CHECK(b["meets_target"] == true);
+}
+
 TEST_CASE("the engine's Chrome trace names its processes after the engine", "[gpu]") {
   const auto t = gpu::to_chrome_trace(two_modes());
   std::size_t named = 0;

@@ -29,9 +29,11 @@ namespace fxscope::codegen {
 
 // One tunable launch configuration.
 struct LaunchConfig {
-  int block = 256;           // threads per block
-  int items_per_thread = 1;  // pointwise: elements per thread (vectorised when contiguous)
-  int rows_per_block = 1;    // reductions: outputs per block
+  int block = 256;  // threads per block
+  // pointwise: elements per thread; one 16-byte vector when it equals the width the outputs allow
+  // (4 floats, 8 halves), else that many scalar elements a block apart
+  int items_per_thread = 1;
+  int rows_per_block = 1;  // reductions: outputs per block
   friend bool operator==(const LaunchConfig&, const LaunchConfig&) = default;
 };
 
@@ -71,8 +73,8 @@ std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
 
 struct CodegenOptions {
   ops::SymbolHints hints;  // values of symbolic sizes
-  // A default-constructed config lets the generator choose (float4 where it can, threads per
-  // row from the row length); any other is used as given.
+  // A default-constructed config lets the generator choose (16-byte vectors where it can,
+  // threads per row from the row length and the device's size); any other is used as given.
   LaunchConfig config;
 };
 

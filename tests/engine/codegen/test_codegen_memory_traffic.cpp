@@ -1,0 +1,125 @@
+// How generated kernels touch memory, on real samples and small graphs: rows of persistent
+// reductions read once and kept in registers, 16-byte vectors for f32 and packed halves, loads
+// shared by the lanes of a vector, views read by element, split reductions that fill the device.
+
+#include <catch2/catch.hpp>
+
+#include "codegen_samples.h"
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/fusion/planner.h"
+#include "fxscope/graph/fx_readable_parser.h"
+
+using namespace fxscope;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+graph::Graph parse(const std::string& body, const std::string& signature) {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n    def forward(self, " + signature + "):\n" + body;
+  return graph::parse_fx_readable(code, "memory traffic").graph;
+}
+
+codegen::GeneratedKernel only_kernel(const graph::Graph& g) {
+  const auto plan = fusion::plan(g, fusion::Mode::default_mode);
+  REQUIRE(plan.launches() == 1);
+  auto k = codegen::generate(g, plan.groups.front(), {});
+  INFO((k ? std::string() : k.error().message));
+  REQUIRE(k);
+  return *k;
+}
+
+}  // namespace
+
+TEST_CASE("gpt2 layer norm reads every element of its row once", "[codegen]") {
+  const auto planned = test::planned_graphs("gpt2_2layer", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto k = test::kernel_of(planned.front(), "var_mean_1");
+  const graph::Graph& g = planned.front().fusion.post_grad;
+  CHECK(k.summary.find("2 passes, persistent") != std::string::npos);
+  CHECK(k.summary.find("row in registers") != std::string::npos);
+  std::size_t reads = 0;
+  for (const auto& p : k.params) {
+    if (p.written || p.scratch_elements) continue;
+    const std::string name = "p_" + g.node(p.node).name;
+    INFO(name << "\n" << k.source);
+    // One load instruction per buffer: the normalising pass takes the row from registers.
+    CHECK(count(k.source, name + "[") == 1);
+    ++reads;
+  }
+  CHECK(reads >= 2);
+  CHECK(k.source.find("#pragma unroll") != std::string::npos);
+  CHECK(k.source.find("fx_welford_add(acc0") != std::string::npos);
+}
+
+TEST_CASE("resnet50 batch-norm epilogue loads each channel's parameters once per float4",
+          "[codegen]") {
+  const auto planned = test::planned_graphs("resnet50", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto k = test::kernel_of(planned.front(), "relu_3");
+  CHECK(k.summary.find("float4") != std::string::npos);
+  // Two batch norms (mean, variance, weight, bias each) of 784 float4 per channel: the channel
+  // is the same for the four lanes, so each parameter is one load.
+  INFO(k.source);
+  CHECK(count(k.source, "[((i4 / 784))]") == 8);
+  CHECK(count(k.source, "sqrtf(") == 2);
+}
+
+TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by lane", "[codegen]") {
+  const auto g = parse(
+      "        convert: \"f32[4, 64][64, 1]cuda:0\" = "
+      "torch.ops.prims.convert_element_type.default(arg0_1, torch.float32)\n"
+      "        add: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.add.Tensor(convert, arg1_1)\n"
+      "        out: \"bf16[4, 64][64, 1]cuda:0\" = "
+      "torch.ops.prims.convert_element_type.default(add, torch.bfloat16)\n"
+      "        return (out,)\n",
+      "arg0_1: \"f16[4, 64][64, 1]cuda:0\", arg1_1: \"bf16[64][1]cuda:0\"");
+  const auto k = only_kernel(g);
+  INFO(k.source);
+  CHECK(k.summary.find("8 x bf16 vectors") != std::string::npos);
+  CHECK(k.config.items_per_thread == 8);
+  CHECK(k.source.find("reinterpret_cast<const fx_vec<fx_half, 8>*>(p_arg0_1)[i8]") !=
+        std::string::npos);
+  CHECK(k.source.find("reinterpret_cast<fx_vec<fx_bf16, 8>*>(p_out)[i8] = out0") !=
+        std::string::npos);
+  CHECK(k.source.find("fx_b2f(p_arg1_1[((i8 % 8) * 8 + 7)])") != std::string::npos);
+  CHECK(k.grid * k.block * 8 >= 256);
+}
+
+TEST_CASE("a view is read by element, never as a vector", "[codegen]") {
+  // The slice starts 16 floats into its base: a pointer the runtime offsets, not 16-byte aligned
+  // in general, so only the output is a vector.
+  const auto g = parse(
+      "        slice_1: \"f32[8, 32][64, 1]cuda:0\" = torch.ops.aten.slice.Tensor(arg0_1, 1, 16, "
+      "48)\n"
+      "        relu: \"f32[8, 32][32, 1]cuda:0\" = torch.ops.aten.relu.default(slice_1)\n"
+      "        return (relu,)\n",
+      "arg0_1: \"f32[8, 64][64, 1]cuda:0\"");
+  const auto k = only_kernel(g);
+  INFO(k.source);
+  CHECK(k.summary.find("float4") != std::string::npos);
+  CHECK(k.source.find("fx_vec<float, 4>*>(p_arg0_1)") == std::string::npos);
+  CHECK(k.source.find("fx_vec<float, 4>*>(p_relu)[i4] = out0") != std::string::npos);
+}
+
+TEST_CASE("pointwise_chain: the split reduction's first pass fills the device", "[codegen]") {
+  const auto planned = test::planned_graphs("pointwise_chain", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto& f = planned.front().fusion;
+  codegen::CodegenOptions options;
+  options.hints = planned.front().hints;
+  const auto first = codegen::generate(f.post_grad, f.ours.groups[0], options);
+  REQUIRE(first);
+  CHECK(first->summary.find("split pass 1") != std::string::npos);
+  // 512 parts of 8192 elements: a block of 512 threads per part keeps 132 SMs about full.
+  CHECK(first->block == 512);
+  CHECK(first->grid * first->block >= 132 * 1024);
+  CHECK(first->source.find("fx_welford_add(acc0") != std::string::npos);
+}
