@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "fxscope/fusion/source_map.h"
 #include "fxscope/fusion/unit_fusion.h"
@@ -43,34 +44,78 @@ struct Assigned {
   std::vector<std::string> nodes;
 };
 
-// Walks one repeat's compiled kernels in launch order: a Triton kernel is found by name; a
-// library kernel takes the next extern kernel of the plan, or, when none is next or it is a
-// split-K reduce, belongs to the extern call before it (cuBLAS may launch two kernels a GEMM).
-class PlanWalk {
- public:
-  // Starts on the plan of the repeat's first named kernel: library kernels before it belong to
-  // that compile, not to another capture of the same graph in another mode.
-  PlanWalk(const KernelIndex& index, const std::vector<const KernelRecord*>& repeat)
-      : index_(index) {
-    for (const KernelRecord* k : repeat) {
-      const auto it = index_.by_name.find(k->name);
-      if (it == index_.by_name.end()) continue;
-      plan_ = it->second.first;
-      break;
+// How many of a repeat's launches PLAN explains in order: the longest common subsequence of the
+// two, where a named kernel matches its own name and a library kernel (NAMES[i] null) matches any
+// extern kernel of the plan. Two rows of the table suffice.
+std::size_t matched_launches(const std::vector<const std::string*>& names, const KernelPlan& plan) {
+  std::vector<std::size_t> prev(plan.kernels.size() + 1, 0);
+  std::vector<std::size_t> row(plan.kernels.size() + 1, 0);
+  for (const std::string* name : names) {
+    for (std::size_t j = 0; j < plan.kernels.size(); ++j) {
+      const PlanKernel& pk = plan.kernels[j];
+      const bool match = name ? !pk.is_extern && pk.name == *name : pk.is_extern;
+      row[j + 1] = match ? prev[j] + 1 : std::max(prev[j + 1], row[j]);
+    }
+    std::swap(prev, row);
+  }
+  return prev.back();
+}
+
+// The plan a repeat ran: among the plans that name one of its kernels (all of them when it has
+// only library kernels), the one that explains most of its launches in order. On a tie the
+// captured log's plan, whose node names are the user's graph's as they stand (a driver compile's
+// are matched to them, see KernelIndex::add_unit), then the driver's compile of MODE, then the
+// first.
+std::size_t plan_of_repeat(const std::string& mode, const std::vector<const KernelRecord*>& repeat,
+                           const KernelIndex& index) {
+  std::vector<const std::string*> names;
+  std::vector<bool> candidate(index.plans.size(), false);
+  bool any_named = false;
+  for (const KernelRecord* k : repeat) {
+    const auto it = index.by_name.find(k->name);
+    names.push_back(it == index.by_name.end() ? nullptr : &k->name);
+    if (it == index.by_name.end()) continue;
+    any_named = true;
+    for (const PlanPlace& place : it->second) candidate[place.plan] = true;
+  }
+  std::size_t best = 0;
+  std::tuple<std::size_t, bool, bool> best_score{0, false, false};
+  bool found = false;
+  for (std::size_t p = 0; p < index.plans.size(); ++p) {
+    if (any_named && !candidate[p]) continue;
+    const KernelPlan& plan = index.plans[p];
+    const std::tuple<std::size_t, bool, bool> score{matched_launches(names, plan), !plan.driver,
+                                                    plan.driver && plan.mode == mode};
+    if (!found || score > best_score) {
+      best = p;
+      best_score = score;
+      found = true;
     }
   }
+  return best;
+}
+
+// Walks one repeat's compiled kernels in launch order against its plan: a Triton kernel is found
+// by name (at or after the walk's place in the plan when it occurs there, since a kernel launched
+// several times occurs once per launch); a library kernel takes the next extern kernel of the
+// plan, or, when none is next or it is a split-K reduce, belongs to the extern call before it
+// (cuBLAS may launch two kernels a GEMM).
+class PlanWalk {
+ public:
+  PlanWalk(const KernelIndex& index, std::size_t plan) : index_(index), plan_(plan) {}
 
   std::optional<Assigned> next(const KernelRecord& k) {
     const auto it = index_.by_name.find(k.name);
     if (it != index_.by_name.end()) {
-      plan_ = it->second.first;
-      pos_ = it->second.second + 1;
+      const PlanPlace place = place_of(it->second);
+      plan_ = place.plan;
+      pos_ = place.kernel + 1;
       last_extern_.reset();
-      const auto& pk = index_.plans[plan_][it->second.second];
+      const auto& pk = index_.plans[plan_].kernels[place.kernel];
       return Assigned{pk.name, pk.nodes};
     }
     if (index_.plans.empty()) return std::nullopt;
-    const auto& plan = index_.plans[plan_];
+    const auto& plan = index_.plans[plan_].kernels;
     // cuBLAS's split-K reduce finishes the GEMM before it rather than starting the next one.
     const bool finishes_previous = last_extern_ && k.name.find("splitKreduce") != std::string::npos;
     if (!finishes_previous && pos_ < plan.size() && plan[pos_].is_extern) {
@@ -81,6 +126,18 @@ class PlanWalk {
   }
 
  private:
+  // The place of a named kernel: the first in the walk's plan at or after its position, else the
+  // first in its plan, else the first anywhere (a kernel of another graph).
+  PlanPlace place_of(const std::vector<PlanPlace>& places) const {
+    const PlanPlace* first_here = nullptr;
+    for (const PlanPlace& place : places) {
+      if (place.plan != plan_) continue;
+      if (place.kernel >= pos_) return place;
+      if (!first_here) first_here = &place;
+    }
+    return first_here ? *first_here : places.front();
+  }
+
   const KernelIndex& index_;
   std::size_t plan_ = 0;
   std::size_t pos_ = 0;
@@ -109,6 +166,82 @@ std::optional<Assigned> outside_graph(const KernelRecord& k, const MarkerRange* 
   return std::nullopt;
 }
 
+// The kernels of a repeat the plan walk sees: under CUDA graphs only those inside the graph (the
+// others copy inputs or refill the RNG state, see outside_graph).
+std::vector<const KernelRecord*> walked(const std::vector<const KernelRecord*>& repeat) {
+  const bool any_graph = std::any_of(repeat.begin(), repeat.end(),
+                                     [](const KernelRecord* k) { return k->graph != 0; });
+  if (!any_graph) return repeat;
+  std::vector<const KernelRecord*> out;
+  for (const KernelRecord* k : repeat) {
+    if (k->graph != 0) out.push_back(k);
+  }
+  return out;
+}
+
+// The mode of the compile whose post-grad graph is GRAPH, from the Inductor config of the last
+// fx_graph_runnable logged before it (Inductor logs a compile's runnable first); torch.compile's
+// modes set these options. Empty without a runnable.
+std::string compile_mode(const trace::CompileUnit& unit, const trace::Artifact& graph) {
+  const trace::Artifact* runnable = nullptr;
+  for (const trace::Artifact* r : unit.find_all(trace::ArtifactKind::kFxGraphRunnable)) {
+    if (r->line < graph.line) runnable = r;
+  }
+  if (!runnable) return {};
+  const std::string text = runnable->payload.text();
+  if (text.find("torch._inductor.config.max_autotune = True") != std::string::npos) {
+    return "max-autotune";
+  }
+  if (text.find("torch._inductor.config.triton.cudagraphs = True") != std::string::npos) {
+    return "reduce-overhead";
+  }
+  return "default";
+}
+
+// A structural signature of each node of G: its op, target and arguments, a node argument standing
+// for that node's signature and a placeholder for INPUTS[i], the name of the captured input it
+// receives. The same computation on the same inputs has the same signature in two graphs whatever
+// their nodes are called.
+std::vector<std::uint64_t> signatures(const graph::Graph& g,
+                                      const std::vector<std::string>& inputs) {
+  std::vector<std::uint64_t> sig(g.size(), 0);
+  const auto append = [&sig](std::string& key, const graph::Argument& a, const auto& self) -> void {
+    key += static_cast<char>('a' + static_cast<int>(a.kind()));
+    if (a.is_node()) {
+      key += std::to_string(a.as_node() < sig.size() ? sig[a.as_node()] : 0);
+    } else if (a.items().empty()) {
+      key += a.to_string();
+    }
+    for (const graph::Argument& item : a.items()) self(key, item, self);
+    key += ';';
+  };
+  std::size_t input = 0;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    const graph::Node& n = g.node(id);
+    std::string key(to_string(n.op));
+    key += '|';
+    if (n.op == graph::OpKind::placeholder) {
+      // A placeholder's target is its own name: the input it receives stands for it instead.
+      if (input < inputs.size()) {
+        key += inputs[input];
+      } else {
+        key += '#';
+        key += std::to_string(input);
+      }
+      ++input;
+    } else {
+      key += n.target + '|';
+    }
+    for (const graph::Argument& a : n.args) append(key, a, append);
+    for (const auto& [name, a] : n.kwargs) {
+      key += name + '=';
+      append(key, a, append);
+    }
+    sig[id] = std::hash<std::string>{}(key);
+  }
+  return sig;
+}
+
 // The placeholders of GRAPH in order.
 std::vector<std::string> placeholders(const graph::Graph& g) {
   std::vector<std::string> out;
@@ -118,40 +251,101 @@ std::vector<std::string> placeholders(const graph::Graph& g) {
   return out;
 }
 
-// The innermost op range (eager) that holds time T.
-const MarkerRange* op_range_at(const std::vector<const MarkerRange*>& ops, std::uint64_t t) {
-  const MarkerRange* best = nullptr;
-  for (const auto* r : ops) {
-    if (r->start <= t && t <= r->end && (!best || r->start >= best->start)) best = r;
+// The captured input each placeholder of POST_GRAD (the post-grad graph GRAPH of UNIT) receives.
+// A captured graph's inputs are its own placeholders (arg3_1). The driver runs the capture's
+// runnable, whose forward takes those inputs by name, and Dynamo orders a graph's inputs by first
+// use: the driver's post-grad placeholders pair by position with its Dynamo graph's (AOT keeps
+// them in order), which name the runnable's arguments (L_arg3_1_). Empty when they do not pair.
+std::vector<std::string> captured_inputs(const trace::CompileUnit& unit,
+                                         const trace::Artifact& graph,
+                                         const graph::Graph& post_grad, bool driver) {
+  std::vector<std::string> own = placeholders(post_grad);
+  if (!driver) return own;
+  const trace::Artifact* dynamo = nullptr;
+  for (const trace::Artifact* d : unit.find_all(trace::ArtifactKind::kDynamoGraph)) {
+    if (d->line < graph.line) dynamo = d;
   }
-  return best;
+  if (!dynamo) return {};
+  std::vector<std::string> names =
+      placeholders(graph::parse_fx_readable(dynamo->payload.text(), dynamo->name).graph);
+  if (names.size() != own.size()) return {};
+  for (std::string& name : names) {
+    if (name.size() > 3 && name.starts_with("L_") && name.ends_with("_")) {
+      name = name.substr(2, name.size() - 3);
+    }
+  }
+  return names;
+}
+
+// The innermost op range (eager) of repeat REP that holds time T: the latest to start of those
+// that have not ended. OPS is sorted by start; a search, since LLaMA's eager repeats hold 50,000
+// op ranges and as many kernels.
+const MarkerRange* op_range_at(const std::vector<const MarkerRange*>& ops, const MarkerRange& rep,
+                               std::uint64_t t) {
+  auto it = std::upper_bound(ops.begin(), ops.end(), t,
+                             [](std::uint64_t v, const MarkerRange* r) { return v < r->start; });
+  while (it != ops.begin()) {
+    --it;
+    if ((*it)->start < rep.start) break;
+    if (t <= (*it)->end) return *it;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
-void KernelIndex::add_unit(const trace::CompileUnit& unit) {
-  for (const auto& g : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+std::vector<std::string> KernelIndex::node_names(const graph::Graph& g, bool driver,
+                                                 const std::vector<std::string>& inputs) {
+  const std::vector<std::uint64_t> sig = signatures(g, inputs);
+  std::vector<std::string> names(g.size());
+  std::unordered_map<std::uint64_t, std::size_t> taken;
+  for (graph::NodeId id = 0; id < g.size(); ++id) {
+    names[id] = g.node(id).name;
+    if (!driver) {
+      captured_by_signature[sig[id]].push_back(names[id]);
+      continue;
+    }
+    // The k-th node of a signature in the driver's graph is the k-th in the captured graphs.
+    const auto it = captured_by_signature.find(sig[id]);
+    const std::size_t k = taken[sig[id]]++;
+    if (it != captured_by_signature.end() && k < it->second.size()) names[id] = it->second[k];
+  }
+  return names;
+}
+
+void KernelIndex::add_unit(const trace::CompileUnit& unit, bool driver) {
+  const auto graphs = unit.find_all(trace::ArtifactKind::kPostGradGraph);
+  const auto fused = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+  for (std::size_t gi = 0; gi < fused.size(); ++gi) {
+    const auto& g = fused[gi];
+    const std::vector<std::string> names =
+        node_names(g.post_grad, driver,
+                   gi < graphs.size() ? captured_inputs(unit, *graphs[gi], g.post_grad, driver)
+                                      : placeholders(g.post_grad));
     std::vector<std::string> seeds;
     for (graph::NodeId id = 0; id < g.post_grad.size(); ++id) {
       const graph::Node& node = g.post_grad.node(id);
-      if (node.target.find("inductor_seeds") != std::string::npos) seeds.push_back(node.name);
+      if (node.target.find("inductor_seeds") != std::string::npos) seeds.push_back(names[id]);
     }
     for (const auto& n : seeds) {
       if (std::find(rng_nodes.begin(), rng_nodes.end(), n) == rng_nodes.end())
         rng_nodes.push_back(n);
     }
-    std::vector<PlanKernel> plan;
+    KernelPlan plan;
+    plan.driver = driver;
+    // fuse_unit plans the unit's post-grad graphs in log order, one entry each.
+    if (gi < graphs.size()) plan.mode = compile_mode(unit, *graphs[gi]);
     for (const auto& group : g.inductor.groups) {
       PlanKernel pk;
       pk.name = group.name;
       pk.is_extern = group.kind == fusion::GroupKind::extern_kernel;
-      for (const auto id : group.nodes) pk.nodes.push_back(g.post_grad.node(id).name);
+      for (const auto id : group.nodes) pk.nodes.push_back(names[id]);
       // Inductor lowers the seeds op to a randint call the output code names by its ATen op.
       if (pk.nodes.empty() && pk.name.find("randint") != std::string::npos) pk.nodes = seeds;
-      by_name.emplace(pk.name, std::make_pair(plans.size(), plan.size()));
-      plan.push_back(std::move(pk));
+      by_name[pk.name].push_back({plans.size(), plan.kernels.size()});
+      plan.kernels.push_back(std::move(pk));
     }
-    if (!plan.empty()) plans.push_back(std::move(plan));
+    if (!plan.kernels.empty()) plans.push_back(std::move(plan));
   }
 }
 
@@ -213,8 +407,9 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
   }
   m.repeats = repeats.size();
   if (repeats.empty()) return m;
-  // Keyed by name and group, in order of first appearance.
-  std::map<std::pair<std::string, std::string>, std::size_t> slot;
+  // Keyed by name, group and nodes, in order of first appearance: one cuBLAS kernel runs every
+  // layer's GEMM, and each layer's time belongs to that layer's nodes.
+  std::map<std::tuple<std::string, std::string, std::vector<std::string>>, std::size_t> slot;
   for (std::size_t ri = 0; ri < repeats.size(); ++ri) {
     const MarkerRange& rep = *repeats[ri];
     std::vector<const KernelRecord*> in_repeat;
@@ -225,11 +420,11 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
       in_repeat.push_back(&k);
       any_graph = any_graph || k.graph != 0;
     }
-    PlanWalk walk(index, in_repeat);
+    PlanWalk walk(index, mode == "eager" ? 0 : plan_of_repeat(mode, walked(in_repeat), index));
     for (const KernelRecord* k : in_repeat) {
       std::optional<Assigned> a;
       if (mode == "eager") {
-        if (const MarkerRange* op = op_range_at(ops, records.launched_at(*k))) {
+        if (const MarkerRange* op = op_range_at(ops, rep, records.launched_at(*k))) {
           const std::string node = op_node(op->name);
           a = Assigned{node, {node}};
         }
@@ -242,7 +437,9 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
         a = outside_graph(*k, copies_before(copies, rep, records.launched_at(*k)), index);
       }
       const std::string group = a ? a->group : std::string();
-      auto [it, fresh] = slot.emplace(std::make_pair(k->name, group), m.kernels.size());
+      auto [it, fresh] =
+          slot.emplace(std::make_tuple(k->name, group, a ? a->nodes : std::vector<std::string>()),
+                       m.kernels.size());
       if (fresh) {
         MeasuredKernel mk;
         mk.name = k->name;
