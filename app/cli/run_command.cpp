@@ -3,7 +3,8 @@
 // kernel timed with CUPTI and mapped to groups and nodes. The engine backend (the default) runs
 // fxscope's own runtime; the pytorch backend runs the unit under real PyTorch with fxscope's
 // CUPTI injection library. Options only the pytorch backend takes (--python, --work-dir,
-// --keep-work-dir) select it when --backend is not given.
+// --keep-work-dir, --from-work-dir) select it when --backend is not given; --from-work-dir DIR
+// attributes a run saved with --work-dir again, with no GPU and no Python.
 
 #include <cstdio>
 #include <fstream>
@@ -30,12 +31,13 @@ struct RunArgs {
   std::string mode = "all";
   std::string chrome_trace;
   std::string work_dir;
+  std::string from_work_dir;
   std::string ab;
   int repeat = 20;
   std::uint64_t seed = 0;
   bool keep_work_dir = false;
   bool json = false;
-  bool pytorch_options = false;  // --python, --work-dir or --keep-work-dir was given
+  bool pytorch_options = false;  // --python, --work-dir, --keep-work-dir or --from-work-dir
 };
 
 void fail(const std::string& message) {
@@ -216,7 +218,50 @@ void run_engine_backend(const RunArgs& args) {
   report_run(args, *run, measured);
 }
 
+// The modes of RUN that --mode asked for, in the run's order; an error names a mode the saved run
+// does not have.
+Result<std::vector<gpu::ModeMeasurement>> asked_modes(const gpu::TorchRun& run,
+                                                      const std::string& asked) {
+  if (asked == "all") return run.modes;
+  std::vector<gpu::ModeMeasurement> out;
+  std::string ran;
+  for (const auto& m : run.modes) ran += (ran.empty() ? "" : ", ") + m.mode;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = asked.find(',', begin);
+    const std::string mode = asked.substr(begin, comma - begin);
+    const auto* m = find_mode(run.modes, mode);
+    if (!m) return make_error("--mode " + mode + ": the saved run has " + ran);
+    out.push_back(*m);
+    if (comma == std::string::npos) return out;
+    begin = comma + 1;
+  }
+}
+
+void attribute_saved_run(const RunArgs& args) {
+  if (!args.work_dir.empty() || args.keep_work_dir) {
+    fail("--from-work-dir attributes a saved run: --work-dir and --keep-work-dir do not apply");
+    return;
+  }
+  auto run = gpu::attribute_work_dir(args.path, args.from_work_dir, args.unit);
+  if (!run) {
+    fail(run.error().message);
+    return;
+  }
+  auto modes = asked_modes(*run, args.mode);
+  if (!modes) {
+    fail(args.from_work_dir + ": " + modes.error().message);
+    return;
+  }
+  run->modes = std::move(*modes);
+  report_run(args, *run, run->modes);
+}
+
 void run_pytorch_backend(const RunArgs& args) {
+  if (!args.from_work_dir.empty()) {
+    attribute_saved_run(args);
+    return;
+  }
   gpu::TorchRunOptions o;
   o.log_path = args.path;
   o.unit = args.unit;
@@ -250,6 +295,10 @@ void run_run(const RunArgs& args) {
       !args.backend.empty() ? args.backend : (args.pytorch_options ? "pytorch" : "engine");
   if (backend != "engine" && backend != "pytorch") {
     fail("--backend " + backend + ": expected engine or pytorch");
+    return;
+  }
+  if (backend == "engine" && !args.from_work_dir.empty()) {
+    fail("--from-work-dir: only the pytorch backend saves work dirs");
     return;
   }
   if (!known_mode(args.mode) && !known_mode_list(args.mode)) {
@@ -302,9 +351,13 @@ void add_run_command(CLI::App& app) {
   auto* keep =
       cmd->add_flag("--keep-work-dir", args->keep_work_dir,
                     "pytorch: keep the temp folder of the run (its path is printed on stderr)");
+  auto* from_work_dir = cmd->add_option(
+      "--from-work-dir", args->from_work_dir,
+      "pytorch: attribute a run saved with --work-dir again (no GPU, no Python needed)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args, python, work_dir, keep] {
-    args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0;
+  cmd->callback([args, python, work_dir, keep, from_work_dir] {
+    args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
+                            from_work_dir->count() > 0;
     run_run(*args);
   });
 }

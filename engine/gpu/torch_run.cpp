@@ -151,6 +151,30 @@ class WorkDirCleanup {
   const TorchRunOptions& o_;
 };
 
+// The unit the driver ran: named in its result (the first with a runnable artifact when none was
+// asked for), else the one asked for.
+std::string unit_ran(const std::string& driver_out, const std::string& asked) {
+  const auto result = nlohmann::json::parse(last_line(driver_out), nullptr, false);
+  const bool named = result.is_object() && result.contains("unit") && result["unit"].is_string();
+  return named ? result["unit"].get<std::string>() : asked;
+}
+
+// The Inductor kernels of unit RAN of LOG, and of the driver's own compiles in TRACE_DIR (they
+// name the kernels of modes the capture did not use, such as max-autotune's templates).
+KernelIndex kernel_index(const trace::TraceLog& log, const std::string& ran,
+                         const std::string& trace_dir) {
+  KernelIndex index;
+  for (const auto& unit : log.units()) {
+    if (unit.id.without_attempt().str() != ran) continue;
+    index.add_unit(unit);
+    index.add_dynamo_map(unit);
+  }
+  if (auto own = trace::read_trace(trace_dir)) {
+    for (const auto& unit : own->units()) index.add_unit(unit, /*driver=*/true);
+  }
+  return index;
+}
+
 }  // namespace
 
 Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
@@ -188,21 +212,48 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
   if (!records) {
     return make_error(records.error().message + " (was " + o.cupti_lib + " loaded?)");
   }
-  // The unit the driver ran (the first with a runnable artifact when none was asked for).
-  const auto result = nlohmann::json::parse(last_line(child->out), nullptr, false);
-  const bool named = result.is_object() && result.contains("unit") && result["unit"].is_string();
-  const std::string ran = named ? result["unit"].get<std::string>() : o.unit;
-  KernelIndex index;
-  for (const auto& unit : log->units()) {
-    if (unit.id.without_attempt().str() != ran) continue;
-    index.add_unit(unit);
-    index.add_dynamo_map(unit);
+  const std::string ran = unit_ran(child->out, o.unit);
+  return assemble_run(child->out, *records, kernel_index(*log, ran, o.work_dir + "/trace"));
+}
+
+Result<TorchRun> attribute_work_dir(const std::string& log_path, const std::string& work_dir,
+                                    const std::string& unit) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(work_dir, ec)) {
+    return make_error(work_dir +
+                      ": not a work dir (expected the folder `run --work-dir` saved: driver.out, "
+                      "cupti.jsonl, trace/)");
   }
-  // The driver's own compiles name the kernels of modes the capture did not use (max-autotune).
-  if (auto own = trace::read_trace(o.work_dir + "/trace")) {
-    for (const auto& unit : own->units()) index.add_unit(unit);
+  const std::string out_path = work_dir + "/driver.out";
+  if (!fs::is_regular_file(out_path, ec)) {
+    return make_error(out_path + ": missing (the PyTorch driver's result)");
   }
-  return assemble_run(child->out, *records, index);
+  const std::string driver_out = read_all(out_path);
+  if (last_line(driver_out).empty()) {
+    const std::string why = last_line(read_all(work_dir + "/driver.err"));
+    return make_error(out_path + ": empty, the PyTorch driver printed no result" +
+                      (why.empty() ? std::string() : " (driver.err: " + why + ")"));
+  }
+  const std::string records_path = work_dir + "/cupti.jsonl";
+  if (!fs::is_regular_file(records_path, ec)) {
+    return make_error(records_path + ": missing (the CUPTI records of the run)");
+  }
+  const std::string trace_dir = work_dir + "/trace";
+  if (!fs::is_directory(trace_dir, ec)) {
+    return make_error(trace_dir + ": missing (the PyTorch driver's TORCH_TRACE folder)");
+  }
+  const std::string ran = unit_ran(driver_out, unit);
+  if (!unit.empty() && ran != unit) {
+    return make_error(out_path + ": the run is of unit " + ran + ", not " + unit);
+  }
+  auto log = trace::read_trace(log_path);
+  if (!log) return log.error();
+  auto records = read_cupti_file(records_path);
+  if (!records) return records.error();
+  auto run = assemble_run(driver_out, *records, kernel_index(*log, ran, trace_dir));
+  if (!run) return make_error(out_path + ": " + run.error().message);
+  return run;
 }
 
 }  // namespace fxscope::gpu

@@ -42,6 +42,13 @@ Result<std::string> make_temp_work_dir();
 // Runs the driver and attributes its kernels. Errors are one line: what is missing or failed.
 Result<TorchRun> run_pytorch(const TorchRunOptions& options);
 
+// Attributes a run saved earlier with --work-dir again, with no GPU and no Python: WORK_DIR holds
+// the driver's output (driver.out, driver.err), its CUPTI records (cupti.jsonl) and its
+// TORCH_TRACE (trace/); LOG_PATH is the captured log the run was of. UNIT, when not empty, must be
+// the unit the driver ran. An error names the missing or unreadable file.
+Result<TorchRun> attribute_work_dir(const std::string& log_path, const std::string& work_dir,
+                                    const std::string& unit = {});
+
 // Builds the run from the driver's JSON (its stdout) and the CUPTI records; INDEX holds the
 // Inductor kernels of the captured unit and of the driver's own compiles.
 Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,

@@ -1,0 +1,141 @@
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "fxscope/gpu/torch_run.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh scratch folder named after its test (parallel test runs must not share one).
+struct ScratchDir {
+  explicit ScratchDir(const std::string& name) {
+    std::string tmpl = (fs::temp_directory_path() / ("fxscope-" + name + "-XXXXXX")).string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  void write(const std::string& file, const std::string& text) const {
+    std::ofstream(path / file) << text;
+  }
+  std::string str() const { return path.string(); }
+
+  fs::path path;
+};
+
+const std::string kDriverOut =
+    R"({"torch_version":"2.11.0","device":"NVIDIA H200","unit":"0/0","modes":[)"
+    R"({"mode":"default","repeats":1,"range":"fxscope:default:",)"
+    R"("total_us":{"median":12.5,"min":12.0,"max":14.0}}]})"
+    "\n";
+
+// One repeat of residual_mlp's default mode: cuBLAS for both GEMMs, then Inductor's epilogue.
+const std::string kRecords =
+    R"({"kind":"marker","flag":"start","id":1,"ts":0,"name":"fxscope:default:0","domain":""})"
+    "\n"
+    R"({"kind":"kernel","start":200,"end":1200,"name":"nvjet_sm90_tst_a","stream":7})"
+    "\n"
+    R"({"kind":"kernel","start":1300,"end":2300,"name":"nvjet_sm90_tst_b","stream":7})"
+    "\n"
+    R"({"kind":"kernel","start":2400,"end":3400,"name":"triton_poi_fused_add_addmm_gelu_mul_0"})"
+    "\n"
+    R"({"kind":"marker","flag":"end","id":1,"ts":5000,"name":"","domain":""})"
+    "\n";
+
+}  // namespace
+
+TEST_CASE("a saved work dir is attributed again without the driver", "[gpu]") {
+  const ScratchDir dir("work-dir-ok");
+  dir.write("driver.out", "compile noise\n" + kDriverOut);
+  dir.write("cupti.jsonl", kRecords);
+  fs::create_directories(dir.path / "trace");
+  auto run = gpu::attribute_work_dir(test::sample("residual_mlp"), dir.str(), "0/0");
+  REQUIRE(run);
+  CHECK(run->unit == "0/0");
+  REQUIRE(run->modes.size() == 1);
+  const auto& m = run->modes[0];
+  CHECK(m.total_us == 12.5);
+  CHECK(m.launches == Approx(3.0));
+  CHECK(m.attributed_share() == Approx(1.0));
+  REQUIRE(m.kernels.size() == 3);
+  CHECK(m.kernels[1].nodes == std::vector<std::string>{"mm_default"});
+}
+
+TEST_CASE("a work dir that lacks a file is refused with the file's name", "[gpu]") {
+  const ScratchDir dir("work-dir-missing");
+  const std::string log = test::sample("residual_mlp");
+  const auto error_of = [&](const std::string& unit = {}) {
+    auto run = gpu::attribute_work_dir(log, dir.str(), unit);
+    REQUIRE_FALSE(run);
+    return run.error().message;
+  };
+  CHECK_THAT(gpu::attribute_work_dir(log, dir.str() + "/nothing").error().message,
+             Catch::StartsWith(dir.str() + "/nothing: not a work dir"));
+  CHECK_THAT(error_of(), Catch::StartsWith(dir.str() + "/driver.out: missing"));
+  dir.write("driver.out", "");
+  dir.write("driver.err", "Traceback\nRuntimeError: CUDA out of memory\n");
+  CHECK(error_of() == dir.str() +
+                          "/driver.out: empty, the PyTorch driver printed no result (driver.err: "
+                          "RuntimeError: CUDA out of memory)");
+  dir.write("driver.out", kDriverOut);
+  CHECK_THAT(error_of(), Catch::StartsWith(dir.str() + "/cupti.jsonl: missing"));
+  dir.write("cupti.jsonl", kRecords);
+  CHECK_THAT(error_of(), Catch::StartsWith(dir.str() + "/trace: missing"));
+  fs::create_directories(dir.path / "trace");
+  CHECK(error_of("1/0") == dir.str() + "/driver.out: the run is of unit 0/0, not 1/0");
+  dir.write("cupti.jsonl", "not json\n");
+  CHECK_THAT(error_of(), Catch::StartsWith(dir.str() + "/cupti.jsonl line 1:"));
+  dir.write("cupti.jsonl", kRecords);
+  dir.write("driver.out", "Traceback: boom\n");
+  CHECK_THAT(error_of(), Catch::StartsWith(dir.str() + "/driver.out: "));
+  CHECK(gpu::attribute_work_dir(dir.str() + "/no.log", dir.str()).error().message.find("no.log") !=
+        std::string::npos);
+}
+
+TEST_CASE("a real H200 work dir of gpt2_2layer in max-autotune is attributed in full", "[gpu]") {
+  // Saved by `run --work-dir` on the H200 and trimmed to max-autotune (tests/data/runs/README.md).
+  // Its GEMMs run as Triton templates only the driver's own compile names; the attention kernel
+  // of the second layer went unattributed when the walk followed the captured (default) plan.
+  auto run = gpu::attribute_work_dir(test::sample("gpt2_2layer"),
+                                     test::data("runs/gpt2_2layer_max-autotune_h200_work_dir"));
+  REQUIRE(run);
+  CHECK(run->device == "NVIDIA H200");
+  REQUIRE(run->modes.size() == 1);
+  const auto& m = run->modes[0];
+  CHECK(m.mode == "max-autotune");
+  CHECK(m.repeats == 20);
+  CHECK(m.total_us == Approx(674.784).epsilon(1e-4));
+  CHECK(m.launches == Approx(21.0));
+  CHECK(m.graph_launches == Approx(21.0));
+  CHECK(m.kernels.size() == 19);
+  CHECK(m.attributed_share() == Approx(1.0));
+  // The attention kernel of each layer, on that layer's node.
+  std::vector<std::string> attention;
+  for (const auto& k : m.kernels) {
+    if (k.name.rfind("fmha_cutlassF", 0) != 0) continue;
+    CHECK(k.calls == 1.0);
+    CHECK(k.group == "torch.ops.aten._scaled_dot_product_efficient_attention.default");
+    REQUIRE(k.nodes.size() == 1);
+    attention.push_back(k.nodes[0]);
+  }
+  CHECK(attention == std::vector<std::string>{"_scaled_dot_product_efficient_attention",
+                                              "_scaled_dot_product_efficient_attention_1"});
+  const auto templates = std::count_if(m.kernels.begin(), m.kernels.end(), [](const auto& k) {
+    return k.name.rfind("triton_tem_", 0) == 0 && !k.nodes.empty();
+  });
+  CHECK(templates == 4);
+}
