@@ -103,6 +103,31 @@ Result<RunKernel> read_kernel(const json& j, const std::string& where) {
   return k;
 }
 
+// The mode's optional `bandwidth` array, by kernel name.
+Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json& mode,
+                                                                     const std::string& where) {
+  std::unordered_map<std::string, RunBandwidth> out;
+  const auto it = mode.find("bandwidth");
+  if (it == mode.end() || it->is_null()) return out;
+  if (!it->is_array()) return make_error(where + ": \"bandwidth\" should be an array");
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& e = (*it)[i];
+    const std::string at = where + ".bandwidth[" + std::to_string(i) + "]";
+    if (!e.is_object()) return make_error(at + ": expected a kernel's bandwidth object");
+    FieldReader r(e, at);
+    const std::string name = r.text("name", true);
+    RunBandwidth b;
+    b.bytes = r.number("bytes");
+    b.gbps = r.number("gbps", true);
+    b.share_of_copy = r.number("share_of_copy", true);
+    b.held_to_target = r.flag("held_to_target");
+    b.meets_target = r.flag("meets_target");
+    if (const Error* err = r.error()) return *err;
+    out[name] = b;
+  }
+  return out;
+}
+
 Result<RunMode> read_mode(const json& j, const std::string& where) {
   if (!j.is_object()) return make_error(where + ": expected a mode object");
   FieldReader r(j, where);
@@ -118,9 +143,14 @@ Result<RunMode> read_mode(const json& j, const std::string& where) {
   m.repeats = repeats > 0 ? static_cast<std::size_t>(repeats) : 0;
   const json* kernels = r.array("kernels");
   if (const Error* e = r.error()) return *e;
+  auto bandwidth = read_bandwidth(j, where);
+  if (!bandwidth) return bandwidth.error();
   for (std::size_t i = 0; i < kernels->size(); ++i) {
     auto kernel = read_kernel((*kernels)[i], where + ".kernels[" + std::to_string(i) + "]");
     if (!kernel) return kernel.error();
+    if (const auto b = bandwidth->find(kernel->name); b != bandwidth->end()) {
+      kernel->bandwidth = b->second;
+    }
     m.kernels.push_back(std::move(*kernel));
   }
   return m;

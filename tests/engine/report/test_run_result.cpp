@@ -145,3 +145,39 @@ TEST_CASE("The other recorded runs read back", "[report][run]") {
 }
 
 }  // namespace fxscope::test
+
+namespace fxscope::test {
+
+TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][run]") {
+  // fxscope's engine on pointwise_chain, H200, 2026-11-29 (session 3).
+  const auto run = report::read_run_result(data("runs/pointwise_chain_engine_h200.json"));
+  REQUIRE(run.ok());
+  CHECK(run->backend == "engine");
+  const report::RunMode* eager = run->find_mode("eager");
+  REQUIRE(eager);
+  for (const auto& k : eager->kernels) CHECK(k.bandwidth.has_value());  // all generated
+  const report::RunMode* fused = run->find_mode("default");
+  REQUIRE(fused);
+  const report::RunKernel* pointwise = nullptr;
+  for (const auto& k : fused->kernels) {
+    if (k.name.find("triton_poi_fused") != std::string::npos) pointwise = &k;
+  }
+  REQUIRE(pointwise);
+  REQUIRE(pointwise->bandwidth);
+  // 34.1 MB in 17 us: held to the 70% target (over 16.6 MB) and short of it, at 48%.
+  CHECK(pointwise->bandwidth->bytes == Approx(34.1e6).epsilon(0.01));
+  CHECK(pointwise->bandwidth->share_of_copy == Approx(0.48).margin(0.01));
+  CHECK(pointwise->bandwidth->held_to_target);
+  CHECK_FALSE(pointwise->bandwidth->meets_target);
+}
+
+TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
+  const auto run = report::parse_run_result(
+      R"({"modes": [{"mode": "default", "total_us": 1.0, "kernels": [],
+           "bandwidth": [{"name": "k", "gbps": "fast", "share_of_copy": 0.5}]}]})",
+      "run.json");
+  REQUIRE_FALSE(run.ok());
+  CHECK(run.error().message == "run.json: modes[0].bandwidth[0]: \"gbps\" should be a number");
+}
+
+}  // namespace fxscope::test

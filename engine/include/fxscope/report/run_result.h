@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,16 @@
 namespace fxscope::report {
 
 // One kernel name of a mode, per call of the compiled unit (summed over a call's launches).
+// Achieved bandwidth of a generated memory-bound kernel (engine runs): against a device-to-device
+// copy measured in the same run; held_to_target when it moves enough bytes to be judged.
+struct RunBandwidth {
+  double bytes = 0;
+  double gbps = 0;
+  double share_of_copy = 0;
+  bool held_to_target = false;
+  bool meets_target = false;
+};
+
 struct RunKernel {
   std::string name;
   std::string group;                      // the Inductor kernel it ran for; empty when unattributed
@@ -25,6 +36,7 @@ struct RunKernel {
   std::array<int, 3> grid{};
   std::array<int, 3> block{};
   bool cuda_graph = false;
+  std::optional<RunBandwidth> bandwidth;  // the mode's `bandwidth` entry of this kernel, if any
 };
 
 // One mode as it ran: CUDA-event time of a call (median) and CUPTI's kernels.
