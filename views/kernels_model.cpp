@@ -1,5 +1,7 @@
 #include "kernels_model.h"
 
+#include <QColor>
+#include <QLocale>
 #include <utility>
 
 namespace fxscope::views {
@@ -12,6 +14,25 @@ QString dim3(const std::array<int, 3>& d) {
 
 QVariant micros(const std::optional<double>& us) {
   return us ? QVariant(QString::number(*us, 'f', 2)) : QVariant();
+}
+
+// "3,235 GB/s · 78%": achieved bandwidth and its share of the run's copy bandwidth.
+QString bandwidth_text(const report::RunBandwidth& b) {
+  return QStringLiteral("%1 GB/s · %2%")
+      .arg(QLocale::c().toString(b.gbps, 'f', 0))
+      .arg(b.share_of_copy * 100, 0, 'f', 0);
+}
+
+QString bandwidth_tip(const report::RunBandwidth& b) {
+  const QString moved = QStringLiteral("%1 MB moved").arg(b.bytes / 1e6, 0, 'f', 1);
+  if (!b.held_to_target) {
+    return QObject::tr(
+               "%1: too small to be held to the 70%-of-copy target (launch ramp and tail "
+               "dominate)")
+        .arg(moved);
+  }
+  return b.meets_target ? QObject::tr("%1: meets the 70%-of-copy target").arg(moved)
+                        : QObject::tr("%1: below the 70%-of-copy target").arg(moved);
 }
 
 }  // namespace
@@ -29,16 +50,21 @@ std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& 
     row.canvas_nodes = group.nodes;
     QStringList names;
     const report::RunKernel* longest = nullptr;
+    const report::RunKernel* own = nullptr;  // the kernel the run ran for this very group
     for (std::size_t k : h.kernels) {
       const report::RunKernel& kernel = mode->kernels[k];
       names << QString::fromStdString(kernel.name);
       if (longest == nullptr || kernel.us > longest->us) longest = &kernel;
+      if (kernel.group == group.name) own = &kernel;
     }
     row.kernel = names.isEmpty() ? row.group : names.join(QStringLiteral(", "));
     if (h.measured) row.measured_us = h.us;
     if (longest != nullptr) {
       row.grid = dim3(longest->grid);
       row.block = dim3(longest->block);
+      // Groups may share nodes (a reduction recomputing a pointwise chain): the bandwidth shown
+      // is the group's own kernel's where the run names it.
+      row.bandwidth = (own != nullptr ? own : longest)->bandwidth;
     }
     rows.push_back(std::move(row));
   }
@@ -52,6 +78,7 @@ std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& 
     row.measured_us = kernel.us;
     row.grid = dim3(kernel.grid);
     row.block = dim3(kernel.block);
+    row.bandwidth = kernel.bandwidth;
     for (const std::string& name : kernel.nodes) {
       if (const auto id = graph.graph.find(name)) row.canvas_nodes.push_back(*id);
     }
@@ -91,16 +118,25 @@ QVariant KernelsModel::data(const QModelIndex& index, int role) const {
         return row->measured_us.value_or(-1.0);
       case kPredicted:
         return row->predicted_us.value_or(-1.0);
+      case kBandwidth:
+        return row->bandwidth ? row->bandwidth->share_of_copy : -1.0;
       default:
         return data(index, Qt::DisplayRole);
     }
   }
   if (role == Qt::TextAlignmentRole) {
-    const bool number =
-        index.column() == kNodes || index.column() == kMeasured || index.column() == kPredicted;
+    const bool number = index.column() == kNodes || index.column() == kMeasured ||
+                        index.column() == kPredicted || index.column() == kBandwidth;
     return QVariant::fromValue(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
   }
   if (role == Qt::ToolTipRole && index.column() == kKernel) return row->kernel;
+  if (role == Qt::ToolTipRole && index.column() == kBandwidth && row->bandwidth) {
+    return bandwidth_tip(*row->bandwidth);
+  }
+  if (role == Qt::ForegroundRole && index.column() == kBandwidth && row->bandwidth &&
+      row->bandwidth->held_to_target && !row->bandwidth->meets_target) {
+    return QColor(QStringLiteral("#b3261e"));  // held to the target and short of it
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case kKernel:
@@ -113,6 +149,8 @@ QVariant KernelsModel::data(const QModelIndex& index, int role) const {
       return micros(row->measured_us);
     case kPredicted:
       return micros(row->predicted_us);
+    case kBandwidth:
+      return row->bandwidth ? QVariant(bandwidth_text(*row->bandwidth)) : QVariant();
     case kGrid:
       return row->grid;
     case kBlock:
@@ -135,6 +173,8 @@ QVariant KernelsModel::headerData(int section, Qt::Orientation orientation, int 
       return tr("Measured µs");
     case kPredicted:
       return tr("Predicted µs");
+    case kBandwidth:
+      return tr("Bandwidth");
     case kGrid:
       return tr("Grid");
     case kBlock:

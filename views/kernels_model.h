@@ -21,6 +21,8 @@ struct KernelRow {
   std::optional<double> predicted_us;
   QString grid;
   QString block;
+  // Achieved bandwidth of the row's (longest) kernel, where an engine run measured it.
+  std::optional<report::RunBandwidth> bandwidth;
   std::vector<graph::NodeId> canvas_nodes;  // what a click selects on the canvas
 };
 
@@ -31,7 +33,17 @@ class KernelsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kKernel, kGroup, kNodes, kMeasured, kPredicted, kGrid, kBlock, kColumnCount };
+  enum Column {
+    kKernel,
+    kGroup,
+    kNodes,
+    kMeasured,
+    kPredicted,
+    kBandwidth,
+    kGrid,
+    kBlock,
+    kColumnCount
+  };
   static constexpr int kSortRole = Qt::UserRole + 1;
 
   explicit KernelsModel(QObject* parent = nullptr);

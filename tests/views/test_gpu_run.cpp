@@ -21,6 +21,7 @@
 #include "main_window.h"
 #include "mode_comparison_model.h"
 #include "mode_comparison_panel.h"
+#include "node_details.h"
 #include "views_test_support.h"
 #include "window_test_support.h"
 
@@ -272,6 +273,42 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
   CHECK(failed.front().front().toString().endsWith(QStringLiteral("\"modes\" should be an array")));
   REQUIRE(panel.run());
   CHECK(panel.run()->unit == "7/0");
+}
+
+TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and the inspector",
+          "[views][gpu_run]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "pointwise_chain");
+  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
+  window.gpu_runs().load_run_file(
+      QString::fromStdString(data("runs/pointwise_chain_engine_h200.json")));
+  REQUIRE(loaded.wait(kTimeoutMs));
+  const views::KernelsModel& kernels = window.kernels_panel().model();
+  int pointwise = -1;
+  for (int r = 0; r < kernels.rowCount(); ++r) {
+    if (kernels.row_at(r)->group.startsWith(QStringLiteral("triton_poi_fused"))) pointwise = r;
+  }
+  REQUIRE(pointwise >= 0);
+  const QModelIndex cell = kernels.index(pointwise, views::KernelsModel::kBandwidth);
+  // 2,010 GB/s on the H200, 48% of the copy bandwidth measured in the same run.
+  CHECK(cell.data().toString().endsWith(QStringLiteral("GB/s · 48%")));
+  CHECK(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("below the 70%")));
+  CHECK(cell.data(views::KernelsModel::kSortRole).toDouble() == Approx(0.48).margin(0.01));
+  // The inspector of one of its nodes says the same.
+  const views::KernelRow* row = kernels.row_at(pointwise);
+  REQUIRE_FALSE(row->canvas_nodes.empty());
+  const std::string details = views::node_details(
+      *window.graph_panel().shown(), row->canvas_nodes.front(), &window.graph_panel().heat());
+  CHECK(details.find("of copy (34.1 MB): below the 70% target") != std::string::npos);
+  // The split reduction's second kernel runs on the first's nodes and is drawn in its cluster:
+  // the groups' measured times still add up to the run's kernel time, nothing counted twice.
+  const views::HeatOverlay& heat = window.graph_panel().heat();
+  REQUIRE(heat.mode != nullptr);
+  double shown_us = 0;
+  for (const auto& group : heat.groups) shown_us += group.measured ? group.us : 0.0;
+  CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
 }
 
 TEST_CASE("The Kernels and A/B models pass QAbstractItemModelTester", "[views][gpu_run]") {
