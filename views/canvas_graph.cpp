@@ -90,8 +90,14 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
       CanvasGroup& joined = out.groups[std::size_t(host)];
       joined.kernels += 1;
       joined.predicted_us += shown.predicted_us;
-      joined.aten_nodes.insert(joined.aten_nodes.end(), shown.aten_nodes.begin(),
-                               shown.aten_nodes.end());
+      // Its nodes are the host's already: listed once, so measured time per node (summed over
+      // the group's nodes for the overlay) is not counted twice.
+      for (std::string& name : shown.aten_nodes) {
+        if (std::find(joined.aten_nodes.begin(), joined.aten_nodes.end(), name) ==
+            joined.aten_nodes.end()) {
+          joined.aten_nodes.push_back(std::move(name));
+        }
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace fxscope::views {
@@ -49,31 +50,44 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       out.per_node = out.mode->time_per_node();
     }
   }
-  // Which kernels of the run touch each post-grad node, to name them per group.
-  std::unordered_map<std::string, std::vector<std::size_t>> kernels_of;
-  if (out.mode != nullptr) {
-    for (std::size_t k = 0; k < out.mode->kernels.size(); ++k) {
-      for (const std::string& node : out.mode->kernels[k].nodes) kernels_of[node].push_back(k);
+  // The groups holding each post-grad node: a node recomputed by two kernels (a reduction that
+  // recomputes its pointwise prologue) sits in both groups.
+  std::unordered_map<std::string, std::vector<std::size_t>> groups_of;
+  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+    for (const std::string& node : graph.groups[g].aten_nodes) {
+      auto& gs = groups_of[node];
+      if (std::find(gs.begin(), gs.end(), g) == gs.end()) gs.push_back(g);
     }
   }
+  // Each kernel's time goes to the groups its nodes are in, split by how many of its nodes each
+  // holds, so the groups' times add up to the run's attributed kernel time, nothing counted twice.
+  std::vector<double> measured(graph.groups.size(), 0.0);
   std::unordered_set<std::size_t> placed;
-  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
-    const CanvasGroup& group = graph.groups[g];
-    GroupHeat& heat = out.groups[g];
-    double measured = 0;
-    for (const std::string& node : group.aten_nodes) {
-      if (const auto it = out.per_node.find(node); it != out.per_node.end()) {
-        measured += it->second;
-        heat.measured = true;
+  if (out.mode != nullptr) {
+    for (std::size_t k = 0; k < out.mode->kernels.size(); ++k) {
+      const report::RunKernel& kernel = out.mode->kernels[k];
+      std::unordered_map<std::size_t, double> hits;
+      double total_hits = 0;
+      for (const std::string& node : kernel.nodes) {
+        const auto it = groups_of.find(node);
+        if (it == groups_of.end()) continue;
+        for (std::size_t g : it->second) {
+          hits[g] += 1.0;
+          total_hits += 1.0;
+        }
       }
-      if (const auto it = kernels_of.find(node); it != kernels_of.end()) {
-        heat.kernels.insert(heat.kernels.end(), it->second.begin(), it->second.end());
+      for (const auto& [g, n] : hits) {
+        measured[g] += kernel.us * n / total_hits;
+        out.groups[g].measured = true;
+        out.groups[g].kernels.push_back(k);
+        placed.insert(k);
       }
     }
+  }
+  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+    GroupHeat& heat = out.groups[g];
     std::sort(heat.kernels.begin(), heat.kernels.end());
-    heat.kernels.erase(std::unique(heat.kernels.begin(), heat.kernels.end()), heat.kernels.end());
-    placed.insert(heat.kernels.begin(), heat.kernels.end());
-    heat.us = heat.measured ? measured : group.predicted_us;
+    heat.us = heat.measured ? measured[g] : graph.groups[g].predicted_us;
     out.measured_groups += heat.measured ? 1U : 0U;
     out.max_us = std::max(out.max_us, heat.us);
   }
