@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "gpu_run_controller.h"
 #include "graph_panel.h"
 #include "main_window.h"
 
@@ -30,9 +31,27 @@ WindowScreenshot::WindowScreenshot(MainWindow* window, QString file, QObject* pa
   });
   // Selecting the unit starts its layout on a worker; the grab waits for the drawn graph, then
   // for the queued events that lay out the selection and the new column widths.
-  connect(&window->graph_panel(), &GraphPanel::graph_shown, this,
-          [this] { QTimer::singleShot(0, this, &WindowScreenshot::grab_window); });
+  connect(&window->graph_panel(), &GraphPanel::graph_shown, this, [this] {
+    graph_shown_ = true;
+    grab_when_ready();
+  });
   connect(window, &MainWindow::load_failed, this, &WindowScreenshot::fail);
+}
+
+void WindowScreenshot::wait_for_run(GpuRunController* runs) {
+  run_pending_ = true;
+  // Connected after the window's own handler, so the panel holds the run when this one runs.
+  connect(runs, &GpuRunController::run_loaded, this, [this] {
+    run_pending_ = false;
+    grab_when_ready();
+  });
+  connect(runs, &GpuRunController::failed, this, &WindowScreenshot::fail);
+}
+
+void WindowScreenshot::grab_when_ready() {
+  if (!graph_shown_ || run_pending_ || grabbed_) return;
+  grabbed_ = true;
+  QTimer::singleShot(0, this, &WindowScreenshot::grab_window);
 }
 
 void WindowScreenshot::grab_window() {

@@ -9,6 +9,7 @@
 
 namespace fxscope::views {
 
+class GpuRunController;
 class MainWindow;
 
 class WindowScreenshot : public QObject {
@@ -23,12 +24,16 @@ class WindowScreenshot : public QObject {
   // Selects the unit with compile id ID ("3/1") instead of the first one; an id the log lacks
   // fails with the ids it has, so a docs script learns what to ask for.
   void set_unit(const QString& id) { unit_ = id; }
+  // With a run loading (`--run RUN.json`), grabs only once RUNS has it, so the picture shows its
+  // timings; a run that fails to load fails the screenshot with its message.
+  void wait_for_run(GpuRunController* runs);
 
  signals:
   // 0 when FILE was written; otherwise the message went to stderr first.
   void finished(int exit_code);
 
  private:
+  void grab_when_ready();
   void grab_window();
   void fail(const QString& message);
 
@@ -36,6 +41,9 @@ class WindowScreenshot : public QObject {
   QString file_;
   QString find_;
   QString unit_;
+  bool graph_shown_ = false;
+  bool run_pending_ = false;
+  bool grabbed_ = false;
 };
 
 }  // namespace fxscope::views

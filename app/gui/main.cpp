@@ -96,7 +96,16 @@ int main(int argc, char* argv[]) {
   if (parser.value(groups) == QStringLiteral("inductor")) {
     window.graph_panel().set_groups(fxscope::views::GroupSource::kInductor);
   }
-  if (parser.isSet(run_file)) window.gpu_runs().load_run_file(parser.value(run_file));
+  if (parser.isSet(run_file)) {
+    // Opening a log drops the run of the previous one (runs name units by id), so the run is
+    // read once the log is in; read at once, a small run would land first and be dropped.
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &fxscope::views::MainWindow::log_loaded, once,
+                     [&window, once, file = parser.value(run_file)] {
+                       window.gpu_runs().load_run_file(file);
+                       once->deleteLater();
+                     });
+  }
   if (parser.isSet(screenshot)) {
     if (path.isEmpty()) {
       std::fprintf(stderr, "fxscope: --screenshot needs a PATH to load\n");
@@ -106,6 +115,7 @@ int main(int argc, char* argv[]) {
     auto* run = new fxscope::views::WindowScreenshot(&window, parser.value(screenshot), &window);
     run->set_find(parser.value(find));
     run->set_unit(parser.value(unit));
+    if (parser.isSet(run_file)) run->wait_for_run(&window.gpu_runs());
     if (parser.isSet(fit)) {
       // Connected after the screenshot's own handler, whose grab is queued: fitted before it.
       QObject::connect(&window.graph_panel(), &fxscope::views::GraphPanel::graph_shown,
