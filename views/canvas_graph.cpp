@@ -155,9 +155,20 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
     out->problem = report ? "nothing to plan in " + out->compile_id : report.error().message;
     return out;
   }
-  const report::GraphReport& graph_report = report->units[0].graphs[0];
+  // A training unit plans two post-grad graphs, forward then backward.
+  const auto& graphs = report->units[0].graphs;
+  const bool backward = request.level == GraphLevel::kAtenBackward;
+  if (backward && graphs.size() < 2) {
+    out->problem = "compile unit " + out->compile_id +
+                   " has no backward graph: it was compiled for inference (no input needed a "
+                   "gradient)";
+    return out;
+  }
+  const report::GraphReport& graph_report = graphs[backward ? 1 : 0];
   const fusion::GraphFusion& fusion = graph_report.fusion;
-  if (report->units[0].graphs.size() > 1) out->notes.push_back("backward graph not shown");
+  if (!backward && graphs.size() > 1) {
+    out->notes.push_back("the backward graph is under Level > ATen graph, backward");
+  }
   const bool inductor = request.groups == GroupSource::kInductor;
   const fusion::FusionPlan& plan = inductor ? fusion.inductor : fusion.ours;
   const cost::ModeCost& cost = inductor ? graph_report.inductor : graph_report.ours;
@@ -167,7 +178,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
   out->kernels = plan.launches();
 
-  if (request.level == GraphLevel::kAten) {
+  if (request.level != GraphLevel::kDynamo) {
     out->where = fusion.where;
     out->graph = fusion.post_grad;
     assign_groups(*out, plan, cost, fusion.post_grad, nullptr);

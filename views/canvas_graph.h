@@ -15,8 +15,9 @@
 
 namespace fxscope::views {
 
-// Which graph of the unit: what the user wrote, or the ATen graph Inductor fuses.
-enum class GraphLevel { kDynamo, kAten };
+// Which graph of the unit: what the user wrote, the ATen graph Inductor fuses, or, for a unit
+// compiled for training, the backward ATen graph AOTAutograd made for it.
+enum class GraphLevel { kDynamo, kAten, kAtenBackward };
 // Whose kernel groups the clusters are.
 enum class GroupSource { kFxscope, kInductor };
 

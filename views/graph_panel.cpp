@@ -62,6 +62,7 @@ void GraphPanel::build_toolbar() {
   level_->setObjectName(QStringLiteral("graph_level"));
   level_->addItem(tr("ATen graph"), int(GraphLevel::kAten));
   level_->addItem(tr("Dynamo graph"), int(GraphLevel::kDynamo));
+  level_->addItem(tr("ATen graph, backward"), int(GraphLevel::kAtenBackward));
   groups_ = new QComboBox(bar);
   groups_->setObjectName(QStringLiteral("graph_groups"));
   groups_->addItem(tr("fxscope groups"), int(GroupSource::kFxscope));

@@ -43,6 +43,9 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
     const std::string mode_name(fusion::to_string(graph.request.mode));
     if (run->unit != graph.compile_id) {
       out.mismatch = "the GPU run is of unit " + run->unit + ", not " + graph.compile_id;
+    } else if (graph.request.level == GraphLevel::kAtenBackward) {
+      // Node names repeat between the forward and backward graphs: no time may cross over.
+      out.mismatch = "the GPU run measured the forward graph";
     } else if ((out.mode = run->find_mode(mode_name)) == nullptr) {
       out.mismatch = "the GPU run did not measure mode " + mode_name;
     } else {

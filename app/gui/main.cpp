@@ -41,9 +41,11 @@ int main(int argc, char* argv[]) {
                      "reduce-overhead or max-autotune (default: default)"),
       QStringLiteral("MODE"));
   parser.addOption(mode);
-  const QCommandLineOption level(QStringLiteral("level"),
-                                 QStringLiteral("show the aten (default) or the dynamo graph"),
-                                 QStringLiteral("LEVEL"));
+  const QCommandLineOption level(
+      QStringLiteral("level"),
+      QStringLiteral("show the aten (default), the dynamo or a training unit's "
+                     "backward (aten) graph"),
+      QStringLiteral("LEVEL"));
   parser.addOption(level);
   const QCommandLineOption groups(
       QStringLiteral("groups"),
@@ -92,6 +94,12 @@ int main(int argc, char* argv[]) {
   }
   if (parser.value(level) == QStringLiteral("dynamo")) {
     window.graph_panel().set_level(fxscope::views::GraphLevel::kDynamo);
+  } else if (parser.value(level) == QStringLiteral("backward")) {
+    window.graph_panel().set_level(fxscope::views::GraphLevel::kAtenBackward);
+  } else if (parser.isSet(level) && parser.value(level) != QStringLiteral("aten")) {
+    std::fprintf(stderr, "fxscope: unknown level %s (aten, dynamo or backward)\n",
+                 qPrintable(parser.value(level)));
+    return 2;
   }
   if (parser.value(groups) == QStringLiteral("inductor")) {
     window.graph_panel().set_groups(fxscope::views::GroupSource::kInductor);

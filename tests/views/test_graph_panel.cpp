@@ -6,6 +6,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "gpu_run_controller.h"
 #include "graph_canvas.h"
 #include "graph_panel.h"
 #include "graph_scene.h"
@@ -122,6 +123,57 @@ TEST_CASE("A unit that ended in a graph break shows the break above its graph", 
   CHECK(panel.shown()->compile_id == "1/0");
   CHECK(panel.banner_text().startsWith(
       QStringLiteral("Frame 1 compiled as 2 units; showing 1/0, select a unit")));
+}
+
+}  // namespace fxscope::test
+
+namespace fxscope::test {
+
+TEST_CASE("A training unit's backward graph has its own level, kernels and no forward timings",
+          "[views][canvas]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "residual_mlp_train");
+  GraphPanel& panel = window.graph_panel();
+  REQUIRE(panel.shown()->problem.empty());
+  const std::string forward_where = panel.shown()->where;
+  CHECK(std::find(panel.shown()->notes.begin(), panel.shown()->notes.end(),
+                  "the backward graph is under Level > ATen graph, backward") !=
+        panel.shown()->notes.end());
+
+  replan(panel, [&] { panel.set_level(views::GraphLevel::kAtenBackward); });
+  const views::CanvasGraph& backward = *panel.shown();
+  REQUIRE(backward.problem.empty());
+  CHECK(backward.where != forward_where);
+  CHECK(backward.where.find("inductor_post_grad_graph") != std::string::npos);
+  // The backward graph's 29 post-grad ops plan as 6 kernels (fxscope fuse, second graph).
+  CHECK(backward.kernels == 6);
+  CHECK(backward.graph.find("tangents_1").has_value());
+  CHECK_FALSE(backward.groups.empty());
+
+  // A run measures the forward graph: its times never land on the backward one, whose node
+  // names (mm, mul, ...) repeat the forward's. (residual_mlp's H200 run is of unit 0/0 too.)
+  QSignalSpy loaded(&window.gpu_runs(), &views::GpuRunController::run_loaded);
+  window.gpu_runs().load_run_file(
+      QString::fromStdString(data("runs/residual_mlp_pytorch_h200.json")));
+  REQUIRE(loaded.wait(kTimeoutMs));
+  CHECK(panel.heat().mode == nullptr);
+  CHECK(panel.heat().mismatch == "the GPU run measured the forward graph");
+  CHECK(panel.heat().measured_groups == 0);
+  replan(panel, [&] { panel.set_level(views::GraphLevel::kAten); });
+  CHECK(panel.heat().mode != nullptr);
+}
+
+TEST_CASE("An inference unit says it has no backward graph", "[views][canvas]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "residual_mlp");
+  GraphPanel& panel = window.graph_panel();
+  replan(panel, [&] { panel.set_level(views::GraphLevel::kAtenBackward); });
+  CHECK_THAT(panel.shown()->problem, Catch::Contains("has no backward graph"));
+  CHECK(panel.shown()->graph.empty());
 }
 
 }  // namespace fxscope::test
