@@ -57,6 +57,10 @@ std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& 
       if (longest == nullptr || kernel.us > longest->us) longest = &kernel;
       if (kernel.group == group.name) own = &kernel;
     }
+    if (own != nullptr) {  // the group's own kernel first, the ones sharing its nodes after
+      names.removeOne(QString::fromStdString(own->name));
+      names.prepend(QString::fromStdString(own->name));
+    }
     row.kernel = names.isEmpty() ? row.group : names.join(QStringLiteral(", "));
     if (h.measured) row.measured_us = h.us;
     if (longest != nullptr) {
@@ -130,6 +134,7 @@ QVariant KernelsModel::data(const QModelIndex& index, int role) const {
     return QVariant::fromValue(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
   }
   if (role == Qt::ToolTipRole && index.column() == kKernel) return row->kernel;
+  if (role == Qt::ToolTipRole && index.column() == kGroup) return row->group;
   if (role == Qt::ToolTipRole && index.column() == kBandwidth && row->bandwidth) {
     return bandwidth_tip(*row->bandwidth);
   }

@@ -1,5 +1,7 @@
 #include "kernels_panel.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
@@ -29,7 +31,11 @@ KernelsPanel::KernelsPanel(GraphPanel* graph, QWidget* parent) : QWidget(parent)
   table_->setTextElideMode(Qt::ElideMiddle);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(KernelsModel::kKernel, QHeaderView::Interactive);
+  // Kernel and group names run to 80 characters: elided in columns of their own width, so the
+  // numbers (time, bandwidth, launch shape) stay in view; the full names are in the tooltips.
+  for (const int names : {int(KernelsModel::kKernel), int(KernelsModel::kGroup)}) {
+    table_->horizontalHeader()->setSectionResizeMode(names, QHeaderView::Interactive);
+  }
   table_->horizontalHeader()->setStretchLastSection(true);
   caption_ = new QLabel(this);
   caption_->setObjectName(QStringLiteral("kernels_caption"));
@@ -71,9 +77,9 @@ void KernelsPanel::refresh() {
     text += tr("; %1 measured kernels on no group of this graph").arg(heat.stray_kernels.size());
   }
   caption_->setText(text);
-  table_->resizeColumnToContents(KernelsModel::kKernel);
-  if (table_->columnWidth(KernelsModel::kKernel) > 420) {
-    table_->setColumnWidth(KernelsModel::kKernel, 420);
+  for (const int names : {int(KernelsModel::kKernel), int(KernelsModel::kGroup)}) {
+    table_->resizeColumnToContents(names);
+    table_->setColumnWidth(names, std::min(table_->columnWidth(names), 260));
   }
 }
 
