@@ -90,6 +90,9 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
   for (std::size_t g = 0; g < graph.groups.size(); ++g) {
     GroupHeat& heat = out.groups[g];
     std::sort(heat.kernels.begin(), heat.kernels.end());
+    for (std::size_t k : heat.kernels) {
+      if (out.mode->kernels[k].group == graph.groups[g].name) heat.own = k;
+    }
     heat.us = heat.measured ? measured[g] : graph.groups[g].predicted_us;
     out.measured_groups += heat.measured ? 1U : 0U;
     out.max_us = std::max(out.max_us, heat.us);

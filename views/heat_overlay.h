@@ -6,6 +6,7 @@
 #include <QColor>
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,10 @@ struct GroupHeat {
   double us = 0;
   bool measured = false;
   std::vector<std::size_t> kernels;  // the run's kernels (indices into the mode) on its nodes
+  // The kernel the run ran for this very group (its `group` names it), among KERNELS: groups
+  // may share nodes (a reduction recomputing a pointwise chain), so not every kernel on its
+  // nodes is its own.
+  std::optional<std::size_t> own;
 };
 
 struct HeatOverlay {

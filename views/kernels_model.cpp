@@ -50,12 +50,11 @@ std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& 
     row.canvas_nodes = group.nodes;
     QStringList names;
     const report::RunKernel* longest = nullptr;
-    const report::RunKernel* own = nullptr;  // the kernel the run ran for this very group
+    const report::RunKernel* own = h.own ? &mode->kernels[*h.own] : nullptr;
     for (std::size_t k : h.kernels) {
       const report::RunKernel& kernel = mode->kernels[k];
       names << QString::fromStdString(kernel.name);
       if (longest == nullptr || kernel.us > longest->us) longest = &kernel;
-      if (kernel.group == group.name) own = &kernel;
     }
     if (own != nullptr) {  // the group's own kernel first, the ones sharing its nodes after
       names.removeOne(QString::fromStdString(own->name));
@@ -66,8 +65,7 @@ std::vector<KernelRow> kernel_rows(const CanvasGraph& graph, const HeatOverlay& 
     if (longest != nullptr) {
       row.grid = dim3(longest->grid);
       row.block = dim3(longest->block);
-      // Groups may share nodes (a reduction recomputing a pointwise chain): the bandwidth shown
-      // is the group's own kernel's where the run names it.
+      // The group's own kernel's bandwidth where the run names it (GroupHeat::own).
       row.bandwidth = (own != nullptr ? own : longest)->bandwidth;
     }
     rows.push_back(std::move(row));

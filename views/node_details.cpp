@@ -1,6 +1,5 @@
 #include "node_details.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace fxscope::views {
@@ -56,13 +55,10 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
         text += "  measured " + microseconds(h.us) + " us on " + heat->device + " (" +
                 std::to_string(h.kernels.size()) + " kernel" + (h.kernels.size() == 1 ? "" : "s") +
                 ")\n";
-        // Groups may share nodes: where the run names this group's own kernel, only its figure.
-        const bool own_named = std::any_of(h.kernels.begin(), h.kernels.end(), [&](std::size_t k) {
-          return heat->mode->kernels[k].group == kernel.name;
-        });
+        // Where the run names this group's own kernel (GroupHeat::own), only its figure.
         for (std::size_t k : h.kernels) {
           const report::RunKernel& run_kernel = heat->mode->kernels[k];
-          if (!run_kernel.bandwidth || (own_named && run_kernel.group != kernel.name)) continue;
+          if (!run_kernel.bandwidth || (h.own && k != *h.own)) continue;
           const report::RunBandwidth& bw = *run_kernel.bandwidth;
           char line[160];
           std::snprintf(line, sizeof line, "  bandwidth %.0f GB/s, %.0f%% of copy (%.1f MB)%s\n",
