@@ -63,6 +63,9 @@ void WindowScreenshot::grab_window() {
   if (!pixmap.save(file_, "PNG")) return fail(tr("cannot write %1").arg(file_));
   // What the shown graph is and how long it took, for docs scripts and the benchmark notes.
   std::printf("%s\n", qPrintable(window_->statusBar()->currentMessage()));
+  // And where the colours come from, when a run is shown: what a docs script checks after --run.
+  const HeatOverlay& heat = window_->graph_panel().heat();
+  if (heat.mode != nullptr) std::printf("%s\n", heat.source().c_str());
   emit finished(0);
 }
 

@@ -121,3 +121,39 @@ TEST_CASE("fxscope --unit with an unknown id names the ids there are", "[views][
 }
 
 }  // namespace fxscope::test
+
+namespace fxscope::test {
+
+TEST_CASE("fxscope --run colours the screenshot with the run, read after the log",
+          "[views][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("run.png"));
+  // The run file is small and loads before the log: it must still be what the picture shows.
+  const GuiRun run =
+      run_gui({QString::fromStdString(sample("residual_mlp")), QStringLiteral("--run"),
+               QString::fromStdString(data("runs/residual_mlp_pytorch_h200.json")),
+               QStringLiteral("--screenshot"), file});
+  INFO(run.stderr_text);
+  CHECK(run.exit_code == 0);
+  CHECK(run.stdout_text.find("measured on NVIDIA H200, default: 3 of 3 groups measured") !=
+        std::string::npos);
+  CHECK_FALSE(QImage(file, "PNG").isNull());
+}
+
+TEST_CASE("fxscope --run with a bad run file fails the screenshot naming it",
+          "[views][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("run.png"));
+  const GuiRun run =
+      run_gui({QString::fromStdString(sample("residual_mlp")), QStringLiteral("--run"),
+               QStringLiteral("/no/such/run.json"), QStringLiteral("--screenshot"), file});
+  CHECK(run.exit_code == 1);
+  CHECK(run.stderr_text.find("/no/such/run.json") != std::string::npos);
+  CHECK_FALSE(QFile::exists(file));
+}
+
+}  // namespace fxscope::test
