@@ -77,8 +77,8 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
 
 Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
   const graph::Graph& g = ctx.graph;
-  const bool channels_last = ctx.group.note == "layout copy to channels-last";
-  const bool mask = ctx.group.note == "attention mask copied to an aligned layout";
+  const bool channels_last = ctx.group.note == fusion::kLayoutCopyNote;
+  const bool mask = ctx.group.note == fusion::kMaskCopyNote;
   graph::NodeId source = 0;
   std::set<graph::NodeId> members = ctx.members;
   if (channels_last) {

@@ -162,7 +162,7 @@ class Lowerer {
       std::vector<std::int64_t> reads;
       add_reads(args[3], reads);
       push(i, gathered, std::move(reads), next_buffer_++, numel_of(args[3]), 1, false, true,
-           "attention mask copied to an aligned layout");
+           std::string(kMaskCopyNote));
     }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
@@ -189,7 +189,7 @@ class Lowerer {
     for (const NodeId a : {args[1], args[0]}) {
       if (!is_input(a) || (a == args[1] && !spatial)) continue;
       push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
-           "layout copy to channels-last");
+           std::string(kLayoutCopyNote));
     }
   }
 

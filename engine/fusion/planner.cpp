@@ -27,7 +27,9 @@ std::string extern_name(const graph::Node& node) {
 }
 
 void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGroup& group) {
-  for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
+  if (!is_layout_copy(group)) {
+    for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
+  }
   const auto bytes = [&](NodeId id) {
     const graph::Node& node = graph.node(id);
     if (!node.meta || node.meta->is_sym_scalar()) return 0.0;
@@ -36,6 +38,8 @@ void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGrou
   };
   for (const NodeId id : group.inputs) group.bytes_read += bytes(id);
   for (const NodeId id : group.outputs) group.bytes_written += bytes(id);
+  // The copy's own buffer is no graph node: it is as large as what it copies.
+  if (is_layout_copy(group)) group.bytes_written = group.bytes_read;
 }
 
 FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {

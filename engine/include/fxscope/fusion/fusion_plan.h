@@ -52,6 +52,16 @@ struct KernelGroup {
   std::string note;         // why it is as it is: "eager launches 2 kernels", "split reduction"
 };
 
+// The notes of the groups that copy one buffer into a layout of its own, which no graph node
+// holds: a convolution's channels-last input or weight, SDPA's aligned mask.
+inline constexpr std::string_view kLayoutCopyNote = "layout copy to channels-last";
+inline constexpr std::string_view kMaskCopyNote = "attention mask copied to an aligned layout";
+// Such a copy computes nothing and writes what it reads. Its nodes are Inductor's origins of the
+// kernel (everything the convolution or the attention call gathered), not work it does.
+inline bool is_layout_copy(const KernelGroup& g) {
+  return g.note == kLayoutCopyNote || g.note == kMaskCopyNote;
+}
+
 // Why CUDA graphs cannot be used, one reason a line ("CPU tensor arg3_1").
 struct CudaGraphVerdict {
   bool usable = true;
