@@ -69,7 +69,9 @@ class Executable {
 
  private:
   Executable() = default;
-  struct Impl;
+  struct Impl;     // executable_impl.h
+  struct Builder;  // executable_build.cpp: build()'s steps
+  friend struct Builder;
   std::unique_ptr<Impl> impl_;
   PlannedSteps steps_;
   std::vector<std::function<std::string(cudaStream_t)>> launches_;
