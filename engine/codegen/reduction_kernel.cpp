@@ -320,11 +320,16 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       em.line("const int r = lane + it * " + T + ";");
       em.open("if (active && r < " + std::to_string(rlen) + ") {");
     } else {
-      em.open("if (active) for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+      // Unrolled, so that each thread has several loads in flight: with one at a time, a row
+      // per block of pointwise_chain's 64 rows held eager var_mean to 36% of copy bandwidth.
+      em.open("if (active) {");
+      em.line("#pragma unroll 4");
+      em.open("for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
     }
     if (first_pass) {
       em.line("const " + ix + " rr = part * " + std::to_string(chunk) + " + r;");
-      em.line("if (rr >= " + std::to_string(ref.rnumel) + ") break;");
+      // The last part is short only when the row does not split evenly.
+      if (ref.rnumel % split != 0) em.line("if (rr >= " + std::to_string(ref.rnumel) + ") break;");
     } else {
       em.line("const " + ix + " rr = r;");
     }
@@ -360,7 +365,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (auto e = store_value(em, w, full_index(w))) return *e;
     }
     em.close();
-    if (persistent) em.close();
+    em.close();  // the persistent item's guard, or the looped row's
     for (std::size_t k = 0; k < reds.size(); ++k) {
       if (pass[k] != p) continue;
       const std::string acc = "acc" + std::to_string(k);
