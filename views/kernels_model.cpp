@@ -16,19 +16,38 @@ QVariant micros(const std::optional<double>& us) {
   return us ? QVariant(QString::number(*us, 'f', 2)) : QVariant();
 }
 
-// "3,235 GB/s · 78%": achieved bandwidth and its share of the run's copy bandwidth.
+// The share the target judges: of a same-size copy where the run measured one, else of the
+// run's (256 MiB) copy bandwidth.
+double judged_share(const report::RunBandwidth& b) {
+  return b.same_size_copy_us > 0 ? b.share_of_same_size_copy : b.share_of_copy;
+}
+
+// "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges.
 QString bandwidth_text(const report::RunBandwidth& b) {
   return QStringLiteral("%1 GB/s · %2%")
       .arg(QLocale::c().toString(b.gbps, 'f', 0))
-      .arg(b.share_of_copy * 100, 0, 'f', 0);
+      .arg(judged_share(b) * 100, 0, 'f', 0);
 }
 
 QString bandwidth_tip(const report::RunBandwidth& b) {
-  const QString moved = QStringLiteral("%1 MB moved").arg(b.bytes / 1e6, 0, 'f', 1);
+  QString moved = QStringLiteral("%1 MB moved").arg(b.bytes / 1e6, 0, 'f', 1);
+  if (b.same_size_copy_us > 0) {
+    moved += QObject::tr(", %1% of a same-size copy (%2 us), %3% of the run's 256 MiB copy")
+                 .arg(b.share_of_same_size_copy * 100, 0, 'f', 0)
+                 .arg(b.same_size_copy_us, 0, 'f', 2)
+                 .arg(b.share_of_copy * 100, 0, 'f', 0);
+  }
+  if (b.compute_bound) {
+    return QObject::tr(
+               "%1: compute-bound, not held to the 70%-of-copy target (issuing its "
+               "instructions takes about %2 us, longer than the target allows)")
+        .arg(moved)
+        .arg(b.alu_us, 0, 'f', 1);
+  }
   if (!b.held_to_target) {
     return QObject::tr(
-               "%1: too small to be held to the 70%-of-copy target (launch ramp and tail "
-               "dominate)")
+               "%1: not held to the 70%-of-copy target (under 1 MB, where launch ramp and tail "
+               "dominate, or no copy of its size was measured)")
         .arg(moved);
   }
   return b.meets_target ? QObject::tr("%1: meets the 70%-of-copy target").arg(moved)
@@ -121,7 +140,7 @@ QVariant KernelsModel::data(const QModelIndex& index, int role) const {
       case kPredicted:
         return row->predicted_us.value_or(-1.0);
       case kBandwidth:
-        return row->bandwidth ? row->bandwidth->share_of_copy : -1.0;
+        return row->bandwidth ? judged_share(*row->bandwidth) : -1.0;
       default:
         return data(index, Qt::DisplayRole);
     }

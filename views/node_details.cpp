@@ -60,12 +60,22 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
           const report::RunKernel& run_kernel = heat->mode->kernels[k];
           if (!run_kernel.bandwidth || (h.own && k != *h.own)) continue;
           const report::RunBandwidth& bw = *run_kernel.bandwidth;
-          char line[160];
-          std::snprintf(line, sizeof line, "  bandwidth %.0f GB/s, %.0f%% of copy (%.1f MB)%s\n",
-                        bw.gbps, bw.share_of_copy * 100, bw.bytes / 1e6,
-                        !bw.held_to_target ? ""
-                        : bw.meets_target  ? ": meets the 70% target"
-                                           : ": below the 70% target");
+          char line[260];
+          char alu[64] = "";
+          if (bw.compute_bound) {
+            std::snprintf(alu, sizeof alu, ": compute-bound (%.1f us of instructions)", bw.alu_us);
+          }
+          char same[80] = "";
+          if (bw.same_size_copy_us > 0) {
+            std::snprintf(same, sizeof same, ", %.0f%% of a same-size copy",
+                          bw.share_of_same_size_copy * 100);
+          }
+          std::snprintf(line, sizeof line, "  bandwidth %.0f GB/s, %.0f%% of copy%s (%.1f MB)%s\n",
+                        bw.gbps, bw.share_of_copy * 100, same, bw.bytes / 1e6,
+                        bw.compute_bound     ? alu
+                        : !bw.held_to_target ? ""
+                        : bw.meets_target    ? ": meets the 70% target"
+                                             : ": below the 70% target");
           text += line;
         }
         const auto own = heat->per_node.find(node.name);

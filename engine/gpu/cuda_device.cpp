@@ -26,6 +26,8 @@ Result<CudaDevice> open_cuda_device() {
   d.minor = prop.minor;
   cudaRuntimeGetVersion(&d.runtime_version);
   cudaDriverGetVersion(&d.driver_version);
+  d.sms = prop.multiProcessorCount;
+  cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, 0);
   return d;
 }
 

@@ -15,6 +15,8 @@ struct CudaDevice {
   int minor = 0;
   int runtime_version = 0;
   int driver_version = 0;
+  int sms = 0;        // streaming multiprocessors
+  int clock_khz = 0;  // the SMs' peak clock
 
   std::string arch() const { return "sm_" + std::to_string(major * 10 + minor); }
 };

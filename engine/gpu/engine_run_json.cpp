@@ -31,10 +31,11 @@ nlohmann::json to_json(const EngineRun& run) {
   j["cuda_version"] = run.cuda_version;
   j["cudnn"] = run.cudnn;
   j["copy_gbps"] = run.copy_gbps;
-  // Which kernels' bandwidth is judged: those moving at least min_bytes, against share of copy.
-  j["bandwidth_target"] = {{"share_of_copy", kBandwidthTarget},
-                           {"min_bytes", run.copy_gbps * 1e3 * kBandwidthTargetUs},
-                           {"min_us_at_copy", kBandwidthTargetUs}};
+  // Which kernels' bandwidth is judged: those moving at least min_bytes and not compute-bound,
+  // against a copy of their own size.
+  j["bandwidth_target"] = {{"share_of_same_size_copy", kBandwidthTarget},
+                           {"min_bytes", kBandwidthMinBytes},
+                           {"alu_slots_per_us", run.alu_slots_per_us}};
   j["coverage"] = coverage_json(run.coverage);
   j["notes"] = run.notes;
   for (std::size_t i = 0; i < run.modes.size(); ++i) {
@@ -66,8 +67,12 @@ nlohmann::json to_json(const EngineRun& run) {
                                  {"us", b.us},
                                  {"gbps", b.gbps},
                                  {"share_of_copy", b.share_of_copy},
+                                 {"same_size_copy_us", b.same_size_copy_us},
+                                 {"share_of_same_size_copy", b.share_of_same_size_copy},
                                  {"held_to_target", b.held_to_target},
-                                 {"meets_target", b.meets_target}});
+                                 {"meets_target", b.meets_target},
+                                 {"alu_us", b.alu_us},
+                                 {"bound", b.compute_bound ? "compute" : "memory"}});
     }
   }
   return j;

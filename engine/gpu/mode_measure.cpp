@@ -177,4 +177,64 @@ double measure_copy_gbps(cudaStream_t stream) {
   return 2.0 * static_cast<double>(kBytes) * kReps / (static_cast<double>(ms) * 1e-3) / 1e9;
 }
 
+void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
+                     double copy_gbps, std::map<std::uint64_t, double>& cache) {
+  constexpr std::size_t kRegion = 256u << 20;
+  std::vector<std::uint64_t> todo;
+  for (const double b : bytes) {
+    const auto moved = static_cast<std::uint64_t>(b);
+    if (moved < 2 || cache.count(moved)) continue;
+    if (moved > kRegion) {
+      if (copy_gbps > 0) cache[moved] = static_cast<double>(moved) / (copy_gbps * 1e3);
+      continue;
+    }
+    todo.push_back(moved);
+  }
+  if (todo.empty() || cupti == nullptr) return;
+  void* src = nullptr;
+  void* dst = nullptr;
+  if (cudaMalloc(&src, kRegion) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (cudaMalloc(&dst, kRegion) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(src);
+    return;
+  }
+  // Recording is on between modes (measure_mode leaves it so): the copies are recorded as they
+  // run, and what came before is dropped.
+  cupti->record(true);
+  cudaMemsetAsync(src, 0, kRegion, stream);
+  cudaStreamSynchronize(stream);
+  cupti->take();
+  for (const std::uint64_t moved : todo) {
+    const std::size_t half = static_cast<std::size_t>(moved / 2);
+    const std::size_t span = kRegion - half;
+    constexpr int kWarmup = 3;
+    constexpr int kReps = 10;
+    std::size_t offset = 0;
+    const auto copy_once = [&] {
+      cudaMemcpyAsync(static_cast<char*>(dst) + offset, static_cast<char*>(src) + offset, half,
+                      cudaMemcpyDeviceToDevice, stream);
+      offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
+    };
+    for (int i = 0; i < kWarmup; ++i) copy_once();
+    cudaStreamSynchronize(stream);
+    cupti->take();  // the warm-up's records
+    for (int i = 0; i < kReps; ++i) copy_once();
+    cudaStreamSynchronize(stream);
+    const ActivityBatch batch = cupti->take();
+    std::vector<double> us;
+    for (const CopyRecord& c : batch.records.copies) {
+      if (c.kind == "memcpy" && c.bytes == half && c.end > c.start) {
+        us.push_back(static_cast<double>(c.end - c.start) / 1000.0);
+      }
+    }
+    if (!us.empty()) cache[moved] = median(us);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+}
+
 }  // namespace fxscope::gpu

@@ -5,6 +5,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <map>
+#include <vector>
+
 #include "cupti_activity.h"
 #include "executable.h"
 #include "fxscope/gpu/engine_run.h"
@@ -24,5 +28,14 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
 // Device-to-device copy bandwidth (bytes read + written per second, GB/s), the reference for
 // memory-bound kernels; 0 when it cannot be measured.
 double measure_copy_gbps(cudaStream_t stream);
+
+// Microseconds a device-to-device copy moving each of BYTES (read + written) takes, into CACHE
+// (sizes already there are not measured again): CUPTI's duration of the copy, as kernels are
+// timed, the median of 10 after 3 warm-ups, each reading a different part of a 256 MiB buffer so
+// that it comes from memory, not L2. A kernel's bandwidth is judged against a copy of its own
+// size: launch ramp and tail cap a copy of 19 MB at about 60% of the 256 MiB copy's bandwidth on
+// an H200. Sizes over 256 MiB take the 256 MiB copy's rate; nothing is measured without CUPTI.
+void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
+                     double copy_gbps, std::map<std::uint64_t, double>& cache);
 
 }  // namespace fxscope::gpu

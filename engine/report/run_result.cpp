@@ -122,6 +122,15 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.share_of_copy = r.number("share_of_copy", true);
     b.held_to_target = r.flag("held_to_target");
     b.meets_target = r.flag("meets_target");
+    b.alu_us = r.number("alu_us");
+    b.same_size_copy_us = r.number("same_size_copy_us");
+    b.share_of_same_size_copy = r.number("share_of_same_size_copy");
+    const std::string bound = r.text("bound");
+    if (!bound.empty() && bound != "compute" && bound != "memory") {
+      return make_error(at + ": \"bound\" should be \"compute\" or \"memory\", not \"" + bound +
+                        "\"");
+    }
+    b.compute_bound = bound == "compute";
     if (const Error* err = r.error()) return *err;
     out[name] = b;
   }

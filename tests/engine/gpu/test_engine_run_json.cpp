@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "fxscope/gpu/engine_run.h"
+#include "fxscope/report/run_result.h"
 
 using namespace fxscope;
 
@@ -73,17 +74,50 @@ TEST_CASE("engine JSON says which kernels are held to the bandwidth target", "[g
   big.bytes = 33.5e6;
   big.gbps = 3000;
   big.share_of_copy = 3000.0 / 4188;
+  big.same_size_copy_us = 9.0;
+  big.share_of_same_size_copy = 0.8;
   big.held_to_target = true;
   big.meets_target = true;
   run.modes[1].bandwidth = {big};
   const auto j = gpu::to_json(run);
-  // Held: kernels moving what 4 us of copying moves at the run's own copy bandwidth.
-  CHECK(j["bandwidth_target"]["share_of_copy"] == gpu::kBandwidthTarget);
-  CHECK(j["bandwidth_target"]["min_bytes"].get<double>() == Approx(4188 * 4e3));
+  // Held: kernels moving at least 1 MiB, judged against a copy of their own size.
+  CHECK(j["bandwidth_target"]["share_of_same_size_copy"] == gpu::kBandwidthTarget);
+  CHECK(j["bandwidth_target"]["min_bytes"].get<double>() == Approx(1 << 20));
   const auto& b = j["modes"][1]["bandwidth"][0];
   CHECK(b["name"] == "fx_big_g1");
   CHECK(b["held_to_target"] == true);
   CHECK(b["meets_target"] == true);
+  CHECK(b["bound"] == "memory");
+  CHECK(b["same_size_copy_us"].get<double>() == Approx(9.0));
+  CHECK(b["share_of_same_size_copy"].get<double>() == Approx(0.8));
+}
+
+TEST_CASE("engine JSON marks a compute-bound kernel and the ALU rate it was judged by", "[gpu]") {
+  auto run = two_modes();
+  run.alu_slots_per_us = 132.0 * 128 * 1980;
+  gpu::KernelBandwidth chain;
+  chain.name = "fx_aten_add_g0";
+  chain.bytes = 34.1e6;
+  chain.gbps = 2010;
+  chain.share_of_copy = 0.48;
+  chain.alu_us = 14.2;
+  chain.compute_bound = true;
+  run.modes[1].bandwidth = {chain};
+  const auto j = gpu::to_json(run);
+  CHECK(j["bandwidth_target"]["alu_slots_per_us"].get<double>() == Approx(132.0 * 128 * 1980));
+  const auto& b = j["modes"][1]["bandwidth"][0];
+  CHECK(b["bound"] == "compute");
+  CHECK(b["alu_us"].get<double>() == Approx(14.2));
+  CHECK(b["held_to_target"] == false);
+  // What the app reads back is what was written.
+  const auto back = report::parse_run_result(j.dump(), "run.json");
+  REQUIRE(back.ok());
+  const report::RunMode* mode = back->find_mode("reduce-overhead");
+  REQUIRE(mode);
+  REQUIRE(mode->kernels.size() == 1);
+  REQUIRE(mode->kernels[0].bandwidth);
+  CHECK(mode->kernels[0].bandwidth->compute_bound);
+  CHECK(mode->kernels[0].bandwidth->alu_us == Approx(14.2));
 }
 
 TEST_CASE("the engine's Chrome trace names its processes after the engine", "[gpu]") {

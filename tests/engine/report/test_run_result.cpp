@@ -149,7 +149,7 @@ TEST_CASE("The other recorded runs read back", "[report][run]") {
 namespace fxscope::test {
 
 TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][run]") {
-  // fxscope's engine on pointwise_chain, H200, 2026-11-29 (session 3).
+  // fxscope's engine on pointwise_chain, H200, 2026-12-01 (session 4).
   const auto run = report::read_run_result(data("runs/pointwise_chain_engine_h200.json"));
   REQUIRE(run.ok());
   CHECK(run->backend == "engine");
@@ -164,11 +164,54 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
   }
   REQUIRE(pointwise);
   REQUIRE(pointwise->bandwidth);
-  // 34.1 MB in 17 us: held to the 70% target (over 16.6 MB) and short of it, at 48%.
+  // 34.1 MB in 17 us, 48% of the 256 MiB copy's bandwidth and 56% of a 9.5 us copy of its own
+  // size; but issuing its full-precision math takes about 15 us: compute-bound, not held.
   CHECK(pointwise->bandwidth->bytes == Approx(34.1e6).epsilon(0.01));
   CHECK(pointwise->bandwidth->share_of_copy == Approx(0.48).margin(0.01));
-  CHECK(pointwise->bandwidth->held_to_target);
-  CHECK_FALSE(pointwise->bandwidth->meets_target);
+  CHECK(pointwise->bandwidth->same_size_copy_us == Approx(9.5).margin(0.2));
+  CHECK(pointwise->bandwidth->share_of_same_size_copy == Approx(0.56).margin(0.01));
+  CHECK(pointwise->bandwidth->compute_bound);
+  CHECK(pointwise->bandwidth->alu_us == Approx(15.0).margin(0.1));
+  CHECK_FALSE(pointwise->bandwidth->held_to_target);
+  // Eager's var_mean over 64 rows of 65,536 is memory-bound, held, and below: 68%.
+  const report::RunKernel* var_mean = nullptr;
+  for (const auto& k : eager->kernels) {
+    if (k.name == "fx_aten_var_mean_g14") var_mean = &k;
+  }
+  REQUIRE(var_mean);
+  REQUIRE(var_mean->bandwidth);
+  CHECK_FALSE(var_mean->bandwidth->compute_bound);
+  CHECK(var_mean->bandwidth->held_to_target);
+  CHECK_FALSE(var_mean->bandwidth->meets_target);
+  CHECK(var_mean->bandwidth->share_of_same_size_copy == Approx(0.68).margin(0.01));
+}
+
+TEST_CASE("A compute-bound kernel reads back as such; runs before the estimate as memory-bound",
+          "[report][run]") {
+  const auto run = report::parse_run_result(
+      R"({"modes": [{"mode": "default", "total_us": 50.0,
+           "kernels": [{"name": "chain", "us": 17.0}, {"name": "old", "us": 3.0}],
+           "bandwidth": [{"name": "chain", "bytes": 34.1e6, "gbps": 2010, "share_of_copy": 0.48,
+                          "held_to_target": false, "alu_us": 14.2, "bound": "compute"},
+                         {"name": "old", "bytes": 12.9e6, "gbps": 3300, "share_of_copy": 0.79}]}]})",
+      "run.json");
+  REQUIRE(run.ok());
+  const auto& kernels = run->modes[0].kernels;
+  REQUIRE(kernels.size() == 2);
+  REQUIRE(kernels[0].bandwidth);
+  CHECK(kernels[0].bandwidth->compute_bound);
+  CHECK(kernels[0].bandwidth->alu_us == Approx(14.2));
+  REQUIRE(kernels[1].bandwidth);
+  CHECK_FALSE(kernels[1].bandwidth->compute_bound);
+  CHECK(kernels[1].bandwidth->alu_us == 0.0);
+  const auto bad = report::parse_run_result(
+      R"({"modes": [{"mode": "default", "total_us": 1.0, "kernels": [],
+           "bandwidth": [{"name": "k", "gbps": 1, "share_of_copy": 0.5, "bound": "io"}]}]})",
+      "run.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(
+      bad.error().message ==
+      "run.json: modes[0].bandwidth[0]: \"bound\" should be \"compute\" or \"memory\", not \"io\"");
 }
 
 TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {

@@ -17,13 +17,20 @@ namespace fxscope::report {
 
 // One kernel name of a mode, per call of the compiled unit (summed over a call's launches).
 // Achieved bandwidth of a generated memory-bound kernel (engine runs): against a device-to-device
-// copy measured in the same run; held_to_target when it moves enough bytes to be judged.
+// copy measured in the same run; held_to_target when it moves enough bytes to be judged and is
+// not compute-bound (issuing its instructions takes alu_us, longer than the target allows).
 struct RunBandwidth {
   double bytes = 0;
   double gbps = 0;
   double share_of_copy = 0;
   bool held_to_target = false;
   bool meets_target = false;
+  double alu_us = 0;           // 0 in runs written before fxscope estimated it
+  bool compute_bound = false;  // "bound": "compute"
+  // A copy of the same bytes in the same run and the kernel's share of its bandwidth, which the
+  // target judges (0 in runs that judged against the 256 MiB copy alone).
+  double same_size_copy_us = 0;
+  double share_of_same_size_copy = 0;
 };
 
 struct RunKernel {

@@ -1,0 +1,39 @@
+#pragma once
+// What computing an op costs the GPU's cores, per element, in issue slots (one warp instruction
+// issued for one thread's element: an SM issues 128 a clock). Plain arithmetic is 1; CUDA's
+// full-precision math is many: a fused chain of sin, exp, tanh and divisions spends more time
+// issuing instructions than moving its bytes, so it is compute-bound although every op of it is
+// memory-bound alone. The engine's run uses this to say which generated kernels a bandwidth
+// target can hold. The figures are measured by bench/bench_alu_cost on an H200.
+
+#include <string_view>
+#include <vector>
+
+#include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::ops {
+
+// Issue slots per element of the op Inductor names BASE ("sin", "div", "var_mean"): 1 for plain
+// arithmetic and ops the table lacks, 0 for views and data movement.
+double alu_slots_per_element(std::string_view base);
+
+// Issue slots of computing each of NODES once: a node's slots per element times its elements (a
+// reduction's: its input's, the elements it reads).
+double alu_slots(const graph::Graph& graph, const std::vector<graph::NodeId>& nodes,
+                 const SymbolHints& hints);
+
+// Issue slots a device retires per microsecond: SMS x 128 lanes x CLOCK_KHZ / 1000.
+inline double alu_slots_per_us(int sms, int clock_khz) {
+  return static_cast<double>(sms) * 128.0 * static_cast<double>(clock_khz) / 1000.0;
+}
+
+// A kernel is compute-bound for a bandwidth target when issuing its instructions (ALU_US) takes
+// longer than moving its BYTES at SHARE of COPY_GBPS would: no access pattern can reach the
+// share then. False when the copy bandwidth or the bytes are unknown (a kernel reading only
+// scratch the plan does not count).
+inline bool compute_bound(double alu_us, double bytes, double copy_gbps, double share) {
+  return bytes > 0 && copy_gbps > 0 && share > 0 && alu_us > bytes / (share * copy_gbps * 1e3);
+}
+
+}  // namespace fxscope::ops

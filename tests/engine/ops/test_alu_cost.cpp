@@ -1,0 +1,92 @@
+// Which generated kernels are compute-bound for the bandwidth target, on real plans: the fused
+// chain of sin/exp/tanh/sigmoid of pointwise_chain is (measured on the H200: its kernel ran 18.6 us
+// at full precision and 12.0 us with fast math, the copy of its bytes 10.9 us), while ResNet-50's
+// batch-norm epilogues and residual_mlp's GELU, each a few cheap ops an element, are not.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "fxscope/core/text.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/ops/alu_cost.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+// The H200 as a run sees it: 132 SMs at 1,980 MHz, a device-to-device copy of 4,178 GB/s.
+const double kSlotsPerUs = ops::alu_slots_per_us(132, 1980000);
+constexpr double kCopyGbps = 4178;
+
+struct GroupVerdict {
+  std::string name;
+  double bytes = 0;
+  double alu_us = 0;
+  bool compute_bound = false;
+};
+
+// Every group of the default plan of SAMPLE's first unit whose name holds PART.
+std::vector<GroupVerdict> groups_of(const std::string& sample_name, const std::string& part) {
+  std::vector<GroupVerdict> out;
+  auto log = trace::read_trace(test::sample(sample_name));
+  REQUIRE(log);
+  const trace::CompileUnit& unit = log->units().front();
+  ops::SymbolHints hints;
+  for (const trace::ShapeSymbol& s : unit.symbols) {
+    if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
+  }
+  for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+    for (const auto& g : f.ours.groups) {
+      if (g.name.find(part) == std::string::npos) continue;
+      GroupVerdict v{g.name, g.bytes_read + g.bytes_written, 0, false};
+      v.alu_us = fusion::is_layout_copy(g)
+                     ? 0.0
+                     : ops::alu_slots(f.post_grad, g.nodes, hints) / kSlotsPerUs;
+      v.compute_bound = ops::compute_bound(v.alu_us, v.bytes, kCopyGbps, 0.70);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("plain arithmetic costs a slot, full-precision math many, views none", "[ops][alu]") {
+  CHECK(ops::alu_slots_per_element("add") == 1.0);
+  CHECK(ops::alu_slots_per_element("some_op_fxscope_never_met") == 1.0);
+  CHECK(ops::alu_slots_per_element("view") == 0.0);
+  CHECK(ops::alu_slots_per_element("sin") > 8 * ops::alu_slots_per_element("mul"));
+  CHECK(ops::alu_slots_per_element("div") > ops::alu_slots_per_element("mul"));
+  CHECK(ops::alu_slots_per_element("sigmoid") > ops::alu_slots_per_element("exp"));
+  CHECK(kSlotsPerUs == Approx(132.0 * 128 * 1980));
+}
+
+TEST_CASE("pointwise_chain's fused kernels are compute-bound for the target", "[ops][alu]") {
+  const auto poi = groups_of("pointwise_chain", "triton_poi_");
+  const auto red = groups_of("pointwise_chain", "triton_red_");
+  REQUIRE(poi.size() == 1);
+  REQUIRE(red.size() == 1);
+  // 4.19M elements through sin, exp, a division, tanh and sigmoid: ~100+ slots an element.
+  CHECK(poi[0].alu_us > 12.0);
+  CHECK(poi[0].compute_bound);
+  CHECK(red[0].compute_bound);
+  // Its bytes at 70% of copy take 11.7 us (34 MB), at copy 8.2 us.
+  CHECK(poi[0].bytes == Approx(34078720.0).epsilon(0.01));
+}
+
+TEST_CASE("cheap fused kernels stay memory-bound", "[ops][alu]") {
+  // ResNet-50's batch norm + ReLU epilogues: a subtract, a multiply, a rsqrt per channel...
+  const auto bn = groups_of("resnet50", "triton_poi_fused_add_mul_reciprocal_relu_sqrt_sub");
+  REQUIRE(!bn.empty());
+  for (const auto& g : bn) {
+    INFO(g.name << " " << g.alu_us << " us of ALU for " << g.bytes / 1e6 << " MB");
+    CHECK_FALSE(g.compute_bound);
+  }
+  // residual_mlp's bias + erf-GELU + residual: erf is dear, but it is one op over 12 bytes.
+  const auto gelu = groups_of("residual_mlp", "_erf_");
+  REQUIRE(!gelu.empty());
+  for (const auto& g : gelu) CHECK_FALSE(g.compute_bound);
+}
