@@ -186,6 +186,31 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
   CHECK(var_mean->bandwidth->share_of_same_size_copy == Approx(0.68).margin(0.01));
 }
 
+TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[report][run]") {
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-01 (session 4).
+  const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
+  REQUIRE(run.ok());
+  const report::RunMode* fused = run->find_mode("default");
+  REQUIRE(fused);
+  std::size_t held = 0;
+  std::size_t weight_copies_below = 0;
+  double pool_share = -1;
+  for (const auto& k : fused->kernels) {
+    if (!k.bandwidth || !k.bandwidth->held_to_target) continue;
+    ++held;
+    const report::RunBandwidth& b = *k.bandwidth;
+    CHECK(b.bytes >= 1 << 20);
+    CHECK_FALSE(b.compute_bound);
+    CHECK(b.meets_target == (b.share_of_same_size_copy >= 0.70));
+    // Layer 4's 512x512x3x3 weights copied to channels-last: 18.9 MB moved.
+    if (b.bytes == Approx(18874368.0) && !b.meets_target) ++weight_copies_below;
+    if (k.name.find("max_pool") != std::string::npos) pool_share = b.share_of_same_size_copy;
+  }
+  CHECK(held == 39);
+  CHECK(weight_copies_below == 3);
+  CHECK(pool_share == Approx(0.23).margin(0.01));
+}
+
 TEST_CASE("A compute-bound kernel reads back as such; runs before the estimate as memory-bound",
           "[report][run]") {
   const auto run = report::parse_run_result(
