@@ -173,7 +173,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
   }
   const bool eager = ctx.group.kind == fusion::GroupKind::eager_op;
-  const bool first_pass = ctx.group.note.starts_with("split reduction, first pass");
+  const bool first_pass = ctx.group.note.starts_with(fusion::kSplitFirstPassNote);
   const bool second_pass = !eager && !first_pass && ctx.group.rnumel != ref.rnumel &&
                            ctx.group.numel == ref.rows && ctx.group.rnumel > 1;
   const std::int64_t split =

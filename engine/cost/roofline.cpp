@@ -48,6 +48,11 @@ KernelCost predict_kernel(const KernelWork& work, const DeviceSpec& device, Laun
   const double rate = peak_tflops(device, work) * efficiency;        // TFLOP/s
   c.memory_us = bandwidth > 0 ? work.bytes / (bandwidth * 1e3) : 0;  // bytes / (GB/s) in us
   c.compute_us = rate > 0 ? work.flops / (rate * 1e6) : 0;           // flops / (TFLOP/s) in us
+  if (work.work_class != WorkClass::gemm_conv && device.fp32_tflops > 0) {
+    // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
+    const double slots_per_us = device.fp32_tflops * 1e6 / 2;
+    c.compute_us = std::max(c.compute_us, work.alu_slots / slots_per_us);
+  }
   c.memory_bound = c.memory_us >= c.compute_us;
   c.device_us = std::max({c.memory_us, c.compute_us, device.kernel_floor_us});
   if (mode == LaunchMode::cuda_graph) {

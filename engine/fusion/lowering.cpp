@@ -138,8 +138,9 @@ class Lowerer {
     constexpr std::int64_t kSplit = 8;
     const std::int64_t partial = next_buffer_++;
     push(i, gathered, std::move(reads), partial, out * kSplit, rnumel / kSplit, true, true,
-         "split reduction, first pass");
-    push(i, std::move(gathered), {partial}, buffer, out, kSplit, true, true, "");
+         std::string(kSplitFirstPassNote));
+    push(i, std::move(gathered), {partial}, buffer, out, kSplit, true, true,
+         std::string(kSplitSecondPassNote));
   }
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {

@@ -12,6 +12,7 @@
 #include "fxscope/fusion/fusion_scheduler.h"
 #include "fxscope/fusion/kernel_naming.h"
 #include "fxscope/fusion/lowering.h"
+#include "fxscope/ops/alu_cost.h"
 
 namespace fxscope::fusion {
 namespace {
@@ -29,6 +30,20 @@ std::string extern_name(const graph::Node& node) {
 void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGroup& group) {
   if (!is_layout_copy(group)) {
     for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
+    group.alu_slots = ops::alu_slots(graph, group.nodes, options.hints);
+  }
+  if (group.note == kSplitSecondPassNote) {
+    // Only the combine runs: each reduction's per-element slots over the partial results.
+    group.alu_slots = 0;
+    for (const NodeId id : group.nodes) {
+      const ops::OpInfo* info = ops::find_op(graph.node(id).target);
+      if (info == nullptr || (info->lowering != ops::Lowering::reduction &&
+                              info->lowering != ops::Lowering::welford)) {
+        continue;
+      }
+      group.alu_slots += ops::alu_slots_per_element(ops::op_base_name(graph.node(id).target)) *
+                         static_cast<double>(group.numel * group.rnumel);
+    }
   }
   const auto bytes = [&](NodeId id) {
     const graph::Node& node = graph.node(id);
@@ -62,6 +77,7 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
     }
     const ops::OpCost cost = ops::op_cost(graph, id, options.hints);
     group.flops = cost.flops;
+    group.alu_slots = ops::alu_slots(graph, group.nodes, options.hints);
     group.bytes_read = cost.bytes_read;
     group.bytes_written = cost.bytes_written;
     if (node.meta) group.numel = ops::numel(*node.meta, options.hints);

@@ -80,8 +80,7 @@ std::vector<std::string> selected_modes(const std::string& mode) {
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the
 // copy bandwidth, and the issue slots each needs.
 void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& graph,
-                   const fusion::FusionPlan& plan, const ops::SymbolHints& hints, double copy_gbps,
-                   double alu_slots_per_us) {
+                   const fusion::FusionPlan& plan, double copy_gbps, double alu_slots_per_us) {
   for (const MeasuredKernel& k : em.measured.kernels) {
     const auto step = std::find_if(exe.steps().begin(), exe.steps().end(), [&](const StepPlan& s) {
       return s.kind == StepKind::generated && s.name == k.name;
@@ -106,8 +105,7 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
     b.us = k.us / std::max(k.calls, 1.0);
     b.gbps = b.bytes / b.us / 1e3;
     b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;
-    const double slots = fusion::is_layout_copy(g) ? 0.0 : ops::alu_slots(graph, g.nodes, hints);
-    b.alu_us = alu_slots_per_us > 0 ? slots / alu_slots_per_us : 0;
+    b.alu_us = alu_slots_per_us > 0 ? g.alu_slots / alu_slots_per_us : 0;
     em.bandwidth.push_back(b);
   }
 }
@@ -321,7 +319,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       em.ran = true;
     }
     em.picks = (*exe)->picks();
-    add_bandwidth(em, **exe, f.post_grad, f.ours, hints, run.copy_gbps, run.alu_slots_per_us);
+    add_bandwidth(em, **exe, f.post_grad, f.ours, run.copy_gbps, run.alu_slots_per_us);
     if (em.ran && !em.bandwidth.empty()) {
       std::vector<double> sizes;
       for (const KernelBandwidth& b : em.bandwidth) {

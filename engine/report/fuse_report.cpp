@@ -155,6 +155,7 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
   w.name = group.name;
   w.bytes = group.bytes_read + group.bytes_written;
   w.flops = group.flops;
+  w.alu_slots = group.alu_slots;
   switch (group.kind) {
     case fusion::GroupKind::pointwise:
       w.work_class = cost::WorkClass::elementwise;

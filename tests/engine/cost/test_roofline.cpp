@@ -98,3 +98,19 @@ TEST_CASE("a user overrides rates by key, and a typo is an error naming it", "[c
   CHECK_FALSE(apply_overrides(h200(), "bw=fast").ok());
   CHECK_FALSE(apply_overrides(h200(), "mem_eff=1.5").ok());
 }
+
+TEST_CASE("issue slots bound elementwise work, never tensor-core work", "[cost]") {
+  const DeviceSpec d = h200();
+  // 4.19M elements through ~120 slots each (pointwise_chain's fused chain), 34 MB moved.
+  KernelWork chain{"chain", WorkClass::elementwise, 34.1e6, 4.19e6 * 20, Precision::fp32};
+  chain.alu_slots = 4.19e6 * 120;
+  const KernelCost c = predict_kernel(chain, d, LaunchMode::host);
+  // The fp32 peak counts an FMA as two FLOPs: 67 TFLOP/s is 33.5 G slots a millisecond.
+  CHECK(c.compute_us == Approx(4.19e6 * 120 / (d.fp32_tflops * 1e6 / 2)));
+  CHECK(c.compute_us > c.memory_us);
+  CHECK_FALSE(c.memory_bound);
+  // The same slots on a GEMM are not counted: it runs on tensor cores, by its FLOPs.
+  KernelWork mm{"mm", WorkClass::gemm_conv, 1e6, 1e9, Precision::bf16};
+  mm.alu_slots = 1e12;
+  CHECK(predict_kernel(mm, d, LaunchMode::host).compute_us < 10.0);
+}

@@ -42,9 +42,15 @@ std::vector<GroupVerdict> groups_of(const std::string& sample_name, const std::s
     for (const auto& g : f.ours.groups) {
       if (g.name.find(part) == std::string::npos) continue;
       GroupVerdict v{g.name, g.bytes_read + g.bytes_written, 0, false};
-      v.alu_us = fusion::is_layout_copy(g)
-                     ? 0.0
-                     : ops::alu_slots(f.post_grad, g.nodes, hints) / kSlotsPerUs;
+      // The planner counts each group's slots (KernelGroup::alu_slots), which the engine's run
+      // and the cost model use: its nodes', but none for a copy and only the combine for a split
+      // reduction's second pass.
+      if (g.note != fusion::kSplitSecondPassNote) {
+        CHECK(
+            g.alu_slots ==
+            Approx(fusion::is_layout_copy(g) ? 0.0 : ops::alu_slots(f.post_grad, g.nodes, hints)));
+      }
+      v.alu_us = g.alu_slots / kSlotsPerUs;
       v.compute_bound = ops::compute_bound(v.alu_us, v.bytes, kCopyGbps, 0.70);
       out.push_back(v);
     }
@@ -89,4 +95,15 @@ TEST_CASE("cheap fused kernels stay memory-bound", "[ops][alu]") {
   const auto gelu = groups_of("residual_mlp", "_erf_");
   REQUIRE(!gelu.empty());
   for (const auto& g : gelu) CHECK_FALSE(g.compute_bound);
+}
+
+TEST_CASE("a split reduction's second pass counts only its combine", "[ops][alu]") {
+  // pointwise_chain's var_mean: the first pass runs the whole chain over 4.19M elements, the
+  // second combines 64 rows x 8 partial Welford states.
+  const auto second = groups_of("pointwise_chain", "triton_per_");
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].alu_us < 0.01);
+  const auto first = groups_of("pointwise_chain", "triton_red_");
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].alu_us > 12.0);
 }

@@ -28,6 +28,10 @@ struct KernelWork {
   double bytes = 0;  // read + written
   double flops = 0;
   Precision precision = Precision::fp32;
+  // Issue slots of its arithmetic on CUDA cores (ops/alu_cost.h), for work that does not run on
+  // tensor cores: a chain of full-precision sin, exp and divisions issues far more instructions
+  // than its FLOPs count.
+  double alu_slots = 0;
 };
 
 // The predicted time of one kernel and what bounds it.

@@ -47,6 +47,9 @@ struct KernelGroup {
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;
+  // Issue slots its arithmetic takes on CUDA cores (ops/alu_cost.h): full-precision math counts
+  // many a FLOP; 0 for a layout copy.
+  double alu_slots = 0.0;
   std::int64_t numel = 0;   // launch grid: output elements
   std::int64_t rnumel = 1;  // reduced elements per output (1 for pointwise)
   std::string note;         // why it is as it is: "eager launches 2 kernels", "split reduction"
@@ -61,6 +64,12 @@ inline constexpr std::string_view kMaskCopyNote = "attention mask copied to an a
 inline bool is_layout_copy(const KernelGroup& g) {
   return g.note == kLayoutCopyNote || g.note == kMaskCopyNote;
 }
+
+// A split reduction's two kernels: the first reduces parts of each row into partial results, the
+// second combines them. Both carry the nodes of the whole reduction (Inductor's origins), but the
+// second computes only the combine, over numel x rnumel partial results.
+inline constexpr std::string_view kSplitFirstPassNote = "split reduction, first pass";
+inline constexpr std::string_view kSplitSecondPassNote = "split reduction, second pass";
 
 // Why CUDA graphs cannot be used, one reason a line ("CPU tensor arg3_1").
 struct CudaGraphVerdict {
