@@ -68,8 +68,10 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   out.group_of.assign(out.graph.size(), -1);
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
+    if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
     CanvasGroup shown{
-        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {}};
+        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {},
+        1,          {}};
     for (graph::NodeId id : group.nodes) {
       if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
       if (to_dynamo == nullptr) {
@@ -99,6 +101,26 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
         }
       }
     }
+  }
+  // A layout copy computes none of the nodes it is named after (the convolution's or attention
+  // call's origins): drawn as a cluster of its own it would take the convolution and its input's
+  // batch norm away from their kernels. It joins the cluster of the op it copies for.
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    const fusion::KernelGroup& group = plan.groups[g];
+    if (!fusion::is_layout_copy(group)) continue;
+    fusion::KernelGroup consumer;
+    for (graph::NodeId id : group.nodes) {
+      if (id >= post_grad.size()) continue;
+      const ops::OpClass c = ops::classify(post_grad.node(id).target).op_class;
+      if (c == ops::OpClass::conv || c == ops::OpClass::attention) consumer.nodes.push_back(id);
+    }
+    int host = drawn_cluster_of(out, consumer, to_dynamo);
+    if (host < 0) host = drawn_cluster_of(out, group, to_dynamo);
+    if (host < 0) continue;
+    CanvasGroup& joined = out.groups[std::size_t(host)];
+    joined.kernels += 1;
+    joined.predicted_us += g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
+    joined.layout_copies.push_back(group.name);
   }
 }
 

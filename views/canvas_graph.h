@@ -38,8 +38,12 @@ struct CanvasGroup {
   // kernels name, so measured time finds its group on the Dynamo graph too.
   std::vector<std::string> aten_nodes;
   // Kernels drawn as this cluster: a kernel whose nodes all run in an earlier one (a split
-  // reduction's second pass) has nothing of its own to enclose, so it joins that cluster.
+  // reduction's second pass) has nothing of its own to enclose, so it joins that cluster; so does
+  // a layout copy, with the convolution (or attention call) it copies for.
   std::size_t kernels = 1;
+  // The plan's layout copies drawn in this cluster, by name: a GPU run's kernel of that name is
+  // this cluster's time (the copy's nodes are only the origins Inductor names it after).
+  std::vector<std::string> layout_copies;
 };
 
 struct CanvasGraph {

@@ -62,6 +62,12 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       if (std::find(gs.begin(), gs.end(), g) == gs.end()) gs.push_back(g);
     }
   }
+  // A layout copy's kernel is the time of the cluster it is drawn in (its nodes are only the
+  // origins it is named after).
+  std::unordered_map<std::string, std::size_t> copy_cluster;
+  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+    for (const std::string& name : graph.groups[g].layout_copies) copy_cluster.emplace(name, g);
+  }
   // Each kernel's time goes to the groups its nodes are in, split by how many of its nodes each
   // holds, so the groups' times add up to the run's attributed kernel time, nothing counted twice.
   std::vector<double> measured(graph.groups.size(), 0.0);
@@ -71,7 +77,11 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       const report::RunKernel& kernel = out.mode->kernels[k];
       std::unordered_map<std::size_t, double> hits;
       double total_hits = 0;
-      for (const std::string& node : kernel.nodes) {
+      if (const auto copy = copy_cluster.find(kernel.group); copy != copy_cluster.end()) {
+        hits[copy->second] = 1.0;
+        total_hits = 1.0;
+      }
+      for (const std::string& node : total_hits > 0 ? std::vector<std::string>{} : kernel.nodes) {
         const auto it = groups_of.find(node);
         if (it == groups_of.end()) continue;
         for (std::size_t g : it->second) {

@@ -57,7 +57,8 @@ struct Planned {
 
 // What the engine plans for unit ID in MODE: the oracle for the canvas. A node is drawn in one
 // cluster, the first kernel's that has it, so a kernel whose nodes all belong to earlier ones (a
-// split reduction's second pass) joins that cluster; the canvas shows `drawn` groups.
+// split reduction's second pass) joins that cluster, and a layout copy (which computes none of
+// the nodes it is named after) joins its convolution's; the canvas shows `drawn` groups.
 Planned planned_kernels(const views::LoadedLog& log, fusion::Mode mode, const std::string& id) {
   const auto device = cost::find_device("H200");
   REQUIRE(device);
@@ -70,6 +71,7 @@ Planned planned_kernels(const views::LoadedLog& log, fusion::Mode mode, const st
   Planned planned{plan.launches(), 0};
   std::set<graph::NodeId> claimed;
   for (const auto& group : plan.groups) {
+    if (fusion::is_layout_copy(group)) continue;
     bool fresh = false;
     for (const graph::NodeId node : group.nodes) fresh = claimed.insert(node).second || fresh;
     planned.drawn += fresh ? 1U : 0U;
