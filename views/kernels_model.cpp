@@ -22,11 +22,14 @@ double judged_share(const report::RunBandwidth& b) {
   return b.same_size_copy_us > 0 ? b.share_of_same_size_copy : b.share_of_copy;
 }
 
-// "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges.
+// "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges;
+// "· compute" after it where the kernel is compute-bound, so a low share is not read as slow
+// memory access.
 QString bandwidth_text(const report::RunBandwidth& b) {
-  return QStringLiteral("%1 GB/s · %2%")
+  return QStringLiteral("%1 GB/s · %2%%3")
       .arg(QLocale::c().toString(b.gbps, 'f', 0))
-      .arg(judged_share(b) * 100, 0, 'f', 0);
+      .arg(judged_share(b) * 100, 0, 'f', 0)
+      .arg(b.compute_bound ? QStringLiteral(" · compute") : QString());
 }
 
 QString bandwidth_tip(const report::RunBandwidth& b) {

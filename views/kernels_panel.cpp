@@ -77,10 +77,12 @@ void KernelsPanel::refresh() {
     text += tr("; %1 measured kernels on no group of this graph").arg(heat.stray_kernels.size());
   }
   caption_->setText(text);
+  // Names are elided to 200 px (full in the tooltip) so the figures, bandwidth last, stay in view.
   for (const int names : {int(KernelsModel::kKernel), int(KernelsModel::kGroup)}) {
     table_->resizeColumnToContents(names);
-    table_->setColumnWidth(names, std::min(table_->columnWidth(names), 260));
+    table_->setColumnWidth(names, std::min(table_->columnWidth(names), 200));
   }
+  table_->resizeColumnToContents(KernelsModel::kBandwidth);
 }
 
 void KernelsPanel::on_clicked(const QModelIndex& index) {

@@ -294,7 +294,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   const QModelIndex cell = kernels.index(pointwise, views::KernelsModel::kBandwidth);
   // About 2,000 GB/s on the H200: 56% of a copy of the same size measured in the same run, 48% of
   // its 256 MiB copy; compute-bound (its full-precision math), so not held to the target.
-  CHECK(cell.data().toString().endsWith(QStringLiteral("GB/s · 56%")));
+  CHECK(cell.data().toString().endsWith(QStringLiteral("GB/s · 56% · compute")));
   const QString tip = cell.data(Qt::ToolTipRole).toString();
   CHECK(tip.contains(QStringLiteral("56% of a same-size copy")));
   CHECK(tip.contains(QStringLiteral("48% of the run's 256 MiB copy")));
