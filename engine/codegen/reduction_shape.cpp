@@ -9,8 +9,7 @@
 namespace fxscope::codegen {
 
 bool is_reduction(const graph::Node& n) {
-  const ops::Lowering l = ops::classify(n.target).lowering;
-  return n.is_op() && (l == ops::Lowering::reduction || l == ops::Lowering::welford);
+  return n.is_op() && ops::reduces(ops::classify(n.target).lowering);
 }
 
 Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId node,

@@ -27,24 +27,28 @@ std::string extern_name(const graph::Node& node) {
   return std::string(ops::op_key(node.target));
 }
 
+// The issue slots of what GROUP computes: nothing for a layout copy, only the combine (each
+// reduction's per-element slots over the partial results) for a split reduction's second pass,
+// else every node's.
+double group_alu_slots(const graph::Graph& graph, const PlanOptions& options,
+                       const KernelGroup& group) {
+  if (is_layout_copy(group)) return 0.0;
+  if (group.note != kSplitSecondPassNote) return ops::alu_slots(graph, group.nodes, options.hints);
+  double slots = 0;
+  for (const NodeId id : group.nodes) {
+    const ops::OpInfo* info = ops::find_op(graph.node(id).target);
+    if (info == nullptr || !ops::reduces(info->lowering)) continue;
+    slots += ops::alu_slots_per_element(ops::op_base_name(graph.node(id).target)) *
+             static_cast<double>(group.numel * group.rnumel);
+  }
+  return slots;
+}
+
 void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGroup& group) {
   if (!is_layout_copy(group)) {
     for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
-    group.alu_slots = ops::alu_slots(graph, group.nodes, options.hints);
   }
-  if (group.note == kSplitSecondPassNote) {
-    // Only the combine runs: each reduction's per-element slots over the partial results.
-    group.alu_slots = 0;
-    for (const NodeId id : group.nodes) {
-      const ops::OpInfo* info = ops::find_op(graph.node(id).target);
-      if (info == nullptr || (info->lowering != ops::Lowering::reduction &&
-                              info->lowering != ops::Lowering::welford)) {
-        continue;
-      }
-      group.alu_slots += ops::alu_slots_per_element(ops::op_base_name(graph.node(id).target)) *
-                         static_cast<double>(group.numel * group.rnumel);
-    }
-  }
+  group.alu_slots = group_alu_slots(graph, options, group);
   const auto bytes = [&](NodeId id) {
     const graph::Node& node = graph.node(id);
     if (!node.meta || node.meta->is_sym_scalar()) return 0.0;
@@ -77,7 +81,7 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
     }
     const ops::OpCost cost = ops::op_cost(graph, id, options.hints);
     group.flops = cost.flops;
-    group.alu_slots = ops::alu_slots(graph, group.nodes, options.hints);
+    group.alu_slots = group_alu_slots(graph, options, group);
     group.bytes_read = cost.bytes_read;
     group.bytes_written = cost.bytes_written;
     if (node.meta) group.numel = ops::numel(*node.meta, options.hints);

@@ -33,8 +33,9 @@ double measure_copy_gbps(cudaStream_t stream);
 // (sizes already there are not measured again): CUPTI's duration of the copy, as kernels are
 // timed, the median of 10 after 3 warm-ups, each reading a different part of a 256 MiB buffer so
 // that it comes from memory, not L2. A kernel's bandwidth is judged against a copy of its own
-// size: launch ramp and tail cap a copy of 19 MB at about 60% of the 256 MiB copy's bandwidth on
-// an H200. Sizes over 256 MiB take the 256 MiB copy's rate; nothing is measured without CUPTI.
+// size: launch ramp and tail cap a copy of 19 MB at 76% of the 256 MiB copy's bandwidth on an
+// H200, and one of 2 MB at 32%. Sizes over 256 MiB take the 256 MiB copy's rate; nothing is
+// measured without CUPTI.
 void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                      double copy_gbps, std::map<std::uint64_t, double>& cache);
 

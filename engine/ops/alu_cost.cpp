@@ -88,8 +88,7 @@ const std::map<std::string, double, std::less<>>& table() {
 double elements(const graph::Graph& graph, graph::NodeId id, const SymbolHints& hints) {
   const graph::Node& node = graph.node(id);
   const OpInfo* info = find_op(node.target);
-  const bool reads_more = info != nullptr && (info->lowering == Lowering::reduction ||
-                                              info->lowering == Lowering::welford);
+  const bool reads_more = info != nullptr && reduces(info->lowering);
   const graph::Node* counted = &node;
   if ((reads_more || !node.meta) && !node.args.empty() && node.args[0].is_node()) {
     counted = &graph.node(node.args[0].as_node());

@@ -46,7 +46,7 @@ struct KernelBandwidth {
   double share_of_copy = 0;  // against the (256 MiB) copy bandwidth measured in the same run
   // A device-to-device copy of the same bytes, timed by CUPTI in the same run, and the kernel's
   // share of its bandwidth (same_size_copy_us / us): what the target judges. Launch ramp and
-  // tail (~1.5-2 us on an H200) cap a copy of 19 MB at ~60% of the 256 MiB copy's bandwidth, so
+  // tail (~1.5-2 us on an H200) cap a copy of 19 MB at 76% of the 256 MiB copy's bandwidth, so
   // only a copy of the same size says how far the kernel's memory access is from the best.
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;

@@ -56,4 +56,9 @@ struct OpInfo {
 std::string_view to_string(OpClass op_class);
 std::string_view to_string(Lowering lowering);
 
+// A reduction (or var_mean's Welford reduction): it reads more elements than it writes.
+inline bool reduces(Lowering lowering) {
+  return lowering == Lowering::reduction || lowering == Lowering::welford;
+}
+
 }  // namespace fxscope::ops
