@@ -44,11 +44,11 @@ std::string short_target(const graph::Node& node) {
   return dot == std::string::npos ? target : target.substr(dot + 1);
 }
 
-// The cluster already drawn around one of GROUP's nodes (on the Dynamo graph, around a node one
-// of them came from); -1 when none is.
-int drawn_cluster_of(const CanvasGraph& out, const fusion::KernelGroup& group,
+// The cluster already drawn around one of NODES (post-grad ids; on the Dynamo graph, around a
+// node one of them came from); -1 when none is.
+int drawn_cluster_of(const CanvasGraph& out, const std::vector<graph::NodeId>& nodes,
                      const std::vector<std::vector<graph::NodeId>>* to_dynamo) {
-  for (graph::NodeId id : group.nodes) {
+  for (graph::NodeId id : nodes) {
     if (to_dynamo == nullptr) {
       if (id < out.group_of.size() && out.group_of[id] >= 0) return out.group_of[id];
     } else if (id < to_dynamo->size()) {
@@ -87,7 +87,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     if (!shown.nodes.empty()) {
       for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
       out.groups.push_back(std::move(shown));
-    } else if (const int host = drawn_cluster_of(out, group, to_dynamo); host >= 0) {
+    } else if (const int host = drawn_cluster_of(out, group.nodes, to_dynamo); host >= 0) {
       // Every node already runs in an earlier kernel: this one is drawn with it, not dropped.
       CanvasGroup& joined = out.groups[std::size_t(host)];
       joined.kernels += 1;
@@ -108,14 +108,14 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     if (!fusion::is_layout_copy(group)) continue;
-    fusion::KernelGroup consumer;
+    std::vector<graph::NodeId> consumers;  // the convolution or attention call among its origins
     for (graph::NodeId id : group.nodes) {
       if (id >= post_grad.size()) continue;
       const ops::OpClass c = ops::classify(post_grad.node(id).target).op_class;
-      if (c == ops::OpClass::conv || c == ops::OpClass::attention) consumer.nodes.push_back(id);
+      if (c == ops::OpClass::conv || c == ops::OpClass::attention) consumers.push_back(id);
     }
-    int host = drawn_cluster_of(out, consumer, to_dynamo);
-    if (host < 0) host = drawn_cluster_of(out, group, to_dynamo);
+    int host = drawn_cluster_of(out, consumers, to_dynamo);
+    if (host < 0) host = drawn_cluster_of(out, group.nodes, to_dynamo);
     if (host < 0) continue;
     CanvasGroup& joined = out.groups[std::size_t(host)];
     joined.kernels += 1;

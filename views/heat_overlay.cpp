@@ -80,13 +80,14 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       if (const auto copy = copy_cluster.find(kernel.group); copy != copy_cluster.end()) {
         hits[copy->second] = 1.0;
         total_hits = 1.0;
-      }
-      for (const std::string& node : total_hits > 0 ? std::vector<std::string>{} : kernel.nodes) {
-        const auto it = groups_of.find(node);
-        if (it == groups_of.end()) continue;
-        for (std::size_t g : it->second) {
-          hits[g] += 1.0;
-          total_hits += 1.0;
+      } else {
+        for (const std::string& node : kernel.nodes) {
+          const auto it = groups_of.find(node);
+          if (it == groups_of.end()) continue;
+          for (std::size_t g : it->second) {
+            hits[g] += 1.0;
+            total_hits += 1.0;
+          }
         }
       }
       for (const auto& [g, n] : hits) {
