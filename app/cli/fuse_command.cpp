@@ -1,10 +1,13 @@
 // `fxscope-cli fuse PATH --mode MODE [--unit ID] [--device H200] [--json]`: the kernels each
 // compile mode forms, beside Inductor's, with predicted times.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "fxscope/codegen/unit_kernel_sources.h"
 #include "fxscope/report/fuse_report.h"
 #include "fxscope/report/fuse_report_json.h"
 #include "fxscope/report/fuse_report_text.h"
@@ -20,12 +23,39 @@ struct FuseArgs {
   std::string device_overrides;
   std::size_t limit = 40;
   bool json = false;
+  std::string cuda_source_dir;
 };
 
 bool fail(const std::string& message) {
   std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
   set_exit_code(1);
   return false;
+}
+
+// Writes each generated kernel of the plan to DIR; what could not be generated is named on
+// stderr, and makes the exit status non-zero, rather than missing from the folder unsaid.
+bool write_cuda_sources(const trace::TraceLog& log, fusion::Mode mode, const FuseArgs& args) {
+  auto sources = codegen::unit_kernel_sources(log, mode, args.unit);
+  if (!sources) return fail(sources.error().message);
+  std::error_code ec;
+  std::filesystem::create_directories(args.cuda_source_dir, ec);
+  if (ec) return fail(args.cuda_source_dir + ": cannot create the folder (" + ec.message() + ")");
+  for (const auto& file : sources->files) {
+    const std::filesystem::path path = std::filesystem::path(args.cuda_source_dir) / file.name;
+    std::ofstream out(path);
+    out << file.text;
+    if (!out.flush()) return fail(path.string() + ": cannot write the kernel's source");
+  }
+  for (const auto& why : sources->refused) std::fprintf(stderr, "fxscope-cli: %s\n", why.c_str());
+  std::fprintf(stderr,
+               "fxscope-cli: wrote %zu generated kernels to %s (%zu groups are library calls: "
+               "cuBLAS, cuDNN, attention, ATen%s)\n",
+               sources->files.size(), args.cuda_source_dir.c_str(), sources->library_groups,
+               sources->refused.empty()
+                   ? ""
+                   : (", " + std::to_string(sources->refused.size()) + " not generated").c_str());
+  if (!sources->refused.empty()) set_exit_code(1);
+  return true;
 }
 
 void run_fuse(const FuseArgs& args) {
@@ -51,6 +81,7 @@ void run_fuse(const FuseArgs& args) {
     fail(log.error().message);
     return;
   }
+  if (!args.cuda_source_dir.empty() && !write_cuda_sources(*log, *mode, args)) return;
   auto report = report::build_fuse_report(*log, *mode, args.unit, *spec);
   if (!report) {
     fail(report.error().message);
@@ -81,6 +112,9 @@ void add_fuse_command(CLI::App& app) {
   cmd->add_option("--limit", args->limit, "kernel rows shown per graph (0: all)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->add_option(
+      "--cuda-source", args->cuda_source_dir,
+      "also write the CUDA C of each generated kernel (what `run` compiles) to this folder");
   cmd->callback([args] { run_fuse(*args); });
 }
 

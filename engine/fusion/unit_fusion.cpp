@@ -46,6 +46,7 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
   for (std::size_t i = 0; i < graphs.size(); ++i) {
     GraphFusion fusion;
     fusion.where = where_of(*graphs[i]);
+    fusion.hints = opts.hints;
     graph::ParsedGraph parsed = graph::parse_fx_readable(graphs[i]->payload.text(), fusion.where);
     fusion.post_grad = std::move(parsed.graph);
     fusion.warnings = std::move(parsed.warnings);

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "fxscope/codegen/kernel_codegen.h"
-#include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/trace/trace_log.h"
@@ -28,12 +27,9 @@ inline std::vector<PlannedGraph> planned_graphs(const std::string& sample_name, 
   auto log = trace::read_trace(sample(sample_name));
   if (!log) return out;
   for (const auto& unit : log->units()) {
-    ops::SymbolHints hints;
-    for (const trace::ShapeSymbol& s : unit.symbols) {
-      if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
-    }
     for (auto& f : fusion::fuse_unit(unit, mode)) {
-      PlannedGraph p{sample_name + " " + f.where, std::move(f), hints};
+      ops::SymbolHints hints = f.hints;
+      PlannedGraph p{sample_name + " " + f.where, std::move(f), std::move(hints)};
       out.push_back(std::move(p));
     }
   }

@@ -22,6 +22,7 @@ struct GraphFusion {
   FusionPlan inductor;  // empty when the unit has no output code for this graph
   AgreementReport agreement;
   Warnings warnings;
+  ops::SymbolHints hints;  // the values of symbolic sizes it was planned with
 };
 
 // Plans every post-grad graph of UNIT in MODE, pairing the N-th post-grad graph with the N-th

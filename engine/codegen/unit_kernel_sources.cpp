@@ -1,0 +1,85 @@
+// Generates every fused group of a unit's plans and names each file after its unit and group, so
+// that a directory of them sorts in launch order per graph.
+
+#include "fxscope/codegen/unit_kernel_sources.h"
+
+#include <cstdio>
+
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/fusion/unit_fusion.h"
+
+namespace fxscope::codegen {
+namespace {
+
+// A file name of letters, digits, '-', '_' and '.' alone: a unit id's '/' becomes '-'.
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.' || c == '-';
+    out += keep ? c : (c == '/' ? '-' : '_');
+  }
+  return out;
+}
+
+std::string header(const fusion::GraphFusion& f, const fusion::KernelGroup& group,
+                   const GeneratedKernel& k) {
+  std::string nodes;
+  for (const graph::NodeId n : group.nodes) {
+    nodes += (nodes.empty() ? "" : " ") + f.post_grad.node(n).name;
+  }
+  std::string text = "// fxscope: generated for " + f.where + ", " +
+                     std::string(fusion::to_string(f.ours.mode)) + " mode\n";
+  text += "// group " + std::to_string(group.id) + " " + group.name + " (" +
+          std::string(fusion::to_string(group.kind)) + ")\n";
+  text += "// nodes: " + nodes + "\n";
+  text += "// launch: " + k.entry + "<<<" + std::to_string(k.grid) + ", " +
+          std::to_string(k.block) + ", " + std::to_string(k.shared_bytes) + ">>>: " + k.summary +
+          "\n\n";
+  return text;
+}
+
+}  // namespace
+
+Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion::Mode mode,
+                                              const std::string& unit_id) {
+  UnitKernelSources out;
+  std::string known;
+  bool found = false;
+  for (const trace::CompileUnit& unit : log.units()) {
+    const std::string id = unit.id.without_attempt().str();
+    known += (known.empty() ? "" : ", ") + id;
+    if (!unit_id.empty() && id != unit_id) continue;
+    found = true;
+    const std::vector<fusion::GraphFusion> fusions = fusion::fuse_unit(unit, mode);
+    for (std::size_t gi = 0; gi < fusions.size(); ++gi) {
+      const fusion::GraphFusion& f = fusions[gi];
+      for (const fusion::KernelGroup& group : f.ours.groups) {
+        if (!has_generated_kernel(f.post_grad, group)) {
+          ++out.library_groups;
+          continue;
+        }
+        CodegenOptions options;
+        options.hints = f.hints;
+        auto k = generate(f.post_grad, group, options);
+        if (!k) {
+          out.refused.push_back(f.where + ": " + k.error().message);
+          continue;
+        }
+        char number[16];
+        std::snprintf(number, sizeof number, "_g%03zu_", group.id);
+        // A backward graph's groups restart their numbering: the graph's index keeps names apart.
+        const std::string graph_tag = fusions.size() > 1 ? "_graph" + std::to_string(gi) : "";
+        // Inductor's names can outgrow a file name; the group id keeps a cut one unique.
+        out.files.push_back({file_safe(id + graph_tag + number + group.name.substr(0, 120)) + ".cu",
+                             header(f, group, *k) + k->source});
+      }
+    }
+  }
+  if (!found) {
+    return make_error(log.path() + ": no compile unit " + unit_id + " (the log has " + known + ")");
+  }
+  return out;
+}
+
+}  // namespace fxscope::codegen
