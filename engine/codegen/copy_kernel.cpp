@@ -2,6 +2,7 @@
 // scratch buffer (KernelParam::scratch_elements) named after the node it copies.
 
 #include <algorithm>
+#include <optional>
 
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
@@ -10,10 +11,16 @@ namespace fxscope::codegen {
 
 namespace {
 
+constexpr std::int64_t kSMs = 132;  // an H200's
+
 std::string stored_as(const std::string& dtype, const std::string& v) {
   if (dtype == "f16") return "fx_f2h(" + v + ")";
   if (dtype == "bf16") return "fx_f2b(" + v + ")";
   return "(" + storage_type(dtype) + ")(" + v + ")";
+}
+
+std::int64_t element_size(const std::string& dtype) {
+  return dtype == "f16" || dtype == "bf16" ? 2 : dtype == "f64" || dtype == "i64" ? 8 : 4;
 }
 
 // The channels-last copy of a tensor whose images have few positions (S = H * W <= 32, such as
@@ -22,6 +29,9 @@ std::string stored_as(const std::string& dtype, const std::string& v) {
 // channels. (A tile of TC channels x a power-of-two number of positions would leave 7 of every
 // 16 lanes idle for S = 9: ResNet-50's 3x3 weight copies ran at 18% of copy bandwidth so.) The
 // tile's row stride is S made odd, so the transposed reads of the second phase hit distinct banks.
+// TC is a power of two that divides C where one does, so that no tile is part empty. Where the
+// source is a buffer of its own, the run is read in 16-byte words: on the H200 scalar loads kept
+// too few bytes in flight between the tile's two barriers (62-68% of a same-size copy).
 Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter& em,
                                          graph::NodeId source, const Shape& shape,
                                          const std::string& dst) {
@@ -29,10 +39,27 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   const std::string& dtype = ctx.graph.node(source).meta->dtype;
   const std::int64_t c_count = z[1];
   const std::int64_t s_count = z[2] * z[3];
-  const std::int64_t tc = std::max<std::int64_t>(32, 1024 / s_count / 32 * 32);
+  // Up to 4.5 elements a thread of 256 (TC * S <= 1152), as long as that leaves at least 4 tiles
+  // an SM; at least 64 channels (32 where C is smaller). Measured on the H200 (3x3 weights,
+  // bench_memory_kernels): K = C = 512 took 7.4 us in tiles of 128 channels, 7.7 in tiles of 64;
+  // C = 256 took 3.3 us in tiles of 128 (512 tiles) and 3.0 in tiles of 64; C = 128 took 2.3 and
+  // 1.9 us.
+  std::int64_t tc = 32;
+  const auto tiles_of = [&](std::int64_t t) { return z[0] * ((c_count + t - 1) / t); };
+  while (tc * 2 * s_count <= 1152 && tc * 2 <= c_count &&
+         (tc < 64 || tiles_of(tc * 2) >= 4 * kSMs)) {
+    tc *= 2;
+  }
   const std::int64_t row = s_count | 1;
   const std::int64_t c_tiles = (c_count + tc - 1) / tc;
   const std::int64_t tiles = z[0] * c_tiles;
+  const std::int64_t width = 16 / element_size(dtype);
+  const bool whole_tiles = c_count % tc == 0;
+  std::optional<std::string> words;
+  if (whole_tiles && (tc * s_count) % width == 0 &&
+      (dtype == "f32" || dtype == "f16" || dtype == "bf16")) {
+    words = em.contiguous_buffer(source);
+  }
   const std::string ix = index_type(ctx, shape.numel());
   const std::string TC = std::to_string(tc);
   const std::string C = std::to_string(c_count);
@@ -44,18 +71,37 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   em.line("const " + ix + " n = t / " + std::to_string(c_tiles) + ";");
   em.line("const " + ix + " c0 = t % " + std::to_string(c_tiles) + " * " + TC + ";");
   em.line("__syncthreads();  // the previous tile's writes are done with it");
-  em.line("#pragma unroll 4");
-  em.open("for (int k = threadIdx.x; k < " + items + "; k += blockDim.x) {");
-  em.line("const " + ix + " c = c0 + k / " + S + ";");
-  em.line("const " + ix + " s = k % " + S + ";");
-  em.open("if (c < " + C + ") {");
-  Index idx;
-  idx.dims = {"n", "c", "s / " + std::to_string(z[3]), "s % " + std::to_string(z[3])};
-  auto v = em.value(source, idx);
-  if (!v) return v.error();
-  em.line("tile[(k / " + S + ") * " + ROW + " + s] = " + *v + ";");
-  em.close();
-  em.close();
+  if (words) {
+    const std::string W = std::to_string(width);
+    const std::string vec = "fx_vec<" + storage_type(dtype) + ", " + W + ">";
+    em.line("const " + vec + "* run = reinterpret_cast<const " + vec + "*>(" + *words + " + (n * " +
+            C + " + c0) * " + S + ");");
+    em.open("for (int q = threadIdx.x; q < " + std::to_string(tc * s_count / width) +
+            "; q += blockDim.x) {");
+    em.line("const " + vec + " v = run[q];");
+    em.line("#pragma unroll");
+    em.open("for (int j = 0; j < " + W + "; ++j) {");
+    em.line("const int k = q * " + W + " + j;");
+    const std::string lane = dtype == "f16"    ? "fx_h2f(v.v[j])"
+                             : dtype == "bf16" ? "fx_b2f(v.v[j])"
+                                               : "v.v[j]";
+    em.line("tile[(k / " + S + ") * " + ROW + " + k % " + S + "] = " + lane + ";");
+    em.close();
+    em.close();
+  } else {
+    em.line("#pragma unroll 4");
+    em.open("for (int k = threadIdx.x; k < " + items + "; k += blockDim.x) {");
+    em.line("const " + ix + " c = c0 + k / " + S + ";");
+    em.line("const " + ix + " s = k % " + S + ";");
+    em.open("if (c < " + C + ") {");
+    Index idx;
+    idx.dims = {"n", "c", "s / " + std::to_string(z[3]), "s % " + std::to_string(z[3])};
+    auto v = em.value(source, idx);
+    if (!v) return v.error();
+    em.line("tile[(k / " + S + ") * " + ROW + " + s] = " + *v + ";");
+    em.close();
+    em.close();
+  }
   em.line("__syncthreads();");
   em.line("#pragma unroll 4");
   em.open("for (int k = threadIdx.x; k < " + items + "; k += blockDim.x) {");
@@ -69,7 +115,42 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   em.close();
   return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, 132 * 16),
                        "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype +
-                           ", tiles of " + TC + " channels x all " + S + " positions",
+                           ", tiles of " + TC + " channels x all " + S + " positions" +
+                           (words ? ", 16-byte reads" : ""),
+                       {{source, dtype, true, shape.numel()}});
+}
+
+// The channels-last copy of an image of few channels (C <= 4: an RGB input, a stem's weights):
+// a thread a position reads its C values (each read coalesced along the positions) and writes
+// them side by side. A tile of 32 channels would leave 29 of 32 lanes idle for C = 3 (ResNet-50's
+// input copy ran at 42% of a same-size copy so).
+Result<GeneratedKernel> few_channel_copy(const KernelContext& ctx, ValueEmitter& em,
+                                         graph::NodeId source, const Shape& shape,
+                                         const std::string& dst) {
+  const auto& z = shape.sizes;
+  const std::string& dtype = ctx.graph.node(source).meta->dtype;
+  const std::int64_t positions = z[0] * z[2] * z[3];
+  const std::int64_t s_count = z[2] * z[3];
+  const std::string ix = index_type(ctx, shape.numel());
+  const std::string S = std::to_string(s_count);
+  const std::string C = std::to_string(z[1]);
+  em.open("for (" + ix + " p = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; p < " +
+          std::to_string(positions) + "; p += " + ix + "(gridDim.x) * blockDim.x) {");
+  em.line("const " + ix + " n = p / " + S + ";");
+  em.line("const " + ix + " s = p % " + S + ";");
+  for (std::int64_t c = 0; c < z[1]; ++c) {
+    Index idx;
+    idx.dims = {"n", std::to_string(c), "s / " + std::to_string(z[3]),
+                "s % " + std::to_string(z[3])};
+    auto v = em.value(source, idx);
+    if (!v) return v.error();
+    em.line(dst + "[p * " + C + " + " + std::to_string(c) + "] = " + stored_as(dtype, *v) + ";");
+  }
+  em.close();
+  return finish_kernel(ctx, em, {256, 1, 1},
+                       std::clamp<std::int64_t>((positions + 255) / 256, 1, 132 * 16),
+                       "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype +
+                           ", a thread a position of " + C + " channels",
                        {{source, dtype, true, shape.numel()}});
 }
 
@@ -122,6 +203,7 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
     const auto& z = shape->sizes;
     const std::int64_t c_count = z[1];
     const std::int64_t s_count = z[2] * z[3];
+    if (c_count <= 4) return few_channel_copy(ctx, em, source, *shape, dst);
     if (s_count <= 32) return small_image_copy(ctx, em, source, *shape, dst);
     std::int64_t ts = 1;
     while (ts < 32 && ts < s_count) ts *= 2;

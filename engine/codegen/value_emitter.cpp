@@ -267,6 +267,15 @@ Result<std::string> ValueEmitter::offset(NodeId node, const Index& idx) {
   return terms.empty() ? std::string("0") : join(terms, " + ");
 }
 
+std::optional<std::string> ValueEmitter::contiguous_buffer(NodeId node) {
+  const graph::Node& n = g_.node(node);
+  if (!n.meta || members_.count(node) || is_view_op(n)) return std::nullopt;
+  const auto shape = shape_of(n, hints_);
+  if (!shape || !shape->contiguous()) return std::nullopt;
+  note_loaded(node);
+  return param_name(node);
+}
+
 void ValueEmitter::note_loaded(NodeId node) {
   for (const NodeId l : loaded_) {
     if (l == node) return;

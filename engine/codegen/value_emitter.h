@@ -72,6 +72,10 @@ class ValueEmitter {
   const std::vector<graph::NodeId>& loaded() const { return loaded_; }
   // The C name of param NODE's pointer.
   std::string param_name(graph::NodeId node) const;
+  // For code that indexes NODE's memory itself (a layout copy's 16-byte loads): its param, read
+  // from now on, when NODE is a buffer of its own (not a view, not computed here) laid out
+  // contiguously, which the runtime allocates 256-byte aligned; nullopt otherwise.
+  std::optional<std::string> contiguous_buffer(graph::NodeId node);
   const ops::SymbolHints& hints() const { return hints_; }
   const graph::Graph& graph() const { return g_; }
 
