@@ -218,6 +218,7 @@ Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
     if (const auto it = row_cache_.find(key); it != row_cache_.end()) {
       return it->second + "[" + row_cache_slot_ + "]";
     }
+    if (noting_row_loads_) noted_row_loads_.emplace_back(node, idx);
   }
   auto computed = compute(node, idx);
   if (!computed) return computed;

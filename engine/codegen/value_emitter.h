@@ -96,6 +96,13 @@ class ValueEmitter {
   void open_row_cache(std::string slot, std::string position, int items, int registers);
   // The last pass: it still reads the arrays but adds none (nothing after it would read them).
   void freeze_row_cache() { row_cache_room_ = 0; }
+  // While on, each value the row cache would keep but does not hold yet is noted with its index:
+  // a rehearsal of a later pass on a copy of this emitter lists the loads that pass will make, so
+  // the first pass can make them (and cache them) before the reduction rather than after it.
+  void note_row_loads(bool on) { noting_row_loads_ = on; }
+  const std::vector<std::pair<graph::NodeId, Index>>& noted_row_loads() const {
+    return noted_row_loads_;
+  }
   // The declarations of the arrays used, to be placed before the first pass; closes the cache.
   std::string close_row_cache();
   // Where the body ends now, and text inserted at such a position (the row cache's arrays).
@@ -148,6 +155,8 @@ class ValueEmitter {
   int row_cache_indent_ = 0;
   std::map<std::string, std::string> row_cache_;  // value key (node@dims) -> its array
   std::string row_cache_decls_;
+  bool noting_row_loads_ = false;
+  std::vector<std::pair<graph::NodeId, Index>> noted_row_loads_;
 };
 
 }  // namespace fxscope::codegen

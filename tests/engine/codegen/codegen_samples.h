@@ -53,6 +53,15 @@ inline codegen::GeneratedKernel kernel_of(const PlannedGraph& planned, const std
   return {};
 }
 
+// How many times WHAT occurs in TEXT (a kernel's source).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 inline const std::vector<std::string>& all_samples() {
   static const std::vector<std::string> names = {"graph_breaks",
                                                  "gpt2_12layer",

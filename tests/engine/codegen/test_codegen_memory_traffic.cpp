@@ -13,14 +13,6 @@ using namespace fxscope;
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 graph::Graph parse(const std::string& body, const std::string& signature) {
   const std::string code =
       "class GraphModule(torch.nn.Module):\n    def forward(self, " + signature + "):\n" + body;
@@ -51,12 +43,36 @@ TEST_CASE("gpt2 layer norm reads every element of its row once", "[codegen]") {
     const std::string name = "p_" + g.node(p.node).name;
     INFO(name << "\n" << k.source);
     // One load instruction per buffer: the normalising pass takes the row from registers.
-    CHECK(count(k.source, name + "[") == 1);
+    CHECK(test::occurrences(k.source, name + "[") == 1);
     ++reads;
   }
   CHECK(reads >= 2);
   CHECK(k.source.find("#pragma unroll") != std::string::npos);
-  CHECK(k.source.find("fx_welford_add(acc0") != std::string::npos);
+  CHECK(k.source.find("acc0 += (float)(") != std::string::npos);
+}
+
+TEST_CASE("gpt2 layer norm reads its weight and bias before the reduction, not after",
+          "[codegen]") {
+  const auto planned = test::planned_graphs("gpt2_2layer", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto k = test::kernel_of(planned.front(), "var_mean_1");
+  INFO(k.source);
+  const auto body = k.source.find("end of prelude");
+  const auto first_reduce = k.source.find("fx_team_reduce(", body);
+  REQUIRE(first_reduce != std::string::npos);
+  // Every buffer's one load sits in the first pass: the affine weight and bias of the last pass
+  // are in flight with the row, and the normalising pass reads them from registers.
+  std::size_t checked = 0;
+  for (const auto& p : k.params) {
+    if (p.written || p.scratch_elements) continue;
+    const std::string name = "p_" + planned.front().fusion.post_grad.node(p.node).name + "[";
+    const auto at = k.source.find(name, body);
+    INFO(name);
+    REQUIRE(at != std::string::npos);
+    CHECK(at < first_reduce);
+    ++checked;
+  }
+  CHECK(checked >= 4);  // the row, and the weight and bias of the normalisation at least
 }
 
 TEST_CASE("resnet50 batch-norm epilogue loads each channel's parameters once per float4",
@@ -68,8 +84,8 @@ TEST_CASE("resnet50 batch-norm epilogue loads each channel's parameters once per
   // Two batch norms (mean, variance, weight, bias each) of 784 float4 per channel: the channel
   // is the same for the four lanes, so each parameter is one load.
   INFO(k.source);
-  CHECK(count(k.source, "[((i4 / 784))]") == 8);
-  CHECK(count(k.source, "sqrtf(") == 2);
+  CHECK(test::occurrences(k.source, "[((i4 / 784))]") == 8);
+  CHECK(test::occurrences(k.source, "sqrtf(") == 2);
 }
 
 TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by lane", "[codegen]") {
