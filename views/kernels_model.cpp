@@ -40,6 +40,11 @@ QString bandwidth_tip(const report::RunBandwidth& b) {
                  .arg(b.same_size_copy_us, 0, 'f', 2)
                  .arg(b.share_of_copy * 100, 0, 'f', 0);
   }
+  if (b.same_size_copy_kernel_us > 0) {
+    moved += QObject::tr(" (a plain copy kernel of its size took %1 us: %2% for this kernel)")
+                 .arg(b.same_size_copy_kernel_us, 0, 'f', 2)
+                 .arg(b.share_of_same_size_copy_kernel * 100, 0, 'f', 0);
+  }
   if (b.compute_bound) {
     return QObject::tr(
                "%1: compute-bound, not held to the 70%-of-copy target (issuing its "

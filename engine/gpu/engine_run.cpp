@@ -21,6 +21,7 @@
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "mode_measure.h"
+#include "reference_kernels.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -114,11 +115,15 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
 // target and which meet it. A fused chain of full-precision math can take longer to issue than
 // its bytes take to move at the target: such a kernel is compute-bound, reported, not held.
 void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy_us,
-                     double copy_gbps) {
+                     const std::map<std::uint64_t, double>& copy_kernel_us, double copy_gbps) {
   for (KernelBandwidth& b : em.bandwidth) {
     const auto it = copy_us.find(static_cast<std::uint64_t>(b.bytes));
     b.same_size_copy_us = it == copy_us.end() ? 0.0 : it->second;
     b.share_of_same_size_copy = b.same_size_copy_us > 0 ? b.same_size_copy_us / b.us : 0.0;
+    const auto kt = copy_kernel_us.find(static_cast<std::uint64_t>(b.bytes));
+    b.same_size_copy_kernel_us = kt == copy_kernel_us.end() ? 0.0 : kt->second;
+    b.share_of_same_size_copy_kernel =
+        b.same_size_copy_kernel_us > 0 ? b.same_size_copy_kernel_us / b.us : 0.0;
     const double reference_gbps =
         b.same_size_copy_us > 0 ? b.bytes / b.same_size_copy_us / 1e3 : copy_gbps;
     b.compute_bound = ops::compute_bound(b.alu_us, b.bytes, reference_gbps, kBandwidthTarget);
@@ -251,6 +256,12 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
   if (!cupti) run.notes.push_back("no per-kernel times: " + cupti.error().message);
   CuptiActivity* tagger = cupti ? cupti->get() : nullptr;
   const EngineCompiler compiler(device->arch(), o.cache_dir);
+  auto reference = ReferenceKernels::load(compiler);
+  if (!reference) {
+    run.notes.push_back("no reference copy kernel: " + reference.error().message);
+  } else {
+    run.empty_kernel_us = measure_empty_kernel_us(stream, tagger, *reference);
+  }
 
   std::vector<const graph::Graph*> all;
   for (const auto& f : graphs) all.push_back(&f.post_grad);
@@ -258,7 +269,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
-  std::map<std::uint64_t, double> copy_us;  // same-size copies, by bytes moved
+  std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
+  std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
   std::optional<std::size_t> eager_index;
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& name = modes[mi];
@@ -326,7 +338,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
         if (b.bytes >= kBandwidthMinBytes) sizes.push_back(b.bytes);
       }
       measure_copy_us(stream, tagger, sizes, run.copy_gbps, copy_us);
-      judge_bandwidth(em, copy_us, run.copy_gbps);
+      if (reference) measure_copy_kernel_us(stream, tagger, *reference, sizes, copy_kernel_us);
+      judge_bandwidth(em, copy_us, copy_kernel_us, run.copy_gbps);
       run.notes.push_back(bandwidth_verdict(name, em));
     }
     if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;

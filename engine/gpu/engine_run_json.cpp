@@ -31,6 +31,7 @@ nlohmann::json to_json(const EngineRun& run) {
   j["cuda_version"] = run.cuda_version;
   j["cudnn"] = run.cudnn;
   j["copy_gbps"] = run.copy_gbps;
+  j["empty_kernel_us"] = run.empty_kernel_us;
   // Which kernels' bandwidth is judged: those moving at least min_bytes and not compute-bound,
   // against a copy of their own size.
   j["bandwidth_target"] = {{"share_of_same_size_copy", kBandwidthTarget},
@@ -61,18 +62,21 @@ nlohmann::json to_json(const EngineRun& run) {
     jm["picks"] = m.picks;
     jm["bandwidth"] = nlohmann::json::array();
     for (const auto& b : m.bandwidth) {
-      jm["bandwidth"].push_back({{"name", b.name},
-                                 {"group", b.group},
-                                 {"bytes", b.bytes},
-                                 {"us", b.us},
-                                 {"gbps", b.gbps},
-                                 {"share_of_copy", b.share_of_copy},
-                                 {"same_size_copy_us", b.same_size_copy_us},
-                                 {"share_of_same_size_copy", b.share_of_same_size_copy},
-                                 {"held_to_target", b.held_to_target},
-                                 {"meets_target", b.meets_target},
-                                 {"alu_us", b.alu_us},
-                                 {"bound", b.compute_bound ? "compute" : "memory"}});
+      jm["bandwidth"].push_back(
+          {{"name", b.name},
+           {"group", b.group},
+           {"bytes", b.bytes},
+           {"us", b.us},
+           {"gbps", b.gbps},
+           {"share_of_copy", b.share_of_copy},
+           {"same_size_copy_us", b.same_size_copy_us},
+           {"share_of_same_size_copy", b.share_of_same_size_copy},
+           {"same_size_copy_kernel_us", b.same_size_copy_kernel_us},
+           {"share_of_same_size_copy_kernel", b.share_of_same_size_copy_kernel},
+           {"held_to_target", b.held_to_target},
+           {"meets_target", b.meets_target},
+           {"alu_us", b.alu_us},
+           {"bound", b.compute_bound ? "compute" : "memory"}});
     }
   }
   return j;

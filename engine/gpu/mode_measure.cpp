@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 
 #include "cuda_status.h"
+#include "reference_kernels.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -177,13 +179,24 @@ double measure_copy_gbps(cudaStream_t stream) {
   return 2.0 * static_cast<double>(kBytes) * kReps / (static_cast<double>(ms) * 1e-3) / 1e9;
 }
 
-void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
-                     double copy_gbps, std::map<std::uint64_t, double>& cache) {
+namespace {
+
+// What one copy of HALF bytes from SRC to DST is and which record times it.
+struct CopyMethod {
+  std::function<void(const void* src, void* dst, std::size_t half)> launch;
+  std::function<std::vector<double>(const ActivityBatch&, std::size_t half)> durations_us;
+};
+
+// Times the copy of each size of BYTES not in CACHE: the median of 10 after 3 warm-ups, each
+// reading a different part of a 256 MiB buffer so that it comes from memory, not L2.
+void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
+                 double copy_gbps, std::map<std::uint64_t, double>& cache,
+                 const CopyMethod& method) {
   constexpr std::size_t kRegion = 256u << 20;
   std::vector<std::uint64_t> todo;
   for (const double b : bytes) {
     const auto moved = static_cast<std::uint64_t>(b);
-    if (moved < 2 || cache.count(moved)) continue;
+    if (moved < 32 || cache.count(moved)) continue;
     if (moved > kRegion) {
       if (copy_gbps > 0) cache[moved] = static_cast<double>(moved) / (copy_gbps * 1e3);
       continue;
@@ -209,14 +222,14 @@ void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vecto
   cudaStreamSynchronize(stream);
   cupti->take();
   for (const std::uint64_t moved : todo) {
-    const std::size_t half = static_cast<std::size_t>(moved / 2);
+    // 16-byte aligned halves, so that the kernel copy moves whole words.
+    const std::size_t half = static_cast<std::size_t>(moved / 2) / 16 * 16;
     const std::size_t span = kRegion - half;
     constexpr int kWarmup = 3;
     constexpr int kReps = 10;
     std::size_t offset = 0;
     const auto copy_once = [&] {
-      cudaMemcpyAsync(static_cast<char*>(dst) + offset, static_cast<char*>(src) + offset, half,
-                      cudaMemcpyDeviceToDevice, stream);
+      method.launch(static_cast<char*>(src) + offset, static_cast<char*>(dst) + offset, half);
       offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
     };
     for (int i = 0; i < kWarmup; ++i) copy_once();
@@ -224,17 +237,66 @@ void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vecto
     cupti->take();  // the warm-up's records
     for (int i = 0; i < kReps; ++i) copy_once();
     cudaStreamSynchronize(stream);
-    const ActivityBatch batch = cupti->take();
+    const std::vector<double> us = method.durations_us(cupti->take(), half);
+    if (!us.empty()) cache[moved] = median(us);
+  }
+  cudaGetLastError();
+  cudaFree(src);
+  cudaFree(dst);
+}
+
+std::vector<double> kernel_us_named(const ActivityBatch& batch, const char* name) {
+  std::vector<double> us;
+  for (const KernelRecord& k : batch.records.kernels) {
+    if (k.name == name && k.end > k.start) us.push_back(k.us());
+  }
+  return us;
+}
+
+}  // namespace
+
+void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
+                     double copy_gbps, std::map<std::uint64_t, double>& cache) {
+  CopyMethod memcpy_method;
+  memcpy_method.launch = [&](const void* src, void* dst, std::size_t half) {
+    cudaMemcpyAsync(dst, src, half, cudaMemcpyDeviceToDevice, stream);
+  };
+  memcpy_method.durations_us = [](const ActivityBatch& batch, std::size_t half) {
     std::vector<double> us;
     for (const CopyRecord& c : batch.records.copies) {
       if (c.kind == "memcpy" && c.bytes == half && c.end > c.start) {
         us.push_back(static_cast<double>(c.end - c.start) / 1000.0);
       }
     }
-    if (!us.empty()) cache[moved] = median(us);
-  }
-  cudaFree(src);
-  cudaFree(dst);
+    return us;
+  };
+  time_copies(stream, cupti, bytes, copy_gbps, cache, memcpy_method);
+}
+
+void measure_copy_kernel_us(cudaStream_t stream, CuptiActivity* cupti,
+                            const ReferenceKernels& kernels, const std::vector<double>& bytes,
+                            std::map<std::uint64_t, double>& cache) {
+  CopyMethod kernel_method;
+  kernel_method.launch = [&](const void* src, void* dst, std::size_t half) {
+    kernels.copy(src, dst, static_cast<long long>(half / 16), stream);
+  };
+  kernel_method.durations_us = [](const ActivityBatch& batch, std::size_t) {
+    return kernel_us_named(batch, ReferenceKernels::kCopyName);
+  };
+  time_copies(stream, cupti, bytes, 0.0, cache, kernel_method);
+}
+
+double measure_empty_kernel_us(cudaStream_t stream, CuptiActivity* cupti,
+                               const ReferenceKernels& kernels) {
+  if (cupti == nullptr) return 0.0;
+  cupti->record(true);
+  cudaStreamSynchronize(stream);
+  cupti->take();
+  for (int i = 0; i < 20; ++i) kernels.empty(stream);
+  cudaStreamSynchronize(stream);
+  const std::vector<double> us = kernel_us_named(cupti->take(), ReferenceKernels::kEmptyName);
+  cudaGetLastError();
+  return us.empty() ? 0.0 : median(us);
 }
 
 }  // namespace fxscope::gpu

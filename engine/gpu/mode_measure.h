@@ -39,4 +39,17 @@ double measure_copy_gbps(cudaStream_t stream);
 void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                      double copy_gbps, std::map<std::uint64_t, double>& cache);
 
+// The same copies as measure_copy_us, made by a kernel (KERNELS' copy: 16-byte loads and stores,
+// one a thread, as fxscope's own pointwise kernels do) rather than by cudaMemcpy, which may run
+// on the copy engine with a fixed cost of its own: microseconds by bytes moved, into CACHE.
+class ReferenceKernels;
+void measure_copy_kernel_us(cudaStream_t stream, CuptiActivity* cupti,
+                            const ReferenceKernels& kernels, const std::vector<double>& bytes,
+                            std::map<std::uint64_t, double>& cache);
+
+// CUPTI's duration of an empty kernel of one block (median of 20): the fixed cost every kernel's
+// time includes; 0 when it cannot be measured.
+double measure_empty_kernel_us(cudaStream_t stream, CuptiActivity* cupti,
+                               const ReferenceKernels& kernels);
+
 }  // namespace fxscope::gpu

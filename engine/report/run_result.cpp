@@ -125,6 +125,8 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.alu_us = r.number("alu_us");
     b.same_size_copy_us = r.number("same_size_copy_us");
     b.share_of_same_size_copy = r.number("share_of_same_size_copy");
+    b.same_size_copy_kernel_us = r.number("same_size_copy_kernel_us");
+    b.share_of_same_size_copy_kernel = r.number("share_of_same_size_copy_kernel");
     const std::string bound = r.text("bound");
     if (!bound.empty() && bound != "compute" && bound != "memory") {
       return make_error(at + ": \"bound\" should be \"compute\" or \"memory\", not \"" + bound +

@@ -50,6 +50,10 @@ struct KernelBandwidth {
   // only a copy of the same size says how far the kernel's memory access is from the best.
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;
+  // The same copy made by a plain 16-byte copy kernel (gpu/reference_kernels.h) rather than by
+  // cudaMemcpy, and the kernel's share of it: what a kernel can reach through the same launch.
+  double same_size_copy_kernel_us = 0;
+  double share_of_same_size_copy_kernel = 0;
   // Held to kBandwidthTarget when it moves at least kBandwidthMinBytes, is not compute-bound
   // and its same-size copy was measured; meets it at kBandwidthTarget of the same-size copy.
   bool held_to_target = false;
@@ -88,6 +92,7 @@ struct EngineRun {
   std::string cudnn;            // where cuDNN was found, empty if not
   double copy_gbps = 0;         // device-to-device copy, bytes read + written per second
   double alu_slots_per_us = 0;  // issue slots the device retires (ops/alu_cost.h), peak clock
+  double empty_kernel_us = 0;   // CUPTI's duration of an empty kernel: what every launch costs
   Coverage coverage;            // of the default mode's (post-grad) graph
   std::vector<EngineMode> modes;
   std::vector<std::string> notes;

@@ -31,6 +31,9 @@ struct RunBandwidth {
   // target judges (0 in runs that judged against the 256 MiB copy alone).
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;
+  // The same copy made by a plain copy kernel, and the kernel's share of it (0 in older runs).
+  double same_size_copy_kernel_us = 0;
+  double share_of_same_size_copy_kernel = 0;
 };
 
 struct RunKernel {

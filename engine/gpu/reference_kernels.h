@@ -1,0 +1,30 @@
+#pragma once
+// Two kernels compiled like the generated ones (NVRTC, the run's device), to measure what any
+// kernel pays: an empty kernel (the fixed cost of a launch as CUPTI times it) and a plain 16-byte
+// copy (the bandwidth a memory-bound kernel of a given size can reach through the same path).
+
+#include <memory>
+#include <string>
+
+#include "engine_compiler.h"
+#include "kernel_image.h"
+
+namespace fxscope::gpu {
+
+class ReferenceKernels {
+ public:
+  static Result<ReferenceKernels> load(const EngineCompiler& compiler);
+
+  // Copies N16 16-byte words from SRC to DST (both 16-byte aligned).
+  cudaError_t copy(const void* src, void* dst, long long n16, cudaStream_t stream) const;
+  cudaError_t empty(cudaStream_t stream) const;
+
+  static constexpr const char* kCopyName = "fxscope_reference_copy";
+  static constexpr const char* kEmptyName = "fxscope_reference_empty";
+
+ private:
+  std::shared_ptr<KernelImage> copy_;
+  std::shared_ptr<KernelImage> empty_;
+};
+
+}  // namespace fxscope::gpu
