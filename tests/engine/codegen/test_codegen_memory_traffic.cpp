@@ -139,3 +139,24 @@ TEST_CASE("pointwise_chain: the split reduction's first pass fills the device", 
   CHECK(first->grid * first->block >= 132 * 1024);
   CHECK(first->source.find("fx_welford_add(acc0") != std::string::npos);
 }
+
+TEST_CASE("a persistent item is guarded only where it can fall outside its row", "[codegen]") {
+  // GPT-2's layer norm: 128 rows a block each, 256 threads dividing 768: no item can be outside,
+  // so no guard splits the row's loads into one branch an item.
+  const auto gpt2 = test::planned_graphs("gpt2_2layer", fusion::Mode::default_mode);
+  REQUIRE(!gpt2.empty());
+  const auto ln = test::kernel_of(gpt2.front(), "var_mean_1");
+  const std::string ln_body = ln.source.substr(ln.source.find("end of prelude"));
+  INFO(ln_body);
+  CHECK(ln_body.find("if (active && r") == std::string::npos);
+  CHECK(ln_body.find("r < 768") == std::string::npos);
+  // ResNet-50's global average pool: 49 positions over teams of 16, 16 rows a block dividing
+  // 2,048: the position is guarded, the row is not.
+  const auto resnet = test::planned_graphs("resnet50", fusion::Mode::default_mode);
+  REQUIRE(!resnet.empty());
+  const auto pool = test::kernel_of(resnet.front(), "mean");
+  const std::string pool_body = pool.source.substr(pool.source.find("end of prelude"));
+  INFO(pool_body);
+  CHECK(pool_body.find("if (r < 49) {") != std::string::npos);
+  CHECK(pool_body.find("if (active && r") == std::string::npos);
+}
