@@ -196,15 +196,19 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
   const bool flat = ops::op_base_name(p.target) == "max_pool2d_with_indices";
   line("float " + m + " = -FX_INF;");
   line("long long " + at + " = 0;");
+  line("#pragma unroll");
   open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  line("#pragma unroll");
   open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
   line("const int ih = (" + oh + ") * " + std::to_string(pick(stride, 0, kh)) + " - " +
        std::to_string(pick(pad, 0, 0)) + " + kh * " + std::to_string(pick(dil, 0, 1)) + ";");
   line("const int iw = (" + ow + ") * " + std::to_string(pick(stride, 1, kw)) + " - " +
        std::to_string(pick(pad, 1, 0)) + " + kw * " + std::to_string(pick(dil, 1, 1)) + ";");
-  auto v = window_value(x, idx, in.sizes);
-  if (!v) return v;
-  line("if (" + *v + " > " + m + " || " + *v + " != " + *v + ") { " + m + " = " + *v + "; " + at +
+  auto read = window_value(x, idx, in.sizes);
+  if (!read) return read;
+  const std::string v = fresh("v_pool_in");
+  line("const float " + v + " = inside ? (float)(" + *read + ") : -FX_INF;");
+  line("if (" + v + " > " + m + " || " + v + " != " + v + ") { " + m + " = " + v + "; " + at +
        " = " +
        (flat ? "ih * " + std::to_string(in.sizes[r - 1]) + " + iw"
              : "kh * " + std::to_string(kw) + " + kw") +
@@ -216,17 +220,21 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
   return output == 0 ? m : at;
 }
 
-// Max and average pooling read their window alike: skip the positions (ih, iw) that fall in the
-// padding, else read X there, in the pooled element's other dims.
+// Max and average pooling read their window alike: X at (ih, iw) in the pooled element's other
+// dims, where `inside` says whether that position is in the image or in the padding. A padding
+// position reads the image's corner instead and its value is discarded by the caller: no branch
+// around the read, so the window's reads are all in flight at once. (Skipped with `continue`,
+// each read and its use sat in a branch of its own: ResNet-50's stem max-pool, 3.2 MB, took
+// 5.4 us against 2.2 us for a copy of its bytes.)
 Result<std::string> ValueEmitter::window_value(NodeId x, const Index& idx,
                                                const std::vector<std::int64_t>& in_sizes) {
   const std::size_t r = idx.dims.size();
-  line("if (ih < 0 || ih >= " + std::to_string(in_sizes[r - 2]) +
-       " || iw < 0 || iw >= " + std::to_string(in_sizes[r - 1]) + ") continue;");
+  line("const bool inside = ih >= 0 && ih < " + std::to_string(in_sizes[r - 2]) +
+       " && iw >= 0 && iw < " + std::to_string(in_sizes[r - 1]) + ";");
   Index xi = idx;
   xi.linear.clear();
-  xi.dims[r - 2] = "ih";
-  xi.dims[r - 1] = "iw";
+  xi.dims[r - 2] = "(inside ? ih : 0)";
+  xi.dims[r - 1] = "(inside ? iw : 0)";
   return value(x, xi);
 }
 
@@ -255,7 +263,9 @@ Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) 
   line("int " + c + " = 0;");
   const std::int64_t kh = pick(kernel, 0);
   const std::int64_t kw = pick(kernel, 1);
+  line("#pragma unroll");
   open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  line("#pragma unroll");
   open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
   line("const int ih = (" + idx.dims[r - 2] + ") * " + std::to_string(pick(stride, 0)) + " - " +
        std::to_string(pick(pad, 0)) + " + kh;");
@@ -263,8 +273,8 @@ Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) 
        std::to_string(pick(pad, 1)) + " + kw;");
   auto v = window_value(x, idx, in.sizes);
   if (!v) return v;
-  line(s + " += " + *v + ";");
-  line("++" + c + ";");
+  line(s + " += inside ? (float)(" + *v + ") : 0.0f;");
+  line(c + " += inside ? 1 : 0;");
   close();
   close();
   const std::string divisor = include_pad ? std::to_string(kh * kw) + ".0f" : "(float)" + c;

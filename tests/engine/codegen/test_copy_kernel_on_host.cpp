@@ -1,18 +1,22 @@
-// Layout copies run on the CPU: the generated CUDA C of every channels-last copy in the ResNet
-// samples is built by the host's C++ compiler behind a small shim and checked element by element
-// against the transpose it stands for. The shim runs one thread of one block: a kernel written
-// with block- and grid-stride loops and barriers between its phases does the same work that way,
-// so the index arithmetic of both phases is checked without a GPU.
+// Layout copies and pooling run on the CPU: the generated CUDA C of every channels-last copy in
+// the ResNet samples, and of ResNet-50's stem (batch norm, ReLU, max-pool), is built by the host's
+// C++ compiler behind a small shim and checked element by element against what it stands for. The
+// shim runs one thread of one block: a kernel written with block- and grid-stride loops and
+// barriers between its phases does the same work that way, so the index arithmetic of both phases
+// is checked without a GPU.
 
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -34,9 +38,19 @@ static fx_dim3 threadIdx, blockIdx, blockDim{1, 1, 1}, gridDim{1, 1, 1};
 static inline void __syncthreads() {}
 typedef long long fx_i64;
 template <class T, int N> struct alignas(sizeof(T) * N) fx_vec { T v[N]; };
+// Kernels without barriers run thread by thread: the test sets which one before each call.
+extern "C" void fx_set_thread(unsigned thread, unsigned block_dim) {
+  threadIdx.x = thread;
+  blockDim.x = block_dim;
+}
+#define FX_INF __builtin_inff()
+template <class T> inline T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
+#include <cmath>
 )";
 
 using CopyKernel = void (*)(const float*, float*);
+using StemKernel = void (*)(const float*, const float*, const float*, const float*, const float*,
+                            float*);
 
 // Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR.
 void* build_on_host(const codegen::GeneratedKernel& kernel, const std::filesystem::path& dir) {
@@ -114,4 +128,75 @@ TEST_CASE("channels-last copies of the ResNet samples transpose each image exact
   // 16-byte words) and the 3-channel input and stem weights (a thread a position).
   CHECK(checked >= 3);
   std::cout << checked << " distinct channels-last copies checked on the host\n";
+}
+
+TEST_CASE("ResNet-50's stem max-pool kernel pools the batch-normed image, padding included",
+          "[codegen]") {
+  const auto planned = test::planned_graphs("resnet50", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto kernel = test::kernel_of(planned.front(), "_low_memory_max_pool_with_offsets");
+  const graph::Graph& g = planned.front().fusion.post_grad;
+  // The convolution's output, the four batch-norm vectors (mean, variance, weight, bias), the
+  // pooled values.
+  REQUIRE(kernel.params.size() == 6);
+  REQUIRE(kernel.params[5].written);
+  CHECK(kernel.source.find("continue;") == std::string::npos);  // no branch around a read
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fxscope-pool-on-host-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  void* lib = build_on_host(kernel, dir);
+  const auto run = reinterpret_cast<StemKernel>(dlsym(lib, kernel.entry.c_str()));
+  REQUIRE(run);
+  const graph::TensorMeta& in = *g.node(kernel.params[0].node).meta;
+  const std::int64_t c = in.sizes[1].value, h = in.sizes[2].value, w = in.sizes[3].value;
+  REQUIRE(c == 64);
+  REQUIRE(h == 112);
+  std::vector<float> x(static_cast<std::size_t>(c * h * w));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(static_cast<int>(i * 2654435761u % 2001) - 1000) / 250.0f;
+  }
+  std::vector<float> mean(64), var(64), weight(64), bias(64);
+  for (std::size_t k = 0; k < 64; ++k) {
+    mean[k] = 0.01f * static_cast<float>(k);
+    var[k] = 0.5f + 0.02f * static_cast<float>(k);
+    weight[k] = 1.0f - 0.01f * static_cast<float>(k);
+    bias[k] = -0.2f + 0.005f * static_cast<float>(k);
+  }
+  const std::int64_t oh = h / 2, ow = w / 2;
+  std::vector<float> out(static_cast<std::size_t>(c * oh * ow), -7.0f);
+  // One block of the kernel's own size, thread by thread: it has no barrier, and its loop
+  // strides by the block size it was generated for.
+  using SetThread = void (*)(unsigned, unsigned);
+  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
+  REQUIRE(set_thread);
+  REQUIRE(kernel.source.find("__syncthreads", kernel.source.find("extern \"C\"")) ==
+          std::string::npos);
+  for (int t = 0; t < kernel.block; ++t) {
+    set_thread(static_cast<unsigned>(t), static_cast<unsigned>(kernel.block));
+    run(x.data(), mean.data(), var.data(), weight.data(), bias.data(), out.data());
+  }
+  std::int64_t wrong = 0;
+  for (std::int64_t k = 0; k < c; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    const float scale = 1.0f / std::sqrt(var[u] + 1e-5f) * weight[u];
+    for (std::int64_t y = 0; y < oh; ++y) {
+      for (std::int64_t z = 0; z < ow; ++z) {
+        // max_pool2d(kernel 3, stride 2, padding 1) of relu(batch norm(x)).
+        float best = -std::numeric_limits<float>::infinity();
+        for (std::int64_t dy = 0; dy < 3; ++dy) {
+          for (std::int64_t dz = 0; dz < 3; ++dz) {
+            const std::int64_t iy = y * 2 - 1 + dy, iz = z * 2 - 1 + dz;
+            if (iy < 0 || iy >= h || iz < 0 || iz >= w) continue;
+            const float v = x[static_cast<std::size_t>((k * h + iy) * w + iz)];
+            best = std::max(best, std::max((v - mean[u]) * scale + bias[u], 0.0f));
+          }
+        }
+        const float got = out[static_cast<std::size_t>((k * oh + y) * ow + z)];
+        wrong += std::abs(got - best) > 1e-5f * std::max(1.0f, std::abs(best));
+      }
+    }
+  }
+  CHECK(wrong == 0);
+  dlclose(lib);
+  std::filesystem::remove_all(dir);
 }
