@@ -70,8 +70,8 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     const fusion::KernelGroup& group = plan.groups[g];
     if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
     CanvasGroup shown{
-        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {},
-        1,          {}};
+        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {}, 1,
+        {},         {g}};
     for (graph::NodeId id : group.nodes) {
       if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
       if (to_dynamo == nullptr) {
@@ -91,6 +91,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
       // Every node already runs in an earlier kernel: this one is drawn with it, not dropped.
       CanvasGroup& joined = out.groups[std::size_t(host)];
       joined.kernels += 1;
+      joined.plan_groups.push_back(g);
       joined.predicted_us += shown.predicted_us;
       // Its nodes are the host's already: listed once, so measured time per node (summed over
       // the group's nodes for the overlay) is not counted twice.
@@ -119,6 +120,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     if (host < 0) continue;
     CanvasGroup& joined = out.groups[std::size_t(host)];
     joined.kernels += 1;
+    joined.plan_groups.push_back(g);
     joined.predicted_us += g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
     joined.layout_copies.push_back(group.name);
   }
@@ -199,6 +201,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   // the groups mean: the status bar says so rather than drawing them as if all were known.
   out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
   out->kernels = plan.launches();
+  if (!inductor) out->fusion = std::make_shared<const fusion::GraphFusion>(fusion);
 
   if (request.level != GraphLevel::kDynamo) {
     out->where = fusion.where;

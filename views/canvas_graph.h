@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fxscope/fusion/fusion_plan.h"
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/graph.h"
 #include "graph_layout.h"
 #include "loaded_log.h"
@@ -44,6 +45,9 @@ struct CanvasGroup {
   // The plan's layout copies drawn in this cluster, by name: a GPU run's kernel of that name is
   // this cluster's time (the copy's nodes are only the origins Inductor names it after).
   std::vector<std::string> layout_copies;
+  // Every kernel drawn as this cluster, as indices into the plan's groups (CanvasGraph::fusion),
+  // its own first: what the Kernel source view generates.
+  std::vector<std::size_t> plan_groups;
 };
 
 struct CanvasGraph {
@@ -62,6 +66,9 @@ struct CanvasGraph {
   std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
   double plan_ms = 0;
   std::size_t kernels = 0;  // launches of the plan shown; clusters may hold more than one
+  // The planned graph when the groups are fxscope's: the Kernel source view generates a
+  // cluster's CUDA C from it when asked (null for Inductor's groups).
+  std::shared_ptr<const fusion::GraphFusion> fusion;
 };
 
 // "triton_poi_fused_add_0  5.0 us": a group's title on its cluster.

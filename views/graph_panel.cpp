@@ -1,5 +1,7 @@
 #include "graph_panel.h"
 
+#include "kernel_source.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QFontDatabase>
@@ -18,6 +20,7 @@
 #include "graph_canvas.h"
 #include "graph_scene.h"
 #include "heat_legend.h"
+#include "kernel_source.h"
 #include "node_details.h"
 #include "node_item.h"
 
@@ -38,6 +41,15 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   inspector_->setReadOnly(true);
   inspector_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   inspector_->setPlaceholderText(tr("Click a node to inspect it."));
+  // Filled on every selection; shown where the window docks it (take_kernel_source).
+  source_ = new QPlainTextEdit(this);
+  source_->setObjectName(QStringLiteral("kernel_source"));
+  source_->setReadOnly(true);
+  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  source_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  source_->setPlaceholderText(
+      tr("Click a node to see the CUDA C fxscope generates for its kernel (Groups: fxscope)."));
+  source_->hide();
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(canvas_);
@@ -121,6 +133,7 @@ void GraphPanel::set_log(LoadedLogPtr log) {
   run_.reset();  // a run names units by id, which another log reuses for other code
   scene_->show_graph(nullptr);
   inspector_->clear();
+  source_->clear();
   update_banner();
   update_heat();
 }
@@ -190,6 +203,7 @@ void GraphPanel::request() {
 void GraphPanel::on_built(CanvasGraphPtr graph) {
   scene_->show_graph(graph);
   inspector_->clear();
+  source_->clear();
   update_heat();
   canvas_->show_start();
   QString message;
@@ -224,6 +238,8 @@ void GraphPanel::on_node_selected(std::size_t id) {
   if (!graph) return;
   inspector_->setPlainText(
       QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id), &heat_)));
+  source_->setPlainText(
+      QString::fromStdString(kernel_source_text(*graph, static_cast<graph::NodeId>(id))));
   emit node_selected(id);
 }
 
@@ -308,6 +324,16 @@ QString GraphPanel::banner_text() const {
 QWidget* GraphPanel::take_inspector() {
   inspector_->setParent(nullptr);
   return inspector_;
+}
+
+QWidget* GraphPanel::take_kernel_source() {
+  source_->setParent(nullptr);
+  source_->show();
+  return source_;
+}
+
+QString GraphPanel::kernel_source() const {
+  return source_->toPlainText();
 }
 
 QString GraphPanel::inspector_text() const {

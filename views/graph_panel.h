@@ -62,6 +62,10 @@ class GraphPanel : public QWidget {
   // Hands the inspector to a dock of the window (it starts beside the canvas, for a panel used
   // alone); the panel keeps filling it.
   QWidget* take_inspector();
+  // Likewise the Kernel source view (the CUDA C of the selected node's kernels), hidden until
+  // taken.
+  QWidget* take_kernel_source();
+  QString kernel_source() const;
 
  signals:
   // After every finished request, with or without a graph to draw.
@@ -96,6 +100,7 @@ class GraphPanel : public QWidget {
   QLineEdit* search_ = nullptr;
   QLabel* banner_ = nullptr;
   QPlainTextEdit* inspector_ = nullptr;
+  QPlainTextEdit* source_ = nullptr;
 };
 
 }  // namespace fxscope::views

@@ -132,6 +132,10 @@ void MainWindow::build_docks() {
       make_dock(tr("Inspector"), QStringLiteral("inspector_dock"), graph_->take_inspector(), this);
   // Under the units tree, so the canvas keeps the window's width.
   addDockWidget(Qt::LeftDockWidgetArea, inspector_dock_);
+  source_dock_ = make_dock(tr("Kernel source"), QStringLiteral("kernel_source_dock"),
+                           graph_->take_kernel_source(), this);
+  tabifyDockWidget(inspector_dock_, source_dock_);
+  inspector_dock_->raise();
   guards_ = new GuardsPanel(*graph_, this);
   guards_dock_ =
       make_dock(tr("Guards and recompiles"), QStringLiteral("guards_dock"), guards_, this);
@@ -169,6 +173,7 @@ void MainWindow::build_menus() {
   view->addAction(kernels_dock_->toggleViewAction());
   view->addAction(ab_dock_->toggleViewAction());
   view->addAction(inspector_dock_->toggleViewAction());
+  view->addAction(source_dock_->toggleViewAction());
   view->addAction(guards_dock_->toggleViewAction());
 
   gpu_runs_ = new GpuRunController(this, graph_);

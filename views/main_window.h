@@ -102,6 +102,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* kernels_dock_ = nullptr;
   QDockWidget* ab_dock_ = nullptr;
   QDockWidget* inspector_dock_ = nullptr;
+  QDockWidget* source_dock_ = nullptr;
   RecentFiles* recent_ = nullptr;
 };
 

@@ -2,6 +2,7 @@
 // [--screenshot FILE.png [--find TEXT]] [--benchmark-open]`.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSettings>
@@ -76,6 +77,12 @@ int main(int argc, char* argv[]) {
           "with --screenshot: select compile unit ID (such as 3/1) instead of the first"),
       QStringLiteral("ID"));
   parser.addOption(unit);
+  const QCommandLineOption dock(
+      QStringLiteral("dock"),
+      QStringLiteral("with --screenshot: bring dock NAME to the front of its tabs (kernels, "
+                     "kernel_source, guards, ...: the dock's object name without _dock)"),
+      QStringLiteral("NAME"));
+  parser.addOption(dock);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -132,6 +139,14 @@ int main(int argc, char* argv[]) {
     QObject::connect(run, &fxscope::views::WindowScreenshot::finished, &app, &QApplication::exit,
                      Qt::QueuedConnection);
     window.show();
+    if (parser.isSet(dock)) {
+      auto* shown = window.findChild<QDockWidget*>(parser.value(dock) + QStringLiteral("_dock"));
+      if (shown == nullptr) {
+        std::fprintf(stderr, "fxscope: no dock %s\n", qPrintable(parser.value(dock)));
+        return 2;
+      }
+      shown->raise();
+    }
     window.open_path(path);
     return QApplication::exec();
   }
@@ -145,6 +160,14 @@ int main(int argc, char* argv[]) {
     QObject::connect(run, &fxscope::views::OpenBenchmark::finished, &app, &QApplication::exit,
                      Qt::QueuedConnection);
     window.show();
+    if (parser.isSet(dock)) {
+      auto* shown = window.findChild<QDockWidget*>(parser.value(dock) + QStringLiteral("_dock"));
+      if (shown == nullptr) {
+        std::fprintf(stderr, "fxscope: no dock %s\n", qPrintable(parser.value(dock)));
+        return 2;
+      }
+      shown->raise();
+    }
     window.open_path(path);
     return QApplication::exec();
   }

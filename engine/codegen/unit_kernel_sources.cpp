@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "fxscope/codegen/kernel_codegen.h"
-#include "fxscope/fusion/unit_fusion.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -41,6 +40,31 @@ std::string header(const fusion::GraphFusion& f, const fusion::KernelGroup& grou
 
 }  // namespace
 
+Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
+                                        const fusion::KernelGroup& group, bool with_prelude) {
+  if (!has_generated_kernel(f.post_grad, group)) {
+    return make_error(group.name +
+                      " runs in a library (cuBLAS, cuDNN or fxscope's attention "
+                      "kernel): no generated kernel");
+  }
+  CodegenOptions options;
+  options.hints = f.hints;
+  auto k = generate(f.post_grad, group, options);
+  if (!k) return k.error();
+  std::string source = k->source;
+  if (!with_prelude) {
+    constexpr std::string_view kPreludeEnd = "// ---- end of prelude ----\n";
+    const auto end = source.find(kPreludeEnd);
+    if (end != std::string::npos) {
+      source =
+          "// (fxscope's prelude of helpers left out: `fxscope-cli fuse --cuda-source DIR` "
+          "writes it in full)\n" +
+          source.substr(end + kPreludeEnd.size());
+    }
+  }
+  return header(f, group, *k) + source;
+}
+
 Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion::Mode mode,
                                               const std::string& unit_id) {
   UnitKernelSources out;
@@ -59,11 +83,9 @@ Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion
           ++out.library_groups;
           continue;
         }
-        CodegenOptions options;
-        options.hints = f.hints;
-        auto k = generate(f.post_grad, group, options);
-        if (!k) {
-          out.refused.push_back(f.where + ": " + k.error().message);
+        auto text = group_kernel_source(f, group, true);
+        if (!text) {
+          out.refused.push_back(f.where + ": " + text.error().message);
           continue;
         }
         char number[16];
@@ -71,8 +93,8 @@ Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion
         // A backward graph's groups restart their numbering: the graph's index keeps names apart.
         const std::string graph_tag = fusions.size() > 1 ? "_graph" + std::to_string(gi) : "";
         // Inductor's names can outgrow a file name; the group id keeps a cut one unique.
-        out.files.push_back({file_safe(id + graph_tag + number + group.name.substr(0, 120)) + ".cu",
-                             header(f, group, *k) + k->source});
+        out.files.push_back(
+            {file_safe(id + graph_tag + number + group.name.substr(0, 120)) + ".cu", *text});
       }
     }
   }

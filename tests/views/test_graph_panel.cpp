@@ -1,6 +1,7 @@
 // The graph canvas in the window, offscreen: a unit's ATen graph with its kernel groups, the
 // level, groups and mode switches re-planning off the UI thread, search, selection and the
 // graph-break banner.
+#include <QDockWidget>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -100,6 +101,34 @@ TEST_CASE("Search selects a node and the inspector describes it", "[views][canva
   REQUIRE(selected.count() == 1);
   CHECK(selected.takeFirst().at(0).value<std::size_t>() == *output);
   CHECK(panel.inspector_text().startsWith(QStringLiteral("output\n  op       output")));
+}
+
+TEST_CASE("The Kernel source dock shows the CUDA C of the selected node's kernel",
+          "[views][canvas]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "residual_mlp");
+  GraphPanel& panel = window.graph_panel();
+  auto* dock = window.findChild<QDockWidget*>(QStringLiteral("kernel_source_dock"));
+  REQUIRE(dock != nullptr);
+  // The erf of the GELU: fxscope fuses bias, GELU and residual into one generated kernel.
+  REQUIRE(panel.search(QStringLiteral("erf")));
+  const std::string gelu = panel.kernel_source().toStdString();
+  INFO(gelu);
+  CHECK(gelu.starts_with("// fxscope: generated for [0/0]"));
+  CHECK(gelu.find("// group ") != std::string::npos);
+  CHECK(gelu.find("erff(") != std::string::npos);
+  CHECK(gelu.find("extern \"C\" __global__") != std::string::npos);
+  CHECK(gelu.find("prelude of helpers left out") != std::string::npos);
+  // The GEMM runs in cuBLAS: no source, and the view says so.
+  REQUIRE(panel.search(QStringLiteral("addmm")));
+  CHECK(panel.kernel_source().contains(QStringLiteral("runs in a library")));
+  // Inductor's groups have no fxscope source.
+  replan(panel, [&] { panel.set_groups(views::GroupSource::kInductor); });
+  CHECK(panel.kernel_source().isEmpty());  // cleared with the new graph
+  REQUIRE(panel.search(QStringLiteral("erf")));
+  CHECK(panel.kernel_source().contains(QStringLiteral("is Inductor's kernel")));
 }
 
 TEST_CASE("A unit that ended in a graph break shows the break above its graph", "[views][canvas]") {

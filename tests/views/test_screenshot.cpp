@@ -157,3 +157,27 @@ TEST_CASE("fxscope --run with a bad run file fails the screenshot naming it",
 }
 
 }  // namespace fxscope::test
+
+namespace fxscope::test {
+
+TEST_CASE("fxscope --dock brings a dock to the front; an unknown one is named, exit 2",
+          "[views][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString file = dir.filePath(QStringLiteral("source.png"));
+  const GuiRun shown =
+      run_gui({QString::fromStdString(sample("residual_mlp")), QStringLiteral("--find"),
+               QStringLiteral("erf"), QStringLiteral("--dock"), QStringLiteral("kernel_source"),
+               QStringLiteral("--screenshot"), file});
+  INFO(shown.stderr_text);
+  CHECK(shown.exit_code == 0);
+  CHECK_FALSE(QImage(file, "PNG").isNull());
+  const GuiRun unknown =
+      run_gui({QString::fromStdString(sample("residual_mlp")), QStringLiteral("--dock"),
+               QStringLiteral("sauce"), QStringLiteral("--screenshot"), file});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.stderr_text.find("no dock sauce") != std::string::npos);
+}
+
+}  // namespace fxscope::test

@@ -8,6 +8,7 @@
 
 #include "fxscope/core/result.h"
 #include "fxscope/fusion/planner.h"
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 
 namespace fxscope::codegen {
@@ -22,6 +23,13 @@ struct UnitKernelSources {
   std::size_t library_groups = 0;    // GEMMs, convolutions, attention: cuBLAS / cuDNN run them
   std::vector<std::string> refused;  // "group 7 ...: aten.bar has no CUDA lowering", one a group
 };
+
+// One group of F's plan (fxscope's, F.ours) as its file would hold it: a header comment (where,
+// group, nodes, launch) and the kernel. WITH_PRELUDE false leaves out the helpers every kernel
+// starts with (one line says so), for a view of the kernel alone. A group a library runs (GEMM,
+// convolution, attention) or the generator refuses is an error saying which.
+Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
+                                        const fusion::KernelGroup& group, bool with_prelude);
 
 // Every generated kernel of the units of LOG (only UNIT_ID's when it is not empty) planned in
 // MODE. An unknown unit is an error naming the units the log has.
