@@ -160,14 +160,6 @@ int main(int argc, char* argv[]) {
     QObject::connect(run, &fxscope::views::OpenBenchmark::finished, &app, &QApplication::exit,
                      Qt::QueuedConnection);
     window.show();
-    if (parser.isSet(dock)) {
-      auto* shown = window.findChild<QDockWidget*>(parser.value(dock) + QStringLiteral("_dock"));
-      if (shown == nullptr) {
-        std::fprintf(stderr, "fxscope: no dock %s\n", qPrintable(parser.value(dock)));
-        return 2;
-      }
-      shown->raise();
-    }
     window.open_path(path);
     return QApplication::exec();
   }
