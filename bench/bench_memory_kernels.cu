@@ -100,32 +100,30 @@ __device__ __forceinline__ Wf wf_combine(Wf a, Wf b) {
   const float wb = b.n / n;
   return {a.mean + d * wb, a.m2 + b.m2 + d * d * a.n * wb, n};
 }
-template <int TEAM>
-__device__ __forceinline__ Wf team_welford(Wf v) {
-  for (int m = 16; m > 0; m >>= 1) {
-    Wf o{__shfl_xor_sync(0xffffffffu, v.mean, m), __shfl_xor_sync(0xffffffffu, v.m2, m),
-         __shfl_xor_sync(0xffffffffu, v.n, m)};
-    v = wf_combine(v, o);
-  }
-  if (TEAM <= 32) return v;
-  __shared__ Wf slots[32];
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) slots[threadIdx.x / 32] = v;
-  __syncthreads();
-  Wf r = slots[0];
-  for (int k = 1; k < TEAM / 32; ++k) r = wf_combine(r, slots[k]);
-  return r;
+__device__ __forceinline__ float shfl(float v, int m) {
+  return __shfl_xor_sync(0xffffffffu, v, m);
 }
-template <int TEAM>
-__device__ __forceinline__ float team_sum(float v) {
-  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+__device__ __forceinline__ Wf shfl(Wf v, int m) {
+  return {shfl(v.mean, m), shfl(v.m2, m), shfl(v.n, m)};
+}
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct WelfordCombine {
+  __device__ Wf operator()(Wf a, Wf b) const { return wf_combine(a, b); }
+};
+// V combined over a team of TEAM threads (one row): shuffles within a warp, then one slot a warp
+// in shared memory, as the generated code's fx_team_reduce does.
+template <int TEAM, class T, class Op>
+__device__ __forceinline__ T team_reduce(T v, Op op) {
+  for (int m = 16; m > 0; m >>= 1) v = op(v, shfl(v, m));
   if (TEAM <= 32) return v;
-  __shared__ float slots[32];
+  __shared__ T slots[32];
   __syncthreads();
   if (threadIdx.x % 32 == 0) slots[threadIdx.x / 32] = v;
   __syncthreads();
-  float r = slots[0];
-  for (int k = 1; k < TEAM / 32; ++k) r += slots[k];
+  T r = slots[0];
+  for (int k = 1; k < TEAM / 32; ++k) r = op(r, slots[k]);
   return r;
 }
 
@@ -156,7 +154,7 @@ __global__ void __launch_bounds__(256) ln_team256_welford(LnArgs p) {
     }
     acc = wf_add(acc, x[it]);
   }
-  acc = team_welford<256>(acc);
+  acc = team_reduce<256>(acc, WelfordCombine());
   const float var = acc.m2 / acc.n, mean = acc.mean;
   const float rs = rsqrtf(var + 1e-5f);
 #pragma unroll
@@ -208,11 +206,11 @@ __global__ void __launch_bounds__(TEAM) ln_two_sum(LnArgs p) {
   float s = 0;
 #pragma unroll
   for (int k = 0; k < kPer; ++k) s += x[k];
-  const float mean = team_sum<TEAM>(s) / L;
+  const float mean = team_reduce<TEAM>(s, Sum()) / L;
   float q = 0;
 #pragma unroll
   for (int k = 0; k < kPer; ++k) q += (x[k] - mean) * (x[k] - mean);
-  const float var = team_sum<TEAM>(q) / L;
+  const float var = team_reduce<TEAM>(q, Sum()) / L;
   const float rs = rsqrtf(var + 1e-5f);
   if constexpr (kPer % 4 == 0) {
 #pragma unroll

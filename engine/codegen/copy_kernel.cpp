@@ -11,16 +11,10 @@ namespace fxscope::codegen {
 
 namespace {
 
-constexpr std::int64_t kSMs = 132;  // an H200's
-
 std::string stored_as(const std::string& dtype, const std::string& v) {
   if (dtype == "f16") return "fx_f2h(" + v + ")";
   if (dtype == "bf16") return "fx_f2b(" + v + ")";
   return "(" + storage_type(dtype) + ")(" + v + ")";
-}
-
-std::int64_t element_size(const std::string& dtype) {
-  return dtype == "f16" || dtype == "bf16" ? 2 : dtype == "f64" || dtype == "i64" ? 8 : 4;
 }
 
 // The channels-last copy of a tensor whose images have few positions (S = H * W <= 32, such as
@@ -53,7 +47,7 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   const std::int64_t row = s_count | 1;
   const std::int64_t c_tiles = (c_count + tc - 1) / tc;
   const std::int64_t tiles = z[0] * c_tiles;
-  const std::int64_t width = 16 / element_size(dtype);
+  const std::int64_t width = 16 / ops::dtype_bytes(dtype);
   const bool whole_tiles = c_count % tc == 0;
   std::optional<std::string> words;
   if (whole_tiles && (tc * s_count) % width == 0 &&
@@ -113,7 +107,7 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   em.close();
   em.close();
   em.close();
-  return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, 132 * 16),
+  return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, kSMs * 16),
                        "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype +
                            ", tiles of " + TC + " channels x all " + S + " positions" +
                            (words ? ", 16-byte reads" : ""),
@@ -148,7 +142,7 @@ Result<GeneratedKernel> few_channel_copy(const KernelContext& ctx, ValueEmitter&
   }
   em.close();
   return finish_kernel(ctx, em, {256, 1, 1},
-                       std::clamp<std::int64_t>((positions + 255) / 256, 1, 132 * 16),
+                       std::clamp<std::int64_t>((positions + 255) / 256, 1, kSMs * 16),
                        "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype +
                            ", a thread a position of " + C + " channels",
                        {{source, dtype, true, shape.numel()}});
@@ -244,7 +238,7 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
     em.close();
     em.close();
     em.close();
-    return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, 132 * 16),
+    return finish_kernel(ctx, em, {256, 1, 1}, std::clamp<std::int64_t>(tiles, 1, kSMs * 16),
                          "channels-last copy " + std::to_string(numel) + " x " + dtype +
                              ", tiles of " + TC + " channels x " + TS + " positions",
                          {{source, dtype, true, numel}});
@@ -256,7 +250,7 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
   em.line(dst + "[i] = " + stored(*v) + ";");
   em.close();
   return finish_kernel(ctx, em, {256, 1, 1},
-                       std::clamp<std::int64_t>((numel + 255) / 256, 1, 132 * 64),
+                       std::clamp<std::int64_t>((numel + 255) / 256, 1, kSMs * 64),
                        "attention mask copy " + std::to_string(numel) + " x " + dtype,
                        {{source, dtype, true, numel}});
 }

@@ -2,6 +2,7 @@
 // What the kernel builders share: the group, the nodes the kernel computes, the buffers it writes,
 // and the assembly of a kernel's source from its body and params.
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -10,6 +11,10 @@
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
+
+// The SMs of the device launch shapes are chosen for (an H200): grids and teams are sized to fill
+// it, past which grid-stride loops take the rest.
+inline constexpr std::int64_t kSMs = 132;
 
 struct KernelContext {
   const graph::Graph& graph;

@@ -11,10 +11,6 @@ namespace {
 
 using graph::NodeId;
 
-int element_bytes(const std::string& dtype) {
-  return dtype == "f32" ? 4 : 2;
-}
-
 // Elements per thread moved as one vector: 16 bytes of the narrowest output, when every output
 // is a contiguous f32, f16 or bf16 buffer whose size the width divides; 1 otherwise. Buffers are
 // allocated 256-byte aligned and views (pointer offsets) are never read as vectors, so a vector
@@ -31,7 +27,7 @@ int vector_width(const KernelContext& ctx, std::int64_t numel) {
     const auto s = shape_of(ctx.graph.node(w), ctx.hints);
     const std::string& dtype = ctx.graph.node(w).meta->dtype;
     if (!s || !s->contiguous() || (dtype != "f32" && dtype != "f16" && dtype != "bf16")) return 1;
-    width = std::max(width, 16 / element_bytes(dtype));
+    width = std::max(width, static_cast<int>(16 / ops::dtype_bytes(dtype)));
   }
   return width > 0 && numel % width == 0 ? width : 1;
 }
@@ -167,7 +163,7 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
   kernel.config = config;
   const std::int64_t per_block = static_cast<std::int64_t>(config.block) * items;
   // Enough blocks to fill an H200 many times over; beyond that the grid-stride loop takes over.
-  kernel.grid = std::clamp<std::int64_t>((numel + per_block - 1) / per_block, 1, 132 * 64);
+  kernel.grid = std::clamp<std::int64_t>((numel + per_block - 1) / per_block, 1, kSMs * 64);
   kernel.summary = "pointwise " + n + " x " + out_dtype + ", " +
                    std::to_string(em.loaded().size()) + " reads " +
                    std::to_string(ctx.writes.size()) + " writes" + (vector ? ", " + what : "");

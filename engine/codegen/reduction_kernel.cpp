@@ -36,6 +36,20 @@ std::optional<Error> store_value(ValueEmitter& em, NodeId w, const Index& idx) {
   return std::nullopt;
 }
 
+// The getitems of tuple TUPLE (var_mean, an online softmax) with the element each picks.
+std::vector<std::pair<NodeId, std::int64_t>> getitems_of(const graph::Graph& g, NodeId tuple) {
+  std::vector<std::pair<NodeId, std::int64_t>> out;
+  for (NodeId u = tuple + 1; u < g.size(); ++u) {
+    const graph::Node& un = g.node(u);
+    if (ops::op_key(un.target) == "operator.getitem" && un.args.size() >= 2 &&
+        un.args[0].is_node() && un.args[0].as_node() == tuple &&
+        un.args[1].kind() == graph::Argument::Kind::integer) {
+      out.emplace_back(u, un.args[1].as_int());
+    }
+  }
+  return out;
+}
+
 std::int64_t next_pow2(std::int64_t v) {
   std::int64_t p = 1;
   while (p < v) p *= 2;
@@ -48,7 +62,6 @@ std::int64_t next_pow2(std::int64_t v) {
 constexpr std::int64_t kMaxPersistentItems = 8;
 constexpr int kRowCacheRegisters = 32;
 // Threads an H200 keeps in flight (132 SMs x 2048): fewer, and memory latency is not hidden.
-constexpr std::int64_t kSMs = 132;
 constexpr std::int64_t kDeviceThreads = kSMs * 2048;
 
 // The team per row: about 4 elements a thread; wider while the rows alone leave the device idle
@@ -349,13 +362,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     ValueEmitter rehearsal = em;
     for (const ReductionShape& r : reds) {
       rehearsal.bind(r.node, "0.0f");
-      for (NodeId u = r.node + 1; u < g.size(); ++u) {
-        const graph::Node& un = g.node(u);
-        if (ops::op_key(un.target) == "operator.getitem" && !un.args.empty() &&
-            un.args[0].is_node() && un.args[0].as_node() == r.node) {
-          rehearsal.bind(u, "0.0f");
-        }
-      }
+      for (const auto& [u, element] : getitems_of(g, r.node)) rehearsal.bind(u, "0.0f");
     }
     rehearsal.note_row_loads(true);
     rehearsal.open("for (int it = 0; it < " + std::to_string(items) + "; ++it) {");
@@ -495,14 +502,8 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (reds[k].combine == Combine::softmax || tuple) {
         const std::string f0 = reds[k].combine == Combine::softmax ? "_max" : "_var";
         const std::string f1 = reds[k].combine == Combine::softmax ? "_sum" : "_mean";
-        for (NodeId u = reds[k].node + 1; u < g.size(); ++u) {
-          const graph::Node& un = g.node(u);
-          if (ops::op_key(un.target) != "operator.getitem" || un.args.size() < 2 ||
-              !un.args[0].is_node() || un.args[0].as_node() != reds[k].node ||
-              un.args[1].kind() != graph::Argument::Kind::integer) {
-            continue;
-          }
-          em.bind(u, "red" + K + (un.args[1].as_int() == 0 ? f0 : f1));
+        for (const auto& [u, element] : getitems_of(g, reds[k].node)) {
+          em.bind(u, "red" + K + (element == 0 ? f0 : f1));
         }
       } else {
         em.bind(reds[k].node, "red" + K + (reds[k].combine == Combine::welford ? "_var" : ""));
