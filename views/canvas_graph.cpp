@@ -201,7 +201,6 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   // the groups mean: the status bar says so rather than drawing them as if all were known.
   out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
   out->kernels = plan.launches();
-  if (!inductor) out->fusion = std::make_shared<const fusion::GraphFusion>(fusion);
 
   if (request.level != GraphLevel::kDynamo) {
     out->where = fusion.where;
@@ -232,6 +231,11 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
     return out;
   }
   out->layout = layout_graph(layout_input(*out), dot_limit);
+  // The report is done with: its planned graph moves to the canvas for the Kernel source view.
+  if (!inductor) {
+    out->fusion = std::make_shared<const fusion::GraphFusion>(
+        std::move(report->units[0].graphs[backward ? 1 : 0].fusion));
+  }
   return out;
 }
 
