@@ -11,10 +11,10 @@
 #include "cuda_status.h"
 #include "cudnn_conv.h"
 #include "cupti_activity.h"
-#include "engine_compiler.h"
 #include "executable.h"
 #include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/random_inputs.h"
@@ -298,6 +298,11 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     };
     const auto inputs = make_inputs(f.post_grad, all, hints, o.seed);
     say(name + ": compiling " + std::to_string(steps.steps.size()) + " steps");
+    std::vector<const std::string*> sources;
+    for (const auto& s : steps.steps) {
+      for (const auto& v : s.variants) sources.push_back(&v.source);
+    }
+    compiler.precompile(sources);
     auto exe = Executable::build(f.post_grad, std::move(steps), inputs, eo, stream);
     if (!exe) {
       em.error = exe.error().message;

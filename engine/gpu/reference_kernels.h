@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine_compiler.h"
+#include "fxscope/gpu/engine_compiler.h"
 #include "kernel_image.h"
 
 namespace fxscope::gpu {

@@ -11,6 +11,7 @@
 #include "../codegen/codegen_samples.h"
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/fusion/planner.h"
+#include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/graph/fx_readable_parser.h"
 
@@ -128,4 +129,40 @@ TEST_CASE("kernels over more than 2^31 elements index with 64 bits and compile",
     INFO(kernel->source);
     CHECK(cubin);
   }
+}
+
+TEST_CASE("precompiling on many threads gives compile() the same cubins; a failure keeps its group",
+          "[nvrtc]") {
+  TempCache cache("precompile");
+  const gpu::EngineCompiler compiler("sm_90", cache.path.string());
+  std::vector<std::string> sources;
+  for (int k = 0; k < 6; ++k) {
+    sources.push_back("extern \"C\" __global__ void fx_scale" + std::to_string(k) +
+                      "(float* p) { p[threadIdx.x] *= " + std::to_string(k + 2) + ".0f; }\n");
+  }
+  const std::string bad = "extern \"C\" __global__ void fx_bad(float* p) { p[0] = nope; }\n";
+  std::vector<const std::string*> all;
+  for (const auto& s : sources) all.push_back(&s);
+  all.push_back(&sources[0]);  // a source twice is compiled once
+  all.push_back(&bad);
+  compiler.precompile(all);
+  // Every good source is now on disk, compiled by the threads (one cubin per source).
+  std::size_t on_disk = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cache.path)) {
+    on_disk += e.path().extension() == ".cubin";
+  }
+  CHECK(on_disk == sources.size());
+  gpu::NvrtcOptions options;
+  options.use_cache = false;
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const auto got = compiler.compile(sources[k], "group " + std::to_string(k));
+    const auto fresh = gpu::compile_cuda(sources[k], "fx_scale", options);
+    REQUIRE(got);
+    REQUIRE(fresh);
+    CHECK(*got == fresh->cubin);
+  }
+  const auto failed = compiler.compile(bad, "group 7 triton_poi_fused_bad");
+  REQUIRE(!failed);
+  CHECK(failed.error().message.find("group 7 triton_poi_fused_bad") != std::string::npos);
+  CHECK(failed.error().message.find("nope") != std::string::npos);
 }
