@@ -57,13 +57,32 @@ Index lane_index(const Shape& shape, const std::string& iv, int width, int lane)
   return idx;
 }
 
+// Whether some dim of SHAPE takes lane_index's general form (neither the same for every lane nor
+// lane-affine): a broadcast operand indexed through it is read at a position of its own by each
+// lane, behind a division (a channel of a 7x7 plane).
+bool lanes_index_apart(const Shape& shape, int width) {
+  std::int64_t inner = 1;
+  for (std::size_t d = shape.sizes.size(); d-- > 0;) {
+    const std::int64_t size = shape.sizes[d];
+    bool outer = true;
+    for (std::size_t k = 0; k < d; ++k) outer = outer && shape.sizes[k] == 1;
+    const bool shared = inner % width == 0;
+    // Innermost: lane_index's "(iv % q) * w + lane", or the plain position of a 1-d tensor.
+    const bool affine = inner == 1 && (size % width == 0 || outer);
+    if (size != 1 && !shared && !affine) return true;
+    inner *= size;
+  }
+  return false;
+}
+
 std::string vector_type(const std::string& dtype, int width) {
   return "fx_vec<" + storage_type(dtype) + ", " + std::to_string(width) + ">";
 }
 
-}  // namespace
-
-Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
+// The kernel with CONFIG (WIDTH: the vector width the outputs allow); LANES_APART tells whether
+// the vector form read some buffer once a lane.
+Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig config, int width,
+                                       bool& lanes_apart) {
   if (ctx.writes.empty()) return make_error(ctx.where + ": writes no buffer");
   const auto first = shape_of(ctx.graph.node(ctx.writes.front()), ctx.hints);
   if (!first) return make_error(ctx.where + ": its output has no tensor annotation");
@@ -77,9 +96,6 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
     }
     shapes.push_back(std::move(*s));
   }
-  const int width = vector_width(ctx, numel);
-  LaunchConfig config = ctx.config;
-  if (ctx.default_config) config = {256, width, 1};
   const bool vector = width > 1 && config.items_per_thread == width;
   const int items = vector ? width : std::max(1, config.items_per_thread);
   const std::string ix = index_type(ctx, numel);
@@ -121,6 +137,9 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
     }
     if (!vector) em.close();
   }
+  lanes_apart = vector && em.lanes_read_apart() &&
+                std::any_of(shapes.begin(), shapes.end(),
+                            [&](const Shape& s) { return lanes_index_apart(s, items); });
   const std::string inner = em.take_body();
   std::string body;
   const std::string n = std::to_string(numel);
@@ -170,6 +189,24 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
   assemble(ctx, em, body, "pointwise over " + n + " elements" + (vector ? ", " + what : ""), {},
            kernel);
   return kernel;
+}
+
+}  // namespace
+
+Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
+  if (ctx.writes.empty()) return make_error(ctx.where + ": writes no buffer");
+  const auto first = shape_of(ctx.graph.node(ctx.writes.front()), ctx.hints);
+  if (!first) return make_error(ctx.where + ": its output has no tensor annotation");
+  const int width = vector_width(ctx, first->numel());
+  bool lanes_apart = false;
+  if (!ctx.default_config) return pointwise_with(ctx, ctx.config, width, lanes_apart);
+  auto vector = pointwise_with(ctx, {256, width, 1}, width, lanes_apart);
+  // A vector whose lanes each read a broadcast operand of their own (a batch norm's four
+  // per-channel numbers over 7x7 planes: 32 loads and 8 square roots a thread) does the scalar
+  // form's work on a quarter of its threads; the scalar form is the default then. max-autotune
+  // still times both.
+  if (!vector || !lanes_apart) return vector;
+  return pointwise_with(ctx, {256, 1, 1}, width, lanes_apart);
 }
 
 }  // namespace fxscope::codegen

@@ -316,6 +316,12 @@ Result<std::string> ValueEmitter::load(NodeId node, const Index& idx) {
   auto off = offset(node, idx);
   if (!off) return off.error();
   note_loaded(node);
+  if (vector_lane_ >= 0) {
+    // Only broadcast operands: a full-size buffer read out of order is one load an element in
+    // either form.
+    const auto shape = shape_of(n, hints_);
+    if (shape && shape->numel() < vector_numel_) lane_load_offsets_[node].insert(*off);
+  }
   const std::string& dtype = n.meta->dtype;
   std::string expr = param_name(node) + "[" + *off + "]";
   if (dtype == "f16") expr = "fx_h2f(" + expr + ")";

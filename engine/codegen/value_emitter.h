@@ -87,6 +87,15 @@ class ValueEmitter {
   const std::vector<std::pair<graph::NodeId, std::string>>& vector_loads() const {
     return vector_loads_;
   }
+  // Whether, while lanes were set, some smaller buffer was read element by element at more than
+  // one offset a thread: a broadcast operand whose index differs between lanes (a per-channel scale
+  // over 7x7 planes), read and computed on once a lane instead of once a vector.
+  bool lanes_read_apart() const {
+    for (const auto& [node, offsets] : lane_load_offsets_) {
+      if (offsets.size() > 1) return true;
+    }
+    return false;
+  }
 
   // Persistent reductions: while a row cache is open, a load or gather a pass over the row
   // computes at an index that depends on POSITION (the element's place in the row), two scopes
@@ -138,6 +147,7 @@ class ValueEmitter {
   const ops::SymbolHints& hints_;
   std::string where_;
   std::map<graph::NodeId, std::string> bound_;
+  std::map<graph::NodeId, std::set<std::string>> lane_load_offsets_;
   std::vector<std::map<std::string, std::string>> scopes_{1};
   std::vector<graph::NodeId> loaded_;
   std::string body_;
