@@ -16,34 +16,31 @@ QVariant micros(const std::optional<double>& us) {
   return us ? QVariant(QString::number(*us, 'f', 2)) : QVariant();
 }
 
-// The share the target judges: of a same-size copy where the run measured one, else of the
-// run's (256 MiB) copy bandwidth.
-double judged_share(const report::RunBandwidth& b) {
-  return b.same_size_copy_us > 0 ? b.share_of_same_size_copy : b.share_of_copy;
-}
-
 // "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges;
 // "· compute" after it where the kernel is compute-bound, so a low share is not read as slow
 // memory access.
 QString bandwidth_text(const report::RunBandwidth& b) {
   return QStringLiteral("%1 GB/s · %2%%3")
       .arg(QLocale::c().toString(b.gbps, 'f', 0))
-      .arg(judged_share(b) * 100, 0, 'f', 0)
+      .arg(b.judged_share * 100, 0, 'f', 0)
       .arg(b.compute_bound ? QStringLiteral(" · compute") : QString());
 }
 
 QString bandwidth_tip(const report::RunBandwidth& b) {
   QString moved = QStringLiteral("%1 MB moved").arg(b.bytes / 1e6, 0, 'f', 1);
-  if (b.same_size_copy_us > 0) {
-    moved += QObject::tr(", %1% of a same-size copy (%2 us), %3% of the run's 256 MiB copy")
-                 .arg(b.share_of_same_size_copy * 100, 0, 'f', 0)
-                 .arg(b.same_size_copy_us, 0, 'f', 2)
-                 .arg(b.share_of_copy * 100, 0, 'f', 0);
-  }
   if (b.same_size_copy_kernel_us > 0) {
-    moved += QObject::tr(" (a plain copy kernel of its size took %1 us: %2% for this kernel)")
-                 .arg(b.same_size_copy_kernel_us, 0, 'f', 2)
-                 .arg(b.share_of_same_size_copy_kernel * 100, 0, 'f', 0);
+    moved += QObject::tr(", %1% of a same-size copy kernel (%2 us)")
+                 .arg(b.share_of_same_size_copy_kernel * 100, 0, 'f', 0)
+                 .arg(b.same_size_copy_kernel_us, 0, 'f', 2);
+  }
+  if (b.same_size_copy_us > 0) {
+    moved += QObject::tr(", %1% of a same-size cudaMemcpy (%2 us)")
+                 .arg(b.share_of_same_size_copy * 100, 0, 'f', 0)
+                 .arg(b.same_size_copy_us, 0, 'f', 2);
+  }
+  moved += QObject::tr(", %1% of the run's 256 MiB copy").arg(b.share_of_copy * 100, 0, 'f', 0);
+  if (!b.judged_against.empty()) {
+    moved += QObject::tr("; judged against the %1").arg(QString::fromStdString(b.judged_against));
   }
   if (b.compute_bound) {
     return QObject::tr(
@@ -148,7 +145,7 @@ QVariant KernelsModel::data(const QModelIndex& index, int role) const {
       case kPredicted:
         return row->predicted_us.value_or(-1.0);
       case kBandwidth:
-        return row->bandwidth ? judged_share(*row->bandwidth) : -1.0;
+        return row->bandwidth ? row->bandwidth->judged_share : -1.0;
       default:
         return data(index, Qt::DisplayRole);
     }

@@ -60,22 +60,29 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
           const report::RunKernel& run_kernel = heat->mode->kernels[k];
           if (!run_kernel.bandwidth || (h.own && k != *h.own)) continue;
           const report::RunBandwidth& bw = *run_kernel.bandwidth;
-          char line[260];
+          char line[320];
           char alu[64] = "";
           if (bw.compute_bound) {
             std::snprintf(alu, sizeof alu, ": compute-bound (%.1f us of instructions)", bw.alu_us);
           }
-          char same[80] = "";
-          if (bw.same_size_copy_us > 0) {
+          char same[120] = "";
+          if (bw.same_size_copy_kernel_us > 0 && bw.same_size_copy_us > 0) {
+            std::snprintf(same, sizeof same,
+                          ", %.0f%% of a same-size copy kernel, %.0f%% of a same-size cudaMemcpy",
+                          bw.share_of_same_size_copy_kernel * 100,
+                          bw.share_of_same_size_copy * 100);
+          } else if (bw.same_size_copy_us > 0) {
             std::snprintf(same, sizeof same, ", %.0f%% of a same-size copy",
                           bw.share_of_same_size_copy * 100);
           }
+          const std::string verdict =
+              bw.compute_bound ? std::string(alu)
+              : !bw.held_to_target
+                  ? std::string()
+                  : (bw.meets_target ? ": meets the 70% target" : ": below the 70% target") +
+                        (bw.judged_against.empty() ? "" : " (of the " + bw.judged_against + ")");
           std::snprintf(line, sizeof line, "  bandwidth %.0f GB/s, %.0f%% of copy%s (%.1f MB)%s\n",
-                        bw.gbps, bw.share_of_copy * 100, same, bw.bytes / 1e6,
-                        bw.compute_bound     ? alu
-                        : !bw.held_to_target ? ""
-                        : bw.meets_target    ? ": meets the 70% target"
-                                             : ": below the 70% target");
+                        bw.gbps, bw.share_of_copy * 100, same, bw.bytes / 1e6, verdict.c_str());
           text += line;
         }
         const auto own = heat->per_node.find(node.name);

@@ -111,9 +111,10 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
   }
 }
 
-// Each kernel against a copy of its own size (COPY_US, by bytes moved): which are held to the
-// target and which meet it. A fused chain of full-precision math can take longer to issue than
-// its bytes take to move at the target: such a kernel is compute-bound, reported, not held.
+// Each kernel against copies of its own size (by bytes moved; the target judges the copy kernel's,
+// COPY_KERNEL_US): which are held to the target and which meet it. A fused chain of full-precision
+// math can take longer to issue than its bytes take to move at the target: such a kernel is
+// compute-bound, reported, not held.
 void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy_us,
                      const std::map<std::uint64_t, double>& copy_kernel_us, double copy_gbps) {
   for (KernelBandwidth& b : em.bandwidth) {
@@ -125,10 +126,11 @@ void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy
     b.share_of_same_size_copy_kernel =
         b.same_size_copy_kernel_us > 0 ? b.same_size_copy_kernel_us / b.us : 0.0;
     const double reference_gbps =
-        b.same_size_copy_us > 0 ? b.bytes / b.same_size_copy_us / 1e3 : copy_gbps;
+        b.same_size_copy_kernel_us > 0 ? b.bytes / b.same_size_copy_kernel_us / 1e3 : copy_gbps;
     b.compute_bound = ops::compute_bound(b.alu_us, b.bytes, reference_gbps, kBandwidthTarget);
-    b.held_to_target = b.same_size_copy_us > 0 && !b.compute_bound && b.bytes >= kBandwidthMinBytes;
-    b.meets_target = b.held_to_target && b.share_of_same_size_copy >= kBandwidthTarget;
+    b.held_to_target =
+        b.same_size_copy_kernel_us > 0 && !b.compute_bound && b.bytes >= kBandwidthMinBytes;
+    b.meets_target = b.held_to_target && b.share_of_same_size_copy_kernel >= kBandwidthTarget;
   }
 }
 
@@ -136,7 +138,8 @@ void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy
 std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
   char head[200];
   std::snprintf(head, sizeof head,
-                "%s: bandwidth target %.0f%% of a same-size copy for kernels moving >= %.1f MB:",
+                "%s: bandwidth target %.0f%% of a same-size copy kernel for kernels moving >= %.1f "
+                "MB:",
                 mode.c_str(), kBandwidthTarget * 100, kBandwidthMinBytes / 1e6);
   std::string line = head;
   std::size_t held = 0;
@@ -158,9 +161,9 @@ std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
       continue;
     }
     char k[256];
-    std::snprintf(k, sizeof k, " %s %.1f MB %.1f us, %.0f%% of a %.1f us copy: below;",
-                  b.name.c_str(), b.bytes / 1e6, b.us, b.share_of_same_size_copy * 100,
-                  b.same_size_copy_us);
+    std::snprintf(k, sizeof k, " %s %.1f MB %.1f us, %.0f%% of a %.1f us copy kernel: below;",
+                  b.name.c_str(), b.bytes / 1e6, b.us, b.share_of_same_size_copy_kernel * 100,
+                  b.same_size_copy_kernel_us);
     below += k;
   }
   line += below;

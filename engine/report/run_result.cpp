@@ -105,6 +105,7 @@ Result<RunKernel> read_kernel(const json& j, const std::string& where) {
 
 // The mode's optional `bandwidth` array, by kernel name.
 Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json& mode,
+                                                                     bool against_copy_kernel,
                                                                      const std::string& where) {
   std::unordered_map<std::string, RunBandwidth> out;
   const auto it = mode.find("bandwidth");
@@ -127,6 +128,16 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.share_of_same_size_copy = r.number("share_of_same_size_copy");
     b.same_size_copy_kernel_us = r.number("same_size_copy_kernel_us");
     b.share_of_same_size_copy_kernel = r.number("share_of_same_size_copy_kernel");
+    if (against_copy_kernel) {
+      b.judged_share = b.share_of_same_size_copy_kernel;
+      b.judged_against = "copy kernel";
+    } else if (b.same_size_copy_us > 0) {
+      b.judged_share = b.share_of_same_size_copy;
+      b.judged_against = "cudaMemcpy";
+    } else {
+      b.judged_share = b.share_of_copy;
+      b.judged_against = "256 MiB copy";
+    }
     const std::string bound = r.text("bound");
     if (!bound.empty() && bound != "compute" && bound != "memory") {
       return make_error(at + ": \"bound\" should be \"compute\" or \"memory\", not \"" + bound +
@@ -139,7 +150,7 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
   return out;
 }
 
-Result<RunMode> read_mode(const json& j, const std::string& where) {
+Result<RunMode> read_mode(const json& j, bool against_copy_kernel, const std::string& where) {
   if (!j.is_object()) return make_error(where + ": expected a mode object");
   FieldReader r(j, where);
   RunMode m;
@@ -154,7 +165,7 @@ Result<RunMode> read_mode(const json& j, const std::string& where) {
   m.repeats = repeats > 0 ? static_cast<std::size_t>(repeats) : 0;
   const json* kernels = r.array("kernels");
   if (const Error* e = r.error()) return *e;
-  auto bandwidth = read_bandwidth(j, where);
+  auto bandwidth = read_bandwidth(j, against_copy_kernel, where);
   if (!bandwidth) return bandwidth.error();
   for (std::size_t i = 0; i < kernels->size(); ++i) {
     auto kernel = read_kernel((*kernels)[i], where + ".kernels[" + std::to_string(i) + "]");
@@ -198,8 +209,16 @@ Result<RunResult> parse_run_result(std::string_view text, const std::string& whe
   run.torch_version = r.text("torch_version");
   const json* modes = r.array("modes");
   if (const Error* e = r.error()) return *e;
+  // What the bandwidth target judged against (absent in runs before session 6: cudaMemcpy).
+  bool against_copy_kernel = false;
+  if (const auto t = j.find("bandwidth_target"); t != j.end() && t->is_object()) {
+    const auto ref = t->find("reference");
+    against_copy_kernel =
+        ref != t->end() && ref->is_string() && ref->get<std::string>() == "same_size_copy_kernel";
+  }
   for (std::size_t i = 0; i < modes->size(); ++i) {
-    auto mode = read_mode((*modes)[i], where + ": modes[" + std::to_string(i) + "]");
+    auto mode =
+        read_mode((*modes)[i], against_copy_kernel, where + ": modes[" + std::to_string(i) + "]");
     if (!mode) return mode.error();
     run.modes.push_back(std::move(*mode));
   }

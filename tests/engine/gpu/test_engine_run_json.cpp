@@ -70,26 +70,39 @@ TEST_CASE("engine JSON has the PyTorch backend's fields plus its own", "[gpu]") 
 TEST_CASE("engine JSON says which kernels are held to the bandwidth target", "[gpu]") {
   auto run = two_modes();
   gpu::KernelBandwidth big;
-  big.name = "fx_big_g1";
+  big.name = "fx_aten_add_g0";
   big.bytes = 33.5e6;
   big.gbps = 3000;
   big.share_of_copy = 3000.0 / 4188;
   big.same_size_copy_us = 9.0;
   big.share_of_same_size_copy = 0.8;
+  big.same_size_copy_kernel_us = 9.5;
+  big.share_of_same_size_copy_kernel = 0.85;
   big.held_to_target = true;
   big.meets_target = true;
   run.modes[1].bandwidth = {big};
   const auto j = gpu::to_json(run);
-  // Held: kernels moving at least 1 MiB, judged against a copy of their own size.
-  CHECK(j["bandwidth_target"]["share_of_same_size_copy"] == gpu::kBandwidthTarget);
+  // Held: kernels moving at least 1 MiB, judged against a copy kernel of their own size.
+  CHECK(j["bandwidth_target"]["share"] == gpu::kBandwidthTarget);
+  CHECK(j["bandwidth_target"]["reference"] == "same_size_copy_kernel");
   CHECK(j["bandwidth_target"]["min_bytes"].get<double>() == Approx(1 << 20));
   const auto& b = j["modes"][1]["bandwidth"][0];
-  CHECK(b["name"] == "fx_big_g1");
+  CHECK(b["name"] == "fx_aten_add_g0");
   CHECK(b["held_to_target"] == true);
   CHECK(b["meets_target"] == true);
   CHECK(b["bound"] == "memory");
   CHECK(b["same_size_copy_us"].get<double>() == Approx(9.0));
   CHECK(b["share_of_same_size_copy"].get<double>() == Approx(0.8));
+  CHECK(b["share_of_same_size_copy_kernel"].get<double>() == Approx(0.85));
+  // Read back, the share the target judged is the copy kernel's.
+  const auto read = report::parse_run_result(j.dump(), "run.json");
+  REQUIRE(read);
+  const report::RunMode* mode = read->find_mode("reduce-overhead");
+  REQUIRE(mode);
+  REQUIRE(mode->kernels.size() == 1);
+  REQUIRE(mode->kernels[0].bandwidth);
+  CHECK(mode->kernels[0].bandwidth->judged_share == Approx(0.85));
+  CHECK(mode->kernels[0].bandwidth->judged_against == "copy kernel");
 }
 
 TEST_CASE("engine JSON marks a compute-bound kernel and the ALU rate it was judged by", "[gpu]") {

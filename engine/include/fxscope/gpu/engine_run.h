@@ -44,18 +44,21 @@ struct KernelBandwidth {
   double us = 0;
   double gbps = 0;
   double share_of_copy = 0;  // against the (256 MiB) copy bandwidth measured in the same run
-  // A device-to-device copy of the same bytes, timed by CUPTI in the same run, and the kernel's
-  // share of its bandwidth (same_size_copy_us / us): what the target judges. Launch ramp and
-  // tail (~1.5-2 us on an H200) cap a copy of 19 MB at 76% of the 256 MiB copy's bandwidth, so
-  // only a copy of the same size says how far the kernel's memory access is from the best.
+  // A cudaMemcpy of the same bytes, timed by CUPTI in the same run, and the kernel's share of
+  // its bandwidth (same_size_copy_us / us). Launch ramp and tail (~1.5-2 us on an H200) cap a
+  // copy of 19 MB at 76% of the 256 MiB copy's bandwidth, so only a copy of the same size says
+  // how far the kernel's memory access is from the best.
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;
-  // The same copy made by a plain 16-byte copy kernel (gpu/reference_kernels.h) rather than by
-  // cudaMemcpy, and the kernel's share of it: what a kernel can reach through the same launch.
+  // The same copy made by fxscope's copy kernel (gpu/reference_kernels.h: four 16-byte words a
+  // thread, the fastest of nine forms on the H200), and the kernel's share of it: what the target
+  // judges. A kernel is judged against what a kernel can do through the same launch: below 3 MB
+  // cudaMemcpy's CUPTI time left every kernel behind, the plain copy kernel included (69% at
+  // 2.4 MB), and it was bimodal (1.6-2.0 or 5.5-6.0 us for 1.2 MB in bench_memory_kernels).
   double same_size_copy_kernel_us = 0;
   double share_of_same_size_copy_kernel = 0;
   // Held to kBandwidthTarget when it moves at least kBandwidthMinBytes, is not compute-bound
-  // and its same-size copy was measured; meets it at kBandwidthTarget of the same-size copy.
+  // and its same-size copy kernel was measured; meets it at kBandwidthTarget of that copy.
   bool held_to_target = false;
   bool meets_target = false;
   // Issuing its instructions alone takes alu_us (ops/alu_cost.h, at the device's peak clock);

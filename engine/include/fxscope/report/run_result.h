@@ -27,13 +27,19 @@ struct RunBandwidth {
   bool meets_target = false;
   double alu_us = 0;           // 0 in runs written before fxscope estimated it
   bool compute_bound = false;  // "bound": "compute"
-  // A copy of the same bytes in the same run and the kernel's share of its bandwidth, which the
-  // target judges (0 in runs that judged against the 256 MiB copy alone).
+  // A cudaMemcpy of the same bytes in the same run and the kernel's share of its bandwidth (0 in
+  // runs that judged against the 256 MiB copy alone).
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;
-  // The same copy made by a plain copy kernel, and the kernel's share of it (0 in older runs).
+  // The same copy made by the reference copy kernel, and the kernel's share of it (0 in older
+  // runs).
   double same_size_copy_kernel_us = 0;
   double share_of_same_size_copy_kernel = 0;
+  // The share the run's target judged and what it was of: the same-size copy kernel (runs since
+  // session 6: "bandwidth_target": {"reference": "same_size_copy_kernel"}), else the same-size
+  // cudaMemcpy, else the run's 256 MiB copy.
+  double judged_share = 0;
+  std::string judged_against;  // "copy kernel", "cudaMemcpy", "256 MiB copy"
 };
 
 struct RunKernel {
