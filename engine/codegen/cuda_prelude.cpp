@@ -73,6 +73,16 @@ __device__ __forceinline__ FxWelfordState fx_welford_add(FxWelfordState a, float
   const float mean = a.mean + __fdividef(delta, n);
   return {mean, a.m2 + delta * (x - mean), n};
 }
+// A persistent row's variance in one pass: the sums of d = x - K and of d * d, K an element of the
+// row (its first), so that the row waits for one team reduction instead of two (mean, then the
+// centred squares). Shifted by an element of the row, the sums do not cancel as E[x^2] - E[x]^2
+// does when the mean is large against the spread.
+struct FxShiftedState { float s, q; };
+struct FxShiftedSum {
+  __device__ FxShiftedState operator()(FxShiftedState a, FxShiftedState b) const {
+    return {a.s + b.s, a.q + b.q};
+  }
+};
 // Online softmax: (max, sum of exp(x - max)) rescaled when the max grows, one pass.
 struct FxSoftmaxState { float m, s; };
 struct FxOnlineSoftmax {
@@ -106,6 +116,9 @@ __device__ __forceinline__ int fx_shfl(int v, int m, int w) { return __shfl_xor_
 __device__ __forceinline__ long long fx_shfl(long long v, int m, int w) { return __shfl_xor_sync(0xffffffffu, v, m, w); }
 __device__ __forceinline__ FxWelfordState fx_shfl(FxWelfordState v, int m, int w) {
   return {fx_shfl(v.mean, m, w), fx_shfl(v.m2, m, w), fx_shfl(v.n, m, w)};
+}
+__device__ __forceinline__ FxShiftedState fx_shfl(FxShiftedState v, int m, int w) {
+  return {fx_shfl(v.s, m, w), fx_shfl(v.q, m, w)};
 }
 __device__ __forceinline__ FxSoftmaxState fx_shfl(FxSoftmaxState v, int m, int w) {
   return {fx_shfl(v.m, m, w), fx_shfl(v.s, m, w)};

@@ -290,21 +290,25 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   } else {
     em.line("const " + ix + " xrow = row;");
   }
-  // A persistent row's variance is two sums over the elements a thread holds: the mean, then the
-  // centred squares. Welford's update divides once an element and its combine once a shuffle;
-  // on the H200 GPT-2's layer norm (128 rows x 768) took 2.7 us so against 2.1 us with two sums
-  // (bench_memory_kernels), and two passes are at least as accurate.
-  const auto two_sum = [&](std::size_t k) {
+  // A persistent row's variance is one pass of shifted sums (FxShiftedState: the sums of x - K and
+  // its square, K the row's first element) over the elements a thread holds, and one team
+  // reduction. Welford's update divides once an element and its combine once a shuffle: on the
+  // H200 GPT-2's layer norm (128 rows x 768) took 2.7 us so against 2.1 us with two sums (the
+  // mean, then the centred squares: two reductions), and 1.98 us with shifted sums in one
+  // (bench_memory_kernels).
+  const auto shifted_sum = [&](std::size_t k) {
     // Not a split reduction's second pass: it combines Welford states, not elements.
     return persistent && !second_pass && reds[k].combine == Combine::welford;
   };
   std::vector<Accumulator> accs;
   for (std::size_t k = 0; k < reds.size(); ++k) {
     const std::string in_type = compute_type(g.node(reds[k].input).meta->dtype);
-    if (two_sum(k)) {
-      accs.push_back({"float", "0.0f", "FxSum()", {""}});
-      em.line("float acc" + std::to_string(k) + " = 0.0f;  // " + g.node(reds[k].node).name +
-              ": the sum, then the centred squares");
+    if (shifted_sum(k)) {
+      accs.push_back(
+          {"FxShiftedState", "FxShiftedState{0.0f, 0.0f}", "FxShiftedSum()", {"s", "q"}});
+      em.line("FxShiftedState acc" + std::to_string(k) + " = {0.0f, 0.0f};  // " +
+              g.node(reds[k].node).name + ": sums of x - shift" + std::to_string(k) +
+              " and its square");
       continue;
     }
     accs.push_back(accumulator(reds[k].combine, in_type));
@@ -346,17 +350,25 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     return delinearize(lin, s->sizes);
   };
 
+  // Each shifted-sum variance's K: its input at the row's first element (0 past the last row).
+  for (std::size_t k = 0; k < reds.size(); ++k) {
+    if (!shifted_sum(k)) continue;
+    const std::string K = std::to_string(k);
+    em.line("float shift" + K + " = 0.0f;");
+    em.open("if (active) {");
+    em.line("const " + ix + " rr = 0;");
+    auto v = em.value(reds[k].input, full_index(reds[k].input));
+    if (!v) return v.error();
+    em.line("shift" + K + " = (float)(" + *v + ");");
+    em.close();
+  }
+
   std::vector<KernelParam> scratch;
   const std::size_t cache_at = em.body_size();
   // Loads of later passes that do not depend on the reductions (a layer norm's weight and bias):
   // the first pass makes them, so they are in flight with the row's own loads rather than a
   // memory round trip after the reduction.
   std::vector<std::pair<NodeId, Index>> early_loads;
-  bool sums_twice = false;
-  for (std::size_t k = 0; k < reds.size(); ++k) sums_twice = sums_twice || two_sum(k);
-  if (persistent && passes == 1 && sums_twice) {
-    em.open_row_cache("it", "rr", static_cast<int>(items), kRowCacheRegisters);
-  }
   if (persistent && passes > 1) {
     em.open_row_cache("it", "rr", static_cast<int>(items), kRowCacheRegisters);
     ValueEmitter rehearsal = em;
@@ -379,10 +391,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   }
   for (int p = 0; p < passes; ++p) {
     em.line("// pass " + std::to_string(p + 1) + " of " + std::to_string(passes) + " over the row");
-    bool second_sum = false;  // a two-sum variance: this pass reads its elements twice
-    for (std::size_t k = 0; k < reds.size(); ++k)
-      second_sum = second_sum || (pass[k] == p && two_sum(k));
-    if (p + 1 == passes && !second_sum) em.freeze_row_cache();
+    if (p + 1 == passes) em.freeze_row_cache();
     if (persistent) {
       em.line("#pragma unroll");
       em.open("for (int it = 0; it < " + std::to_string(items) + "; ++it) {");
@@ -422,8 +431,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       }
       auto v = em.value(reds[k].input, full_index(reds[k].input));
       if (!v) return v.error();
-      if (two_sum(k)) {
-        em.line(acc + " += (float)(" + *v + ");");
+      if (shifted_sum(k)) {
+        const std::string d = "d" + std::to_string(k);
+        em.line("const float " + d + " = (float)(" + *v + ") - shift" + std::to_string(k) + ";");
+        em.line(acc + ".s += " + d + ";");
+        em.line(acc + ".q += " + d + " * " + d + ";");
         continue;
       }
       if (reds[k].combine == Combine::welford) {
@@ -444,31 +456,19 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     em.close();
     em.close();  // the persistent item's guard, or the looped row's
-    if (p + 1 == passes && second_sum) em.freeze_row_cache();
     for (std::size_t k = 0; k < reds.size(); ++k) {
       if (pass[k] != p) continue;
       const std::string acc = "acc" + std::to_string(k);
       const std::string K = std::to_string(k);
       em.line(acc + " = fx_team_reduce(" + acc + ", " + accs[k].combiner + ", " + T + ");");
-      if (two_sum(k)) {
-        // The centred squares over the same elements, from the row cache where it holds them.
+      if (shifted_sum(k)) {
+        // mean = K + sum(d) / n; n * variance = sum(d^2) - sum(d)^2 / n.
         const std::string n_elems = std::to_string(rlen) + ".0f";
-        em.line("const float red" + K + "_mean = " + acc + " / " + n_elems + ";");
-        em.line(acc + " = 0.0f;");
-        em.line("#pragma unroll");
-        em.open("for (int it = 0; it < " + std::to_string(items) + "; ++it) {");
-        em.line("const int r = lane + it * " + T + ";");
-        em.open(item_guard);
-        em.line("const " + ix + " rr = r;");
-        auto v = em.value(reds[k].input, full_index(reds[k].input));
-        if (!v) return v.error();
-        em.line("const float d" + K + " = (float)(" + *v + ") - red" + K + "_mean;");
-        em.line(acc + " += d" + K + " * d" + K + ";");
-        em.close();
-        em.close();
-        em.line(acc + " = fx_team_reduce(" + acc + ", FxSum(), " + T + ");");
-        em.line("const float red" + K + "_var = " + acc + " / fx_max(" + n_elems + " - " +
-                float_literal(reds[k].correction) + ", 0.0f);");
+        em.line("const float red" + K + "_dm = " + acc + ".s / " + n_elems + ";");
+        em.line("const float red" + K + "_mean = shift" + K + " + red" + K + "_dm;");
+        em.line("const float red" + K + "_var = fx_max(" + acc + ".q - " + acc + ".s * red" + K +
+                "_dm, 0.0f) / fx_max(" + n_elems + " - " + float_literal(reds[k].correction) +
+                ", 0.0f);");
       }
       if (first_pass) continue;
       const graph::Node& rn = g.node(reds[k].node);
@@ -486,7 +486,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           em.line("const long long red" + K + " = " + acc + ".i;");
           break;
         case Combine::welford:
-          if (two_sum(k)) break;  // red_mean and red_var are out already
+          if (shifted_sum(k)) break;  // red_mean and red_var are out already
           em.line("const float red" + K + "_var = " + acc + ".m2 / fx_max(" + acc + ".n - " +
                   float_literal(reds[k].correction) + ", 0.0f);");
           em.line("const float red" + K + "_mean = " + acc + ".mean;");

@@ -47,15 +47,19 @@ TEST_CASE("residual_mlp: bias + GELU + residual reads its three buffers as float
   CHECK(k.block * k.grid * 4 >= 32768);
 }
 
-TEST_CASE("gpt2: layer norm is one kernel: two sums for the variance, then its normalisation",
+TEST_CASE("gpt2: layer norm is one kernel: shifted sums for the variance, then its normalisation",
           "[codegen]") {
   const auto planned = test::planned_graphs("gpt2_2layer", fusion::Mode::default_mode);
   REQUIRE(!planned.empty());
   const auto k = test::kernel_of(planned.front(), "var_mean_1");
   CHECK(k.summary.find("reduction 128 rows x 768 (var_mean), 2 passes") == 0);
-  // The row is in registers: the mean, then the centred squares, each one team sum, no Welford.
-  CHECK(test::occurrences(k.source, "fx_team_reduce(acc0, FxSum(), 256)") == 2);
-  CHECK(k.source.find("acc0 += d0 * d0;") != std::string::npos);
+  // The row is in registers: the sums of x - K and its square (K the row's first element) in one
+  // team reduction, no Welford.
+  CHECK(test::occurrences(k.source, "fx_team_reduce(acc0, FxShiftedSum(), 256)") == 1);
+  CHECK(test::occurrences(k.source.substr(k.source.find("end of prelude")), "fx_team_reduce(") ==
+        1);
+  CHECK(k.source.find("acc0.q += d0 * d0;") != std::string::npos);
+  CHECK(k.source.find("const float red0_mean = shift0 + red0_dm;") != std::string::npos);
   const std::string body = k.source.substr(k.source.find("end of prelude"));
   CHECK(body.find("FxWelford") == std::string::npos);
   CHECK(k.source.find("rsqrtf(") != std::string::npos);
