@@ -3,6 +3,7 @@
 
 #include "value_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -181,7 +182,15 @@ std::string ValueEmitter::take_body() {
 }
 
 std::string ValueEmitter::fresh(const std::string& stem) {
-  return stem + "_" + std::to_string(counter_++);
+  std::string name = stem + "_" + std::to_string(counter_++);
+  named_.push_back(name);
+  return name;
+}
+
+bool ValueEmitter::uses_emitted_names(const Index& idx) const {
+  const std::string text = join(idx.dims, ",") + ";" + idx.linear;
+  return std::any_of(named_.begin(), named_.end(),
+                     [&](const std::string& n) { return text.find(n) != std::string::npos; });
 }
 
 std::string ValueEmitter::declare(const std::string& type, const std::string& stem,
@@ -218,7 +227,10 @@ Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
     if (const auto it = row_cache_.find(key); it != row_cache_.end()) {
       return it->second + "[" + row_cache_slot_ + "]";
     }
-    if (noting_row_loads_) noted_row_loads_.emplace_back(node, idx);
+    // Only loads at an index of the loop's own variables: a gather's index names a value the
+    // rehearsal loaded under a name of its own (llama's embedding read the token id as
+    // v_arg0_1_2), which the first pass never declares; such a load is made where it is needed.
+    if (noting_row_loads_ && !uses_emitted_names(idx)) noted_row_loads_.emplace_back(node, idx);
   }
   auto computed = compute(node, idx);
   if (!computed) return computed;

@@ -136,6 +136,7 @@ class ValueEmitter {
   Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
   Result<Operand> operand(graph::NodeId consumer, const graph::Argument& arg, const Index& idx);
   std::string fresh(const std::string& stem);
+  bool uses_emitted_names(const Index& idx) const;  // IDX names a variable fresh() made
   void note_loaded(graph::NodeId node);
   std::string declare(const std::string& type, const std::string& stem, const std::string& expr);
   Error fail(graph::NodeId node, const std::string& what) const;
@@ -148,6 +149,7 @@ class ValueEmitter {
   std::string where_;
   std::map<graph::NodeId, std::string> bound_;
   std::map<graph::NodeId, std::set<std::string>> lane_load_offsets_;
+  std::vector<std::string> named_;  // every name fresh() gave, in order
   std::vector<std::map<std::string, std::string>> scopes_{1};
   std::vector<graph::NodeId> loaded_;
   std::string body_;

@@ -80,7 +80,9 @@ TEST_CASE("every unit of the samples runs in all four modes and matches eager", 
       REQUIRE(run);
       REQUIRE(run->modes.size() == 4);
       for (const auto& m : run->modes) {
-        INFO("mode " << m.measured.mode << ": " << m.error);
+        std::string missing;
+        for (const auto& why : m.coverage.missing) missing += "\n  not run: " + why;
+        INFO("mode " << m.measured.mode << ": " << m.error << missing);
         CHECK(m.ran);
         CHECK(m.coverage.missing.empty());
         CHECK(m.coverage.ran == m.coverage.ops);
