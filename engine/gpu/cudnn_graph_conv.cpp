@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cudnn_engine_plans.h"
+#include "gpu_timing.h"
 
 namespace fxscope::gpu {
 
@@ -257,36 +258,25 @@ std::optional<std::string> CudnnGraphConv::tune(cudaStream_t stream, const void*
   }
   lib_->use_stream(stream);
   const bool packed = build_pack({x, w, bias_fused_ ? bias : nullptr, out, workspace}).empty();
-  cudaEvent_t t0 = nullptr;
-  cudaEvent_t t1 = nullptr;
-  cudaEventCreate(&t0);
-  cudaEventCreate(&t1);
   std::size_t best = 0;
   double best_us = -1;
   double first_us = -1;
   for (std::size_t i = 0; packed && i < plans->size(); ++i) {
     const Descriptor plan = (*plans)[i].plan.get();
-    // One call first: a plan that fails on this device is passed over, not timed.
-    if (lib_->backend_execute(lib_->handle, plan, pack_.get()) != CUDNN_STATUS_SUCCESS ||
-        cudaStreamSynchronize(stream) != cudaSuccess) {
-      cudaGetLastError();
-      continue;
-    }
-    cudaEventRecord(t0, stream);
-    for (int r = 0; r < kRepeats; ++r) lib_->backend_execute(lib_->handle, plan, pack_.get());
-    cudaEventRecord(t1, stream);
-    cudaEventSynchronize(t1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, t0, t1);
-    const double us = 1000.0 * static_cast<double>(ms) / kRepeats;
-    if (i == 0) first_us = us;
-    if (best_us < 0 || us < best_us) {
-      best_us = us;
+    // A plan that fails on this device is passed over, not timed.
+    const auto us = gpu_time_us(
+        stream,
+        [&] {
+          return lib_->backend_execute(lib_->handle, plan, pack_.get()) == CUDNN_STATUS_SUCCESS;
+        },
+        kRepeats);
+    if (!us) continue;
+    if (i == 0) first_us = *us;
+    if (best_us < 0 || *us < best_us) {
+      best_us = *us;
       best = i;
     }
   }
-  cudaEventDestroy(t0);
-  cudaEventDestroy(t1);
   cudaFree(workspace);
   // The next launch packs the executor's own workspace.
   pack_ = CudnnDescriptor();

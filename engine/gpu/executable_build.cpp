@@ -10,6 +10,7 @@
 
 #include "executable_impl.h"
 #include "fxscope/gpu/memory_plan.h"
+#include "gpu_timing.h"
 
 namespace fxscope::gpu {
 
@@ -63,8 +64,6 @@ struct Executable::Builder {
   MemoryPlan mem{};
   std::vector<std::vector<std::size_t>> scratch_ids{};  // per step: its scratch buffers' lives
 
-  cudaEvent_t t0 = nullptr;
-  cudaEvent_t t1 = nullptr;
   std::size_t conv_workspace_bytes = 0;
   std::vector<StepPlan> built{};
   std::optional<PendingEpilogue> pending{};
@@ -186,17 +185,14 @@ struct Executable::Builder {
     return std::nullopt;
   }
 
-  // Microseconds of one call of FN, the mean of 10 after one warm-up.
+  // Microseconds of one call of FN on the GPU (gpu_timing.h: 20 calls replayed as a CUDA graph);
+  // 1e30 when it fails.
   double time_us(const std::function<void()>& fn) {
-    fn();
-    cudaEventRecord(t0, stream);
-    constexpr int kReps = 10;
-    for (int r = 0; r < kReps; ++r) fn();
-    cudaEventRecord(t1, stream);
-    cudaEventSynchronize(t1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, t0, t1);
-    return 1000.0 * static_cast<double>(ms) / kReps;
+    const auto launch = [&] {
+      fn();
+      return cudaPeekAtLastError() == cudaSuccess;
+    };
+    return gpu_time_us(stream, launch, 20).value_or(1e30);
   }
 
   // Every variant of step I compiled and loaded, its arguments bound (scratch in the arena).
@@ -416,8 +412,6 @@ struct Executable::Builder {
   // Steps: compile, load and bind pointers; a group that cannot be compiled or set up is named
   // and skipped.
   std::optional<Error> build_steps() {
-    cudaEventCreate(&t0);
-    cudaEventCreate(&t1);
     std::set<std::size_t> failed_groups;
     for (std::size_t i = 0; i < planned.steps.size(); ++i) {
       StepPlan& s = planned.steps[i];
@@ -449,8 +443,6 @@ struct Executable::Builder {
       }
     }
     planned.steps = std::move(built);
-    cudaEventDestroy(t0);
-    cudaEventDestroy(t1);
     if (conv_workspace_bytes > 0) {
       auto ws = im.allocate(conv_workspace_bytes, "the cuDNN workspace");
       if (!ws) return ws.error();

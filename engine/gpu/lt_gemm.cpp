@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cuda_status.h"
+#include "gpu_timing.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -132,35 +133,22 @@ cublasStatus_t LtGemm::launch(cudaStream_t stream) const {
 
 Result<std::string> LtGemm::tune(cudaStream_t stream, int count) {
   const std::size_t n = std::min<std::size_t>(choices_.size(), static_cast<std::size_t>(count));
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  float best_ms = 1e30f;
+  double best_us = 1e30;
   std::size_t best = 0;
   for (std::size_t i = 0; i < n; ++i) {
     algo_ = choices_[i].algo;
-    if (launch(stream) != CUBLAS_STATUS_SUCCESS) continue;  // warm-up; a failing algo is skipped
-    cudaEventRecord(start, stream);
-    constexpr int kReps = 5;
-    bool ok = true;
-    for (int r = 0; r < kReps && ok; ++r) ok = launch(stream) == CUBLAS_STATUS_SUCCESS;
-    cudaEventRecord(stop, stream);
-    if (cudaEventSynchronize(stop) != cudaSuccess || !ok) continue;
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    if (ms / kReps < best_ms) {
-      best_ms = ms / kReps;
+    // A failing algorithm is passed over.
+    const auto us = gpu_time_us(
+        stream, [&] { return launch(stream) == CUBLAS_STATUS_SUCCESS; }, 10);
+    if (us && *us < best_us) {
+      best_us = *us;
       best = i;
     }
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   algo_ = choices_[best].algo;
-  if (best_ms >= 1e30f) return make_error(where_ + ": no cuBLASLt algorithm ran");
+  if (best_us >= 1e30) return make_error(where_ + ": no cuBLASLt algorithm ran");
   char text[96];
-  std::snprintf(text, sizeof text, "cuBLASLt algo %zu of %zu, %.1f us", best + 1, n,
-                1000.0 * static_cast<double>(best_ms));
+  std::snprintf(text, sizeof text, "cuBLASLt algo %zu of %zu, %.1f us", best + 1, n, best_us);
   return std::string(text);
 }
 
