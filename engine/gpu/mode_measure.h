@@ -39,8 +39,8 @@ double measure_copy_gbps(cudaStream_t stream);
 void measure_copy_us(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                      double copy_gbps, std::map<std::uint64_t, double>& cache);
 
-// The same copies as measure_copy_us, made by a kernel (KERNELS' copy: 16-byte loads and stores,
-// one a thread, as fxscope's own pointwise kernels do) rather than by cudaMemcpy, which may run
+// The same copies as measure_copy_us, made by a kernel (KERNELS' copies: 16-byte loads and
+// stores, one or four a thread, the faster at each size) rather than by cudaMemcpy, which may run
 // on the copy engine with a fixed cost of its own: microseconds by bytes moved, into CACHE.
 class ReferenceKernels;
 void measure_copy_kernel_us(cudaStream_t stream, CuptiActivity* cupti,

@@ -7,16 +7,25 @@
 namespace fxscope::gpu {
 namespace {
 
-// Four 16-byte words a thread, all four loaded before any is stored, in chunks of 256 x 4 words
-// (a chunk a block; blocks stride over chunks past the grid). Of nine forms timed from memory on
-// the H200 (bench_memory_kernels: 128-1024 threads, 1-4 words, read-only loads and streaming
-// stores), this was within 5% of the fastest at every size from 1.2 to 4.8 MB, and 10-15% faster
-// than a word a thread over a grid-stride loop, the form before it.
+// Two forms of a copy, each timed at every size and the faster kept as the reference, since
+// neither is the faster everywhere: a 16-byte word a thread over a grid-stride loop, and four
+// words a thread, all four loaded before any is stored, a block a chunk of 1024 words. Timed
+// from memory in bench_memory_kernels (nine forms, 1.2-4.8 MB), four words a thread was within 5%
+// of the fastest and 10-15% faster than a word a thread; in the engine's own timing on the H200
+// it was 20-40% slower than a word a thread at 1.2-2.4 MB.
 constexpr const char* kSource = R"(
 struct fx_reference_word { unsigned int x, y, z, w; };
 extern "C" __global__ void __launch_bounds__(256)
 fxscope_reference_copy(const fx_reference_word* __restrict__ src,
                        fx_reference_word* __restrict__ dst, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    dst[i] = src[i];
+  }
+}
+extern "C" __global__ void __launch_bounds__(256)
+fxscope_reference_copy4(const fx_reference_word* __restrict__ src,
+                        fx_reference_word* __restrict__ dst, long long n) {
   for (long long c = (long long)blockIdx.x * 1024; c < n; c += (long long)gridDim.x * 1024) {
     fx_reference_word v[4];
     #pragma unroll
@@ -42,20 +51,25 @@ Result<ReferenceKernels> ReferenceKernels::load(const EngineCompiler& compiler) 
   if (!image) return image.error();
   auto copy = KernelImage::load(*image, kCopyName, where);
   if (!copy) return copy.error();
+  auto copy4 = KernelImage::load(*image, kCopy4Name, where);
+  if (!copy4) return copy4.error();
   auto empty = KernelImage::load(*image, kEmptyName, "the reference empty kernel");
   if (!empty) return empty.error();
   ReferenceKernels k;
   k.copy_ = std::move(*copy);
+  k.copy4_ = std::move(*copy4);
   k.empty_ = std::move(*empty);
   return k;
 }
 
-cudaError_t ReferenceKernels::copy(const void* src, void* dst, long long n16,
+cudaError_t ReferenceKernels::copy(const void* src, void* dst, long long n16, bool four_words,
                                    cudaStream_t stream) const {
-  // A block a chunk of 1024 words, up to 16 blocks of 256 per SM of an H200: one wave.
-  const long long grid = std::clamp<long long>((n16 + 1023) / 1024, 1, 132 * 16);
+  // A word a thread, or a block a chunk of 1024 words; up to 16 blocks of 256 per SM of an H200:
+  // one wave, no tail.
+  const long long per_block = four_words ? 1024 : 256;
+  const long long grid = std::clamp<long long>((n16 + per_block - 1) / per_block, 1, 132 * 16);
   void* args[] = {&src, &dst, &n16};
-  return copy_->launch(grid, 256, 0, args, stream);
+  return (four_words ? copy4_ : copy_)->launch(grid, 256, 0, args, stream);
 }
 
 cudaError_t ReferenceKernels::empty(cudaStream_t stream) const {

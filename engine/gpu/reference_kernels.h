@@ -1,7 +1,8 @@
 #pragma once
 // Two kernels compiled like the generated ones (NVRTC, the run's device), to measure what any
 // kernel pays: an empty kernel (the fixed cost of a launch as CUPTI times it) and a plain 16-byte
-// copy (the bandwidth a memory-bound kernel of a given size can reach through the same path).
+// copy in two forms (the bandwidth a memory-bound kernel of a given size can reach through the
+// same path: the faster form at each size).
 
 #include <memory>
 #include <string>
@@ -15,15 +16,19 @@ class ReferenceKernels {
  public:
   static Result<ReferenceKernels> load(const EngineCompiler& compiler);
 
-  // Copies N16 16-byte words from SRC to DST (both 16-byte aligned).
-  cudaError_t copy(const void* src, void* dst, long long n16, cudaStream_t stream) const;
+  // Copies N16 16-byte words from SRC to DST (both 16-byte aligned): a word a thread, or
+  // FOUR_WORDS a thread.
+  cudaError_t copy(const void* src, void* dst, long long n16, bool four_words,
+                   cudaStream_t stream) const;
   cudaError_t empty(cudaStream_t stream) const;
 
   static constexpr const char* kCopyName = "fxscope_reference_copy";
+  static constexpr const char* kCopy4Name = "fxscope_reference_copy4";
   static constexpr const char* kEmptyName = "fxscope_reference_empty";
 
  private:
   std::shared_ptr<KernelImage> copy_;
+  std::shared_ptr<KernelImage> copy4_;
   std::shared_ptr<KernelImage> empty_;
 };
 

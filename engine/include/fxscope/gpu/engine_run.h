@@ -50,9 +50,9 @@ struct KernelBandwidth {
   // how far the kernel's memory access is from the best.
   double same_size_copy_us = 0;
   double share_of_same_size_copy = 0;
-  // The same copy made by fxscope's copy kernel (gpu/reference_kernels.h: four 16-byte words a
-  // thread, the fastest of nine forms on the H200), and the kernel's share of it: what the target
-  // judges. A kernel is judged against what a kernel can do through the same launch: below 3 MB
+  // The same copy made by fxscope's copy kernels (gpu/reference_kernels.h: one or four 16-byte
+  // words a thread, the faster at this size), and the kernel's share of it: what the target
+  // judges. A kernel is judged against what a kernel does through the same launch: below 3 MB
   // cudaMemcpy's CUPTI time left every kernel behind, the plain copy kernel included (69% at
   // 2.4 MB), and it was bimodal (1.6-2.0 or 5.5-6.0 us for 1.2 MB in bench_memory_kernels).
   double same_size_copy_kernel_us = 0;
