@@ -147,6 +147,39 @@ __device__ __forceinline__ T fx_team_reduce(T v, Op op, int team) {
   for (int k = 1; k < warps; ++k) r = op(r, slots[first + k]);
   return r;
 }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Thread block clusters (sm_90): every thread of every block of the cluster arrives, then waits.
+__device__ __forceinline__ void fx_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;"
+               ::: "memory");
+}
+// Combines V (the same in every thread of the block: a whole-block team's result) over the
+// CLUSTER blocks of a cluster. Each block's thread 0 leaves its V in the block's shared memory;
+// every block reads all of them through distributed shared memory in rank order, so each gets the
+// same result. The second barrier keeps a block (and its shared memory) alive until all have read.
+template <class T, class Op>
+__device__ __forceinline__ T fx_cluster_reduce(T v, Op op, int cluster) {
+  static_assert(sizeof(T) % 4 == 0, "read as 32-bit words");
+  __shared__ T slot;
+  if (threadIdx.x == 0) slot = v;
+  fx_cluster_sync();
+  unsigned local;
+  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(local) : "l"(&slot));
+  T r = v;
+  for (int k = 0; k < cluster; ++k) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(k));
+    T x;
+    unsigned* w = reinterpret_cast<unsigned*>(&x);
+    for (int i = 0; i < int(sizeof(T) / 4); ++i) {
+      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(w[i]) : "r"(remote + 4 * i) : "memory");
+    }
+    r = k == 0 ? x : op(r, x);
+  }
+  fx_cluster_sync();
+  return r;
+}
+#endif
 // ---- end of prelude ----
 )CUDA";
 }

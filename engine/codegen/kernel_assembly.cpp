@@ -70,8 +70,9 @@ void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::
   }
   src += "\n";
   src += cuda_prelude();
-  src += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel.block) +
-         ")\n" + ctx.entry + "(";
+  src += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kernel.block) + ")";
+  if (kernel.cluster > 1) src += " __cluster_dims__(" + std::to_string(kernel.cluster) + ", 1, 1)";
+  src += "\n" + ctx.entry + "(";
   for (std::size_t i = 0; i < sig.size(); ++i) src += (i ? ",\n    " : "") + sig[i];
   src += ") {\n" + body + "}\n";
   kernel.source = std::move(src);
@@ -79,9 +80,10 @@ void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::
 
 GeneratedKernel finish_kernel(const KernelContext& ctx, ValueEmitter& emitter,
                               const LaunchConfig& config, std::int64_t grid, std::string summary,
-                              const std::vector<KernelParam>& scratch) {
+                              const std::vector<KernelParam>& scratch, int cluster) {
   GeneratedKernel kernel;
   kernel.entry = ctx.entry;
+  kernel.cluster = cluster;
   kernel.block = config.block;
   kernel.config = config;
   kernel.grid = grid;

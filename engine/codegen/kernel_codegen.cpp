@@ -56,7 +56,8 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                     where,
                     "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id),
                     {},
-                    {}};
+                    {},
+                    options.clusters};
   std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
   for (const NodeId n : group.nodes) {
     // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.

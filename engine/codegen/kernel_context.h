@@ -27,6 +27,7 @@ struct KernelContext {
   std::set<graph::NodeId>
       members;  // nodes the kernel computes (reductions read as inputs excluded)
   std::vector<graph::NodeId> writes;  // nodes whose buffers it stores (tuples: their getitems)
+  bool clusters = false;              // CodegenOptions::clusters
 };
 
 Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx);
@@ -55,7 +56,7 @@ void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::
 // with.
 GeneratedKernel finish_kernel(const KernelContext& ctx, ValueEmitter& emitter,
                               const LaunchConfig& config, std::int64_t grid, std::string summary,
-                              const std::vector<KernelParam>& scratch = {});
+                              const std::vector<KernelParam>& scratch = {}, int cluster = 1);
 // Blocks for ROWS rows at CONFIG's rows per block, at most 32 per SM of an H200 (132): past that
 // the row loop strides over the rest.
 std::int64_t row_grid(std::int64_t rows, const LaunchConfig& config);

@@ -275,9 +275,31 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   }
   item_guard = item_guard.empty() ? "{" : "if (" + item_guard + ") {";
 
+  // Few long rows (eager var_mean over pointwise_chain's 64 rows of 65,536: a block a row left
+  // 68 of 132 SMs idle, at 54-61% of a same-size copy kernel): where the device has thread block
+  // clusters, a cluster of CLUSTER blocks shares each row. Each block reduces a contiguous part of
+  // it, and the blocks combine their partial states through distributed shared memory
+  // (fx_cluster_reduce), so the row is still one kernel, as the op is in eager PyTorch.
+  int cluster = 1;
+  if (ctx.clusters && !persistent && !first_pass && !second_pass && config.rows_per_block == 1) {
+    while (cluster < 8 && rows * cluster * 2 <= kSMs && rlen % (cluster * 2) == 0 &&
+           rlen / (cluster * 2) >= team * 16) {
+      cluster *= 2;
+    }
+  }
+  const std::string C = std::to_string(cluster);
+  const std::int64_t row_part = rlen / cluster;  // the elements of a row one block reduces
+
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
-  em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) * " + RPB + "; row0 < " +
-          std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) * " + RPB + ") {");
+  if (cluster > 1) {
+    em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) / " + C + "; row0 < " +
+            std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) / " + C + ") {");
+    em.line("// A cluster of " + C + " blocks a row; this block reduces part cpart of it.");
+    em.line("const int cpart = int(blockIdx.x % " + C + ");");
+  } else {
+    em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) * " + RPB + "; row0 < " +
+            std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) * " + RPB + ") {");
+  }
   em.line("// Team of " + T + " threads per row; threads past the last row add identities.");
   em.line("const " + ix + " row = row0 + threadIdx.x / " + T + ";");
   em.line("const int lane = threadIdx.x % " + T + ";");
@@ -402,11 +424,17 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       // per block of pointwise_chain's 64 rows held eager var_mean to 36% of copy bandwidth; four
       // at a time held it to 54% of a same-size copy kernel (64 SMs each with 16 KB in flight).
       // Up to 16 where a thread's share of the row has that many elements.
-      const std::int64_t per_thread = rlen / team;
+      const std::int64_t per_thread = row_part / team;
       const int unroll = per_thread >= 32 ? 16 : per_thread >= 8 ? 8 : 4;
       em.open("if (active) {");
       em.line("#pragma unroll " + std::to_string(unroll));
-      em.open("for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+      if (cluster > 1) {
+        const std::string P = std::to_string(row_part);
+        em.open("for (int r = cpart * " + P + " + lane; r < cpart * " + P + " + " + P +
+                "; r += " + T + ") {");
+      } else {
+        em.open("for (int r = lane; r < " + std::to_string(rlen) + "; r += " + T + ") {");
+      }
     }
     if (first_pass) {
       em.line("const " + ix + " rr = part * " + std::to_string(chunk) + " + r;");
@@ -465,6 +493,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       const std::string acc = "acc" + std::to_string(k);
       const std::string K = std::to_string(k);
       em.line(acc + " = fx_team_reduce(" + acc + ", " + accs[k].combiner + ", " + T + ");");
+      if (cluster > 1) {
+        em.line(acc + " = fx_cluster_reduce(" + acc + ", " + accs[k].combiner + ", " + C + ");");
+      }
       if (shifted_sum(k)) {
         // mean = K + sum(d) / n; n * variance = sum(d^2) - sum(d)^2 / n.
         const std::string n_elems = std::to_string(rlen) + ".0f";
@@ -527,7 +558,8 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     scratch.push_back({ref.node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
   } else if (!row_writes.empty()) {
     em.line("// epilogue: once per row");
-    em.open("if (active && lane == 0) {");
+    em.open(cluster > 1 ? "if (active && lane == 0 && cpart == 0) {"
+                        : "if (active && lane == 0) {");
     for (const NodeId w : row_writes) {
       const auto s = shape_of(g.node(w), ctx.hints);
       if (auto e = store_value(em, w, delinearize("xrow", s->sizes))) return *e;
@@ -548,7 +580,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   for (const ReductionShape& r : reds) {
     names += (names.empty() ? "" : ", ") + std::string(ops::op_base_name(g.node(r.node).target));
   }
-  return finish_kernel(ctx, em, config, row_grid(rows, config),
+  return finish_kernel(ctx, em, config, cluster > 1 ? rows * cluster : row_grid(rows, config),
                        "reduction " + std::to_string(rows) + " rows x " + std::to_string(rlen) +
                            " (" + names + "), " + std::to_string(passes) +
                            (passes == 1 ? " pass" : " passes") + ", " +
@@ -556,8 +588,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
                            (cached.empty() ? "" : ", row in registers") +
                            (first_pass    ? ", split pass 1"
                             : second_pass ? ", split pass 2"
-                                          : ""),
-                       scratch);
+                                          : "") +
+                           (cluster > 1 ? ", clusters of " + C + " blocks a row" : ""),
+                       scratch, cluster);
 }
 
 }  // namespace fxscope::codegen

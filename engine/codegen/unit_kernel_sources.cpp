@@ -49,6 +49,8 @@ Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
   }
   CodegenOptions options;
   options.hints = f.hints;
+  // As `run` generates it on the GPU the launch shapes are sized for (an H200: sm_90, clusters).
+  options.clusters = true;
   auto k = generate(f.post_grad, group, options);
   if (!k) return k.error();
   std::string source = k->source;

@@ -282,7 +282,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     em.measured.mode = name;
     em.cuda_graph = name == "reduce-overhead" || name == "max-autotune";
     say(name + ": planning " + std::to_string(f.ours.groups.size()) + " groups");
-    PlannedSteps steps = plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed);
+    PlannedSteps steps =
+        plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed, device->major >= 9);
     for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
     em.coverage.ops = steps.ops;
     em.coverage.ran = steps.ran_ops;

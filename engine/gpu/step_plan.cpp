@@ -58,9 +58,10 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
 }
 
 Result<StepPlan> generated_step(const graph::Graph& g, const fusion::KernelGroup& group,
-                                const ops::SymbolHints& hints, bool tune) {
+                                const ops::SymbolHints& hints, bool tune, bool clusters) {
   codegen::CodegenOptions options;
   options.hints = hints;
+  options.clusters = clusters;
   auto first = codegen::generate(g, group, options);
   if (!first) return first.error();
   StepPlan s;
@@ -145,7 +146,8 @@ void offer_gemm_epilogues(const graph::Graph& g, PlannedSteps& out, const ops::S
 }  // namespace
 
 PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
-                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed) {
+                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed,
+                        bool clusters) {
   PlannedSteps out;
   // A node is a view when codegen resolves it to another node's memory: it never launches.
   std::vector<bool> is_view(g.size(), false);
@@ -181,7 +183,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (!epi) {
           failed = epi.error();
         } else if (!epi->nodes.empty()) {
-          auto k = generated_step(g, *epi, hints, tune);
+          auto k = generated_step(g, *epi, hints, tune, clusters);
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -205,7 +207,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {
-      auto k = generated_step(g, group, hints, tune);
+      auto k = generated_step(g, group, hints, tune, clusters);
       if (k) {
         made.push_back(std::move(*k));
       } else {

@@ -192,3 +192,38 @@ TEST_CASE("llama's embedding + RMS norm kernels compile: a gather read again by 
   }
   CHECK(gathers == 4);
 }
+
+TEST_CASE("eager var_mean over few long rows shares each row among a cluster's blocks",
+          "[nvrtc][codegen]") {
+  // pointwise_chain's 64 rows of 65,536: a block a row left 68 of 132 SMs idle. With clusters
+  // (sm_90) two blocks share a row and combine through distributed shared memory.
+  TempCache cache("cluster");
+  gpu::NvrtcOptions options;
+  options.cache_dir = cache.path.string();
+  std::size_t shared_rows = 0;
+  for (const auto& p : test::planned_graphs("pointwise_chain", fusion::Mode::eager)) {
+    for (const auto& group : p.fusion.ours.groups) {
+      if (group.name.find("var_mean") == std::string::npos) continue;
+      codegen::CodegenOptions copts;
+      copts.hints = p.hints;
+      const auto plain = codegen::generate(p.fusion.post_grad, group, copts);
+      copts.clusters = true;
+      const auto kernel = codegen::generate(p.fusion.post_grad, group, copts);
+      REQUIRE(plain);
+      REQUIRE(kernel);
+      INFO(kernel->source);
+      CHECK(plain->cluster == 1);
+      CHECK(plain->grid == 64);
+      CHECK(kernel->cluster == 2);
+      CHECK(kernel->grid == 128);
+      CHECK(kernel->source.find("__cluster_dims__(2, 1, 1)") != std::string::npos);
+      CHECK(kernel->source.find("fx_cluster_reduce(acc0, FxWelford(), 2)") != std::string::npos);
+      CHECK(kernel->source.find("lane == 0 && cpart == 0") != std::string::npos);
+      const auto cubin = gpu::compile_cuda(kernel->source, kernel->entry, options);
+      CHECK(cubin);
+      if (!cubin) std::cout << cubin.error().message << "\n";
+      ++shared_rows;
+    }
+  }
+  CHECK(shared_rows == 1);
+}

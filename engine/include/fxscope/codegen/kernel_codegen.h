@@ -56,6 +56,7 @@ struct GeneratedKernel {
   std::int64_t grid = 1;
   int block = 256;
   std::size_t shared_bytes = 0;
+  int cluster = 1;  // blocks a thread block cluster (compile-time __cluster_dims__; grid divides)
   LaunchConfig config;
   std::string summary;  // "pointwise 65536 x f32, 3 reads 1 write": what the report shows
 };
@@ -76,6 +77,9 @@ struct CodegenOptions {
   // A default-constructed config lets the generator choose (16-byte vectors where it can,
   // threads per row from the row length and the device's size); any other is used as given.
   LaunchConfig config;
+  // The device runs thread block clusters (compute capability 9.0 and up): a reduction over few
+  // long rows may then share each row among the blocks of a cluster.
+  bool clusters = false;
 };
 
 // The kernel for GROUP of a plan of GRAPH. Errors name the group and the op that cannot be

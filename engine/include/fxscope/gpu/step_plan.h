@@ -59,8 +59,10 @@ struct PlannedSteps {
 };
 
 // TUNE: also generate the launch configurations max-autotune tries. RUN_SEED: the run's seed,
-// from which dropout's seeds are derived (the same in every mode).
+// from which dropout's seeds are derived (the same in every mode). CLUSTERS: the device runs
+// thread block clusters (codegen::CodegenOptions::clusters).
 PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& plan,
-                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0);
+                        const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0,
+                        bool clusters = false);
 
 }  // namespace fxscope::gpu
