@@ -359,7 +359,10 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     EngineMode& em = run.modes[mi];
     if (modes[mi] == "eager" || !em.ran) continue;
     if (!eager_index) {
-      run.notes.push_back(modes[mi] + ": not compared (eager did not run completely)");
+      const bool asked = std::find(modes.begin(), modes.end(), "eager") != modes.end();
+      run.notes.push_back(modes[mi] + (asked ? ": not compared (eager did not run completely)"
+                                             : ": not compared (add eager to --mode to check "
+                                               "its outputs)"));
     } else if (!em.coverage.missing.empty()) {
       run.notes.push_back(modes[mi] + ": not compared (groups were skipped)");
     } else {
