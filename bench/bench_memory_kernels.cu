@@ -174,6 +174,45 @@ __global__ void __launch_bounds__(256) ln_team256_welford(LnArgs p) {
   }
 }
 
+// A thread's elements of the row in 16-byte words (TEAM * 4 divides the row): x = a + (bias + m),
+// and the affine weights beside them.
+template <int TEAM>
+__device__ __forceinline__ void load_words(const LnArgs& p, int row, int lane, float* x, float* wv,
+                                           float* bv) {
+#pragma unroll
+  for (int v = 0; v < L / TEAM / 4; ++v) {
+    const int r = (lane + v * TEAM) * 4;
+    const float4 av = *reinterpret_cast<const float4*>(p.a + row * L + r);
+    const float4 mv = *reinterpret_cast<const float4*>(p.m + row * L + r);
+    const float4 cv = *reinterpret_cast<const float4*>(p.bias + r);
+    const float4 w4 = *reinterpret_cast<const float4*>(p.w + r);
+    const float4 b4 = *reinterpret_cast<const float4*>(p.beta + r);
+    x[v * 4 + 0] = av.x + (cv.x + mv.x);
+    x[v * 4 + 1] = av.y + (cv.y + mv.y);
+    x[v * 4 + 2] = av.z + (cv.z + mv.z);
+    x[v * 4 + 3] = av.w + (cv.w + mv.w);
+    wv[v * 4 + 0] = w4.x, wv[v * 4 + 1] = w4.y, wv[v * 4 + 2] = w4.z, wv[v * 4 + 3] = w4.w;
+    bv[v * 4 + 0] = b4.x, bv[v * 4 + 1] = b4.y, bv[v * 4 + 2] = b4.z, bv[v * 4 + 3] = b4.w;
+  }
+}
+
+// The normalised row back in 16-byte words: (x - mean) * rs * w + beta.
+template <int TEAM>
+__device__ __forceinline__ void store_words(const LnArgs& p, int row, int lane, const float* x,
+                                            const float* wv, const float* bv, float mean,
+                                            float rs) {
+#pragma unroll
+  for (int v = 0; v < L / TEAM / 4; ++v) {
+    const int r = (lane + v * TEAM) * 4;
+    float4 o;
+    o.x = (x[v * 4 + 0] - mean) * rs * wv[v * 4 + 0] + bv[v * 4 + 0];
+    o.y = (x[v * 4 + 1] - mean) * rs * wv[v * 4 + 1] + bv[v * 4 + 1];
+    o.z = (x[v * 4 + 2] - mean) * rs * wv[v * 4 + 2] + bv[v * 4 + 2];
+    o.w = (x[v * 4 + 3] - mean) * rs * wv[v * 4 + 3] + bv[v * 4 + 3];
+    *reinterpret_cast<float4*>(p.out + row * L + r) = o;
+  }
+}
+
 // Two sums over the row held in registers (mean, then the centred squares), weights prefetched;
 // TEAM threads a row reading 16-byte words where TEAM * 4 divides the row (128, 64, 32), else
 // scalars (256).
@@ -183,21 +222,7 @@ __global__ void __launch_bounds__(TEAM) ln_two_sum(LnArgs p) {
   const int row = blockIdx.x, lane = threadIdx.x;
   float x[kPer], wv[kPer], bv[kPer];
   if constexpr (kPer % 4 == 0) {
-#pragma unroll
-    for (int v = 0; v < kPer / 4; ++v) {
-      const int r = (lane + v * TEAM) * 4;
-      const float4 av = *reinterpret_cast<const float4*>(p.a + row * L + r);
-      const float4 mv = *reinterpret_cast<const float4*>(p.m + row * L + r);
-      const float4 cv = *reinterpret_cast<const float4*>(p.bias + r);
-      const float4 w4 = *reinterpret_cast<const float4*>(p.w + r);
-      const float4 b4 = *reinterpret_cast<const float4*>(p.beta + r);
-      x[v * 4 + 0] = av.x + (cv.x + mv.x);
-      x[v * 4 + 1] = av.y + (cv.y + mv.y);
-      x[v * 4 + 2] = av.z + (cv.z + mv.z);
-      x[v * 4 + 3] = av.w + (cv.w + mv.w);
-      wv[v * 4 + 0] = w4.x, wv[v * 4 + 1] = w4.y, wv[v * 4 + 2] = w4.z, wv[v * 4 + 3] = w4.w;
-      bv[v * 4 + 0] = b4.x, bv[v * 4 + 1] = b4.y, bv[v * 4 + 2] = b4.z, bv[v * 4 + 3] = b4.w;
-    }
+    load_words<TEAM>(p, row, lane, x, wv, bv);
   } else {
 #pragma unroll
     for (int it = 0; it < kPer; ++it) {
@@ -217,16 +242,7 @@ __global__ void __launch_bounds__(TEAM) ln_two_sum(LnArgs p) {
   const float var = team_reduce<TEAM>(q, Sum()) / L;
   const float rs = rsqrtf(var + 1e-5f);
   if constexpr (kPer % 4 == 0) {
-#pragma unroll
-    for (int v = 0; v < kPer / 4; ++v) {
-      const int r = (lane + v * TEAM) * 4;
-      float4 o;
-      o.x = (x[v * 4 + 0] - mean) * rs * wv[v * 4 + 0] + bv[v * 4 + 0];
-      o.y = (x[v * 4 + 1] - mean) * rs * wv[v * 4 + 1] + bv[v * 4 + 1];
-      o.z = (x[v * 4 + 2] - mean) * rs * wv[v * 4 + 2] + bv[v * 4 + 2];
-      o.w = (x[v * 4 + 3] - mean) * rs * wv[v * 4 + 3] + bv[v * 4 + 3];
-      *reinterpret_cast<float4*>(p.out + row * L + r) = o;
-    }
+    store_words<TEAM>(p, row, lane, x, wv, bv, mean, rs);
   } else {
 #pragma unroll
     for (int it = 0; it < kPer; ++it) {
@@ -260,21 +276,7 @@ __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
   const int row = blockIdx.x, lane = threadIdx.x;
   float x[kPer], wv[kPer], bv[kPer];
   const float k0 = p.a[row * L] + (p.bias[0] + p.m[row * L]);
-#pragma unroll
-  for (int v = 0; v < kPer / 4; ++v) {
-    const int r = (lane + v * TEAM) * 4;
-    const float4 av = *reinterpret_cast<const float4*>(p.a + row * L + r);
-    const float4 mv = *reinterpret_cast<const float4*>(p.m + row * L + r);
-    const float4 cv = *reinterpret_cast<const float4*>(p.bias + r);
-    const float4 w4 = *reinterpret_cast<const float4*>(p.w + r);
-    const float4 b4 = *reinterpret_cast<const float4*>(p.beta + r);
-    x[v * 4 + 0] = av.x + (cv.x + mv.x);
-    x[v * 4 + 1] = av.y + (cv.y + mv.y);
-    x[v * 4 + 2] = av.z + (cv.z + mv.z);
-    x[v * 4 + 3] = av.w + (cv.w + mv.w);
-    wv[v * 4 + 0] = w4.x, wv[v * 4 + 1] = w4.y, wv[v * 4 + 2] = w4.z, wv[v * 4 + 3] = w4.w;
-    bv[v * 4 + 0] = b4.x, bv[v * 4 + 1] = b4.y, bv[v * 4 + 2] = b4.z, bv[v * 4 + 3] = b4.w;
-  }
+  load_words<TEAM>(p, row, lane, x, wv, bv);
   F2 acc{0, 0};
 #pragma unroll
   for (int k = 0; k < kPer; ++k) {
@@ -287,16 +289,7 @@ __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
   const float mean = k0 + dm;
   const float var = fmaxf(acc.q / L - dm * dm, 0.0f);
   const float rs = rsqrtf(var + 1e-5f);
-#pragma unroll
-  for (int v = 0; v < kPer / 4; ++v) {
-    const int r = (lane + v * TEAM) * 4;
-    float4 o;
-    o.x = (x[v * 4 + 0] - mean) * rs * wv[v * 4 + 0] + bv[v * 4 + 0];
-    o.y = (x[v * 4 + 1] - mean) * rs * wv[v * 4 + 1] + bv[v * 4 + 1];
-    o.z = (x[v * 4 + 2] - mean) * rs * wv[v * 4 + 2] + bv[v * 4 + 2];
-    o.w = (x[v * 4 + 3] - mean) * rs * wv[v * 4 + 3] + bv[v * 4 + 3];
-    *reinterpret_cast<float4*>(p.out + row * L + r) = o;
-  }
+  store_words<TEAM>(p, row, lane, x, wv, bv, mean, rs);
   if (lane == 0) {
     p.var[row] = var;
     p.mean[row] = mean;
