@@ -1,11 +1,8 @@
 #include "fxscope/gpu/engine_compiler.h"
 
-#include <algorithm>
-#include <atomic>
-#include <future>
 #include <set>
-#include <thread>
 
+#include "fxscope/core/parallel_for.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 
 namespace fxscope::gpu {
@@ -37,19 +34,10 @@ void EngineCompiler::precompile(const std::vector<const std::string*>& sources) 
     }
   }
   if (todo.size() < 2) return;
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < todo.size(); i = next++) {
-      auto built = compile(*todo[i], "precompile");
-      static_cast<void>(built);  // a failure is compiled and reported again with its group
-    }
-  };
-  const std::size_t threads =
-      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, todo.size());
-  std::vector<std::future<void>> workers;
-  for (std::size_t t = 1; t < threads; ++t) workers.push_back(std::async(std::launch::async, work));
-  work();
-  for (auto& w : workers) w.get();
+  parallel_for(todo.size(), [&](std::size_t i) {
+    auto built = compile(*todo[i], "precompile");
+    static_cast<void>(built);  // a failure is compiled and reported again with its group
+  });
 }
 
 }  // namespace fxscope::gpu

@@ -1,10 +1,8 @@
 #include "fxscope/report/summary.h"
 
-#include <algorithm>
-#include <future>
 #include <set>
-#include <thread>
 
+#include "fxscope/core/parallel_for.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/inductor/output_code.h"
 
@@ -65,20 +63,6 @@ void run(Job& job) {
       for (auto& w : parsed.warnings) job.warnings.push_back(std::move(w));
     }
   }
-}
-
-// Runs JOBS on up to hardware_concurrency threads, each taking every n-th job.
-void run_all(std::vector<Job>& jobs) {
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                      std::max<std::size_t>(jobs.size(), 1));
-  std::vector<std::future<void>> workers;
-  for (std::size_t t = 1; t < threads; ++t) {
-    workers.push_back(std::async(std::launch::async, [&jobs, t, threads] {
-      for (std::size_t i = t; i < jobs.size(); i += threads) run(jobs[i]);
-    }));
-  }
-  for (std::size_t i = 0; i < jobs.size(); i += threads) run(jobs[i]);
-  for (auto& w : workers) w.get();
 }
 
 UnitSummary describe(const trace::CompileUnit& unit) {
@@ -143,7 +127,7 @@ Summary summarize(const trace::TraceLog& log) {
   for (const auto& unit : log.units()) summary.units.push_back(describe(unit));
 
   auto jobs = plan_jobs(log.units());
-  run_all(jobs);
+  parallel_for(jobs.size(), [&jobs](std::size_t i) { run(jobs[i]); });
   for (auto& job : jobs) {
     UnitSummary& u = summary.units[job.unit];
     switch (job.level) {
