@@ -120,10 +120,6 @@ TEST_CASE("fxscope --unit with an unknown id names the ids there are", "[views][
   CHECK_FALSE(QFile::exists(file));
 }
 
-}  // namespace fxscope::test
-
-namespace fxscope::test {
-
 TEST_CASE("fxscope --run colours the screenshot with the run, read after the log",
           "[views][screenshot]") {
   qt_app();
@@ -155,10 +151,6 @@ TEST_CASE("fxscope --run with a bad run file fails the screenshot naming it",
   CHECK(run.stderr_text.find("/no/such/run.json") != std::string::npos);
   CHECK_FALSE(QFile::exists(file));
 }
-
-}  // namespace fxscope::test
-
-namespace fxscope::test {
 
 TEST_CASE("fxscope --dock brings a dock to the front; an unknown one is named, exit 2",
           "[views][screenshot]") {
