@@ -135,6 +135,11 @@ class ValueEmitter {
                                    const std::vector<std::int64_t>& in_sizes);
   Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
   Result<Operand> operand(graph::NodeId consumer, const graph::Argument& arg, const Index& idx);
+  // The index of INPUT, an operand of CONSUMER, that CONSUMER reads at IDX (broadcasting).
+  Result<Index> operand_index(graph::NodeId consumer, graph::NodeId input, const Index& idx);
+  // The square root node a float reciprocal reads, when it is computed in this kernel (so the
+  // pair can be one reciprocal square root).
+  std::optional<graph::NodeId> fused_sqrt_operand(const graph::Node& reciprocal) const;
   std::string fresh(const std::string& stem);
   bool uses_emitted_names(const Index& idx) const;  // IDX names a variable fresh() made
   void note_loaded(graph::NodeId node);

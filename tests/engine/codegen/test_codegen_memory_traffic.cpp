@@ -92,7 +92,9 @@ TEST_CASE("resnet50 batch-norm epilogue loads each channel's parameters once per
   // is the same for the four lanes, so each parameter is one load.
   INFO(k.source);
   CHECK(test::occurrences(k.source, "[((i4 / 784))]") == 8);
-  CHECK(test::occurrences(k.source, "sqrtf(") == 2);
+  // Each scale 1 / sqrt(var + eps) is one reciprocal square root, the square root not computed.
+  CHECK(test::occurrences(k.source, "rsqrtf(") == 2);
+  CHECK(test::occurrences(k.source, " sqrtf(") == 0);
 }
 
 TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by lane", "[codegen]") {
@@ -114,6 +116,24 @@ TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by l
         std::string::npos);
   CHECK(k.source.find("fx_b2f(p_arg1_1[((i8 % 8) * 8 + 7)])") != std::string::npos);
   CHECK(k.grid * k.block * 8 >= 256);
+}
+
+TEST_CASE("reciprocal of a square root is one reciprocal square root, the root kept if read",
+          "[codegen]") {
+  // r reads the group's own square root: one rsqrtf. s is also an output, so its square
+  // root is still computed, once; the reciprocal of a loaded buffer stays a division.
+  const auto g = parse(
+      "        s: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.sqrt.default(arg0_1)\n"
+      "        r: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.reciprocal.default(s)\n"
+      "        q: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.reciprocal.default(arg1_1)\n"
+      "        m: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.mul.Tensor(r, q)\n"
+      "        return (s, m)\n",
+      "arg0_1: \"f32[4, 64][64, 1]cuda:0\", arg1_1: \"f32[4, 64][64, 1]cuda:0\"");
+  const auto k = only_kernel(g);
+  INFO(k.source);
+  CHECK(test::occurrences(k.source, "= rsqrtf(") == 4);  // one a lane
+  CHECK(test::occurrences(k.source, " sqrtf(") == 4);
+  CHECK(test::occurrences(k.source, "= 1.0f / v_arg1_1") == 4);
 }
 
 TEST_CASE("a view is read by element, never as a vector", "[codegen]") {

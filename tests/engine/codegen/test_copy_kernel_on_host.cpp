@@ -46,6 +46,8 @@ extern "C" void fx_set_thread(unsigned thread, unsigned block_dim) {
 #define FX_INF __builtin_inff()
 template <class T> inline T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
 #include <cmath>
+// The device's reciprocal square root (within 2 ulp), as the host's two roundings.
+static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 )";
 
 using CopyKernel = void (*)(const float*, float*);
