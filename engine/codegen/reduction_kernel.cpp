@@ -318,9 +318,13 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // H200 GPT-2's layer norm (128 rows x 768) took 2.7 us so against 2.1 us with two sums (the
   // mean, then the centred squares: two reductions), and 1.98 us with shifted sums in one
   // (bench_memory_kernels).
+  // A looped row (not split) does the same: its Welford chain, a division an element, kept each
+  // thread's loads from being in flight together (pointwise_chain's eager var_mean, 64 rows of
+  // 65536, at 63% of a same-size copy kernel: the SASS issued 8 of 16 unrolled loads up front,
+  // the rest behind the divisions).
   const auto shifted_sum = [&](std::size_t k) {
-    // Not a split reduction's second pass: it combines Welford states, not elements.
-    return persistent && !second_pass && reds[k].combine == Combine::welford;
+    // Not a split reduction's passes: they hand Welford states from one to the other.
+    return (persistent || !first_pass) && !second_pass && reds[k].combine == Combine::welford;
   };
   std::vector<Accumulator> accs;
   for (std::size_t k = 0; k < reds.size(); ++k) {
