@@ -20,6 +20,7 @@
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
+#include "gpu_timing.h"
 #include "mode_measure.h"
 #include "reference_kernels.h"
 
@@ -307,6 +308,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       for (const auto& v : s.variants) sources.push_back(&v.source);
     }
     compiler.precompile(sources);
+    // max-autotune's choices timed as the run times the model's kernels (gpu_timing.h).
+    const KernelClock clock(eo.tune ? tagger : nullptr);
     auto exe = Executable::build(f.post_grad, std::move(steps), inputs, eo, stream);
     if (!exe) {
       em.error = exe.error().message;
