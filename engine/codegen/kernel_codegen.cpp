@@ -97,6 +97,33 @@ bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& 
          ops::classify(graph.node(n).target).lowering != ops::Lowering::extern_kernel;
 }
 
+namespace {
+
+// The distinct elements of NODE's buffer, in bytes: a stride-0 dim is one element, not its size.
+double distinct_bytes(const graph::Node& node, const ops::SymbolHints& hints) {
+  if (!node.meta || node.meta->is_sym_scalar()) return 0.0;
+  const graph::TensorMeta& m = *node.meta;
+  double elements = 1;
+  for (std::size_t d = 0; d < m.sizes.size(); ++d) {
+    if (d < m.strides.size() && ops::eval_dim(m.strides[d], hints) == 0) continue;
+    elements *= static_cast<double>(ops::eval_dim(m.sizes[d], hints));
+  }
+  return elements * static_cast<double>(ops::dtype_bytes(m.dtype));
+}
+
+}  // namespace
+
+double kernel_bytes(const GeneratedKernel& kernel, const graph::Graph& graph,
+                    const ops::SymbolHints& hints) {
+  double bytes = 0;
+  for (const KernelParam& p : kernel.params) {
+    bytes += p.scratch_elements > 0 ? static_cast<double>(p.scratch_elements) *
+                                          static_cast<double>(ops::dtype_bytes(p.dtype))
+                                    : distinct_bytes(graph.node(p.node), hints);
+  }
+  return bytes;
+}
+
 std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::KernelGroup& group,
                                      const ops::SymbolHints& hints) {
   std::vector<LaunchConfig> out;

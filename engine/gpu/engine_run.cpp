@@ -79,34 +79,9 @@ std::vector<std::string> selected_modes(const std::string& mode) {
   return out;
 }
 
-// The bytes a kernel's buffer parameter NODE holds: its distinct elements (an expanded view,
-// stride 0, is read once per element of its base, not once per element it is expanded to).
-double param_bytes(const graph::Node& node, const ops::SymbolHints& hints) {
-  if (!node.meta || node.meta->is_sym_scalar()) return 0.0;
-  const graph::TensorMeta& m = *node.meta;
-  double elements = 1;
-  for (std::size_t d = 0; d < m.sizes.size(); ++d) {
-    if (d < m.strides.size() && ops::eval_dim(m.strides[d], hints) == 0) continue;
-    elements *= static_cast<double>(ops::eval_dim(m.sizes[d], hints));
-  }
-  return elements * static_cast<double>(ops::dtype_bytes(m.dtype));
-}
-
-// The bytes kernel K moves: each buffer parameter once, scratch buffers included (a layout
-// copy's destination, a split reduction's partial states).
-double kernel_bytes(const codegen::GeneratedKernel& k, const graph::Graph& graph,
-                    const ops::SymbolHints& hints) {
-  double bytes = 0;
-  for (const codegen::KernelParam& p : k.params) {
-    bytes += p.scratch_elements > 0 ? static_cast<double>(p.scratch_elements) *
-                                          static_cast<double>(ops::dtype_bytes(p.dtype))
-                                    : param_bytes(graph.node(p.node), hints);
-  }
-  return bytes;
-}
-
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the
-// copy bandwidth, and the issue slots each needs. The bytes are the kernel's own (kernel_bytes).
+// copy bandwidth, and the issue slots each needs. The bytes are the kernel's own
+// (codegen::kernel_bytes).
 // The plan's count is the Inductor kernel's, which can differ:
 // ResNet-50's stem batch norm + max-pool was counted as reading the ReLU's buffer and writing
 // nothing (its output is the pool's tuple), 3.2 MB, where the kernel reads the convolution's
@@ -134,7 +109,7 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
     KernelBandwidth b;
     b.name = k.name;
     b.group = step->group_name;
-    b.bytes = kernel_bytes(step->variants.front(), graph, hints);
+    b.bytes = codegen::kernel_bytes(step->variants.front(), graph, hints);
     b.us = k.us / std::max(k.calls, 1.0);
     b.gbps = b.bytes / b.us / 1e3;
     b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;

@@ -97,6 +97,48 @@ TEST_CASE("resnet50 batch-norm epilogue loads each channel's parameters once per
   CHECK(test::occurrences(k.source, " sqrtf(") == 0);
 }
 
+TEST_CASE("a kernel's bytes are its own buffers': the stem pool's output, a copy's destination",
+          "[codegen]") {
+  const auto planned = test::planned_graphs("resnet50", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto& p = planned.front();
+  codegen::CodegenOptions options;
+  options.hints = p.hints;
+  std::size_t checked = 0;
+  for (const auto& g : p.fusion.ours.groups) {
+    const bool pool = g.name.find("max_pool_with_offsets_add") != std::string::npos;
+    const bool weight_copy = fusion::is_layout_copy(g) && g.bytes_read == 9437184.0;
+    if (!pool && !weight_copy) continue;
+    const auto k = codegen::generate(p.fusion.post_grad, g, options);
+    REQUIRE(k);
+    const double bytes = codegen::kernel_bytes(*k, p.fusion.post_grad, p.hints);
+    if (pool) {
+      // The plan counts the ReLU's buffer (3.2 MB) and no output (the pool returns a tuple); the
+      // kernel reads the convolution's output and four vectors of 64 and writes 64 x 56 x 56.
+      CHECK(g.bytes_read + g.bytes_written == 3211264.0);
+      CHECK(bytes == 64.0 * 112 * 112 * 4 + 4 * 64 * 4 + 64.0 * 56 * 56 * 4);
+    } else {
+      // 512 x 512 x 3 x 3 weights into a scratch buffer of the same size.
+      CHECK(bytes == 2 * 9437184.0);
+    }
+    ++checked;
+  }
+  CHECK(checked == 4);  // the stem and layer 4's three 3x3 convolutions' weights
+}
+
+TEST_CASE("an expanded operand's bytes are its base's", "[codegen]") {
+  const auto g = parse(
+      "        expand: \"f32[64, 256][0, 1]cuda:0\" = torch.ops.aten.expand.default(arg1_1, [64, "
+      "256])\n"
+      "        add: \"f32[64, 256][256, 1]cuda:0\" = torch.ops.aten.add.Tensor(arg0_1, expand)\n"
+      "        return (add,)\n",
+      "arg0_1: \"f32[64, 256][256, 1]cuda:0\", arg1_1: \"f32[256][1]cuda:0\"");
+  const auto k = only_kernel(g);
+  INFO(k.source);
+  // arg0_1 and add 64 KB each; the expanded row 1 KB, not 64 KB.
+  CHECK(codegen::kernel_bytes(k, g, {}) == 2 * 65536.0 + 1024.0);
+}
+
 TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by lane", "[codegen]") {
   const auto g = parse(
       "        convert: \"f32[4, 64][64, 1]cuda:0\" = "

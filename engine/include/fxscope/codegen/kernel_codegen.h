@@ -91,6 +91,13 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
 // convolutions, attention and other ATen fallbacks): generate() refuses those.
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group);
 
+// The bytes KERNEL moves in DRAM at least: each buffer parameter once, its distinct elements (an
+// expanded view's base, not what it is expanded to), scratch buffers included (a layout copy's
+// destination, a split reduction's partial states). What the bandwidth target judges a kernel
+// on, rather than its group's bytes in the plan, which follow Inductor's buffers.
+double kernel_bytes(const GeneratedKernel& kernel, const graph::Graph& graph,
+                    const ops::SymbolHints& hints);
+
 // Launch configurations max-autotune tries for GROUP (the default config first).
 std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::KernelGroup& group,
                                      const ops::SymbolHints& hints);
