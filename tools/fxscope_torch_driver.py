@@ -29,6 +29,11 @@ def refuse(message):
     sys.exit(REFUSED)
 
 
+def progress(message):
+    """A line fxscope-cli relays while the driver runs: a compile can take many minutes."""
+    print("fxscope-progress: " + message, file=sys.stderr, flush=True)
+
+
 def compile_id_of(envelope):
     """'0/0' for frame 0 compile 0, as fxscope prints it."""
     if "frame_id" not in envelope:
@@ -169,6 +174,8 @@ def time_repeats(fn, args, mode, warmup, repeats, mark):
     for _ in range(warmup):
         fn(*args)
     torch.cuda.synchronize()
+    progress("%s: timing %d calls%s" % (mode, repeats, ", each op marked" if mark and
+                                          mode == "eager" else ""))
     times = []
     for i in range(repeats):
         start = torch.cuda.Event(enable_timing=True)
@@ -196,6 +203,8 @@ def run_mode(module, marked, args, mode, warmup, repeats, static_inputs):
 
     torch._dynamo.reset()
     entry = {"mode": mode, "repeats": repeats}
+    progress("%s: %s%d warm-up calls" % (
+        mode, "" if mode == "eager" else "torch.compile (the first call compiles), ", warmup))
     if mode == "eager":
         # Plain calls give the time; the marked module's repeats give the attribution, since
         # they synchronize after every op.
@@ -284,6 +293,7 @@ def main():
         refuse("no CUDA GPU is visible to PyTorch %s" % torch.__version__)
 
     source = runnables[unit]
+    progress("PyTorch %s on %s, unit %s" % (torch.__version__, torch.cuda.get_device_name(0), unit))
     module, args = load_repro(source)
     marked = nvtx_marked_module(source) if "eager" in modes and not opts.profile else None
     if not opts.profile:

@@ -270,6 +270,7 @@ void run_pytorch_backend(const RunArgs& args) {
   o.driver = gpu::default_torch_driver();
   o.cupti_lib = gpu::default_cupti_lib();
   o.work_dir = args.work_dir;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
   if (o.work_dir.empty()) {
     auto temp = gpu::make_temp_work_dir();
     if (!temp) {

@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "fxscope/trace/trace_log.h"
 
@@ -27,22 +30,63 @@ std::string read_all(const std::string& path) {
   return ss.str();
 }
 
-std::string last_line(const std::string& text) {
-  std::size_t end = text.find_last_not_of("\n\r ");
-  if (end == std::string::npos) return {};
-  const std::size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - begin);
-}
-
 struct Child {
   int status = 0;
   std::string out;
   std::string err;
 };
 
-// Spawns ARGV with EXTRA added to the environment; stdout and stderr go to files in WORK.
+using Progress = std::function<void(const std::string&)>;
+
+// The progress a line of the driver's stderr tells, or "" when it tells none.
+std::string progress_of(const std::string& line) {
+  static const std::string kDriver = "fxscope-progress: ";
+  static const std::string kAutotune = "AUTOTUNE ";
+  if (line.starts_with(kDriver)) return line.substr(kDriver.size());
+  // Inductor's header before the table of one op's choices: "AUTOTUNE mm(3136x64, 64x64)".
+  if (line.starts_with(kAutotune) && line.find('(') != std::string::npos) {
+    return "autotuning " + line.substr(kAutotune.size());
+  }
+  return {};
+}
+
+// The driver's last word on stderr (its refusal, or the exception that stopped it), progress
+// lines passed over.
+std::string last_message(const std::string& text) {
+  std::size_t end = text.size();
+  while (end > 0) {
+    const std::size_t stop = text.find_last_not_of("\n\r ", end - 1);
+    if (stop == std::string::npos) return {};
+    const std::size_t begin = text.rfind('\n', stop);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    std::string line = text.substr(from, stop + 1 - from);
+    if (progress_of(line).empty()) return line;
+    end = from;
+  }
+  return {};
+}
+
+// Follows the file at PATH as the child writes it: each complete line past OFFSET that tells
+// progress goes to PROGRESS; PARTIAL keeps an unfinished last line for the next call.
+void relay_progress(const std::string& path, std::uintmax_t& offset, std::string& partial,
+                    const Progress& progress) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  offset += chunk.size();
+  partial += chunk;
+  std::size_t start = 0;
+  for (std::size_t end; (end = partial.find('\n', start)) != std::string::npos; start = end + 1) {
+    if (std::string p = progress_of(partial.substr(start, end - start)); !p.empty()) progress(p);
+  }
+  partial.erase(0, start);
+}
+
+// Spawns ARGV with EXTRA added to the environment; stdout and stderr go to files in WORK. While
+// it runs, PROGRESS (when set) hears the progress lines of its stderr.
 Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
-                    const std::string& work) {
+                    const std::string& work, const Progress& progress) {
   const std::string out_path = work + "/driver.out";
   const std::string err_path = work + "/driver.err";
   posix_spawn_file_actions_t actions;
@@ -68,7 +112,19 @@ Result<Child> spawn(const std::vector<std::string>& argv, const std::vector<std:
                       "); install it or pass --python PATH");
   }
   Child c;
-  while (waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {
+  if (progress) {
+    std::uintmax_t offset = 0;
+    std::string partial;
+    for (;;) {
+      const pid_t done = waitpid(pid, &c.status, WNOHANG);
+      const bool failed = done < 0 && errno != EINTR;
+      relay_progress(err_path, offset, partial, progress);
+      if (done == pid || failed) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  } else {
+    while (waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {
+    }
   }
   c.out = read_all(out_path);
   c.err = read_all(err_path);
@@ -105,7 +161,7 @@ std::string default_torch_driver() {
 
 Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
                               const KernelIndex& index) {
-  const auto j = nlohmann::json::parse(last_line(driver_json), nullptr, false);
+  const auto j = nlohmann::json::parse(last_message(driver_json), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("modes")) {
     return make_error("the PyTorch driver printed no result object");
   }
@@ -154,7 +210,7 @@ class WorkDirCleanup {
 // The unit the driver ran: named in its result (the first with a runnable artifact when none was
 // asked for), else the one asked for.
 std::string unit_ran(const std::string& driver_out, const std::string& asked) {
-  const auto result = nlohmann::json::parse(last_line(driver_out), nullptr, false);
+  const auto result = nlohmann::json::parse(last_message(driver_out), nullptr, false);
   const bool named = result.is_object() && result.contains("unit") && result["unit"].is_string();
   return named ? result["unit"].get<std::string>() : asked;
 }
@@ -196,10 +252,10 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
       "CUDA_INJECTION64_PATH=" + o.cupti_lib, "NVTX_INJECTION64_PATH=" + o.cupti_lib,
       "FXSCOPE_CUPTI_OUT=" + records_path, "TORCH_TRACE=" + o.work_dir + "/trace",
       "PYTHONUNBUFFERED=1"};
-  auto child = spawn(argv, env, o.work_dir);
+  auto child = spawn(argv, env, o.work_dir, o.progress);
   if (!child) return child.error();
   if (!WIFEXITED(child->status) || WEXITSTATUS(child->status) != 0) {
-    const std::string why = last_line(child->err);
+    const std::string why = last_message(child->err);
     if (WIFEXITED(child->status) && WEXITSTATUS(child->status) == 127) {
       return make_error(o.python + ": cannot start Python; install it or pass --python PATH");
     }
@@ -230,8 +286,8 @@ Result<TorchRun> attribute_work_dir(const std::string& log_path, const std::stri
     return make_error(out_path + ": missing (the PyTorch driver's result)");
   }
   const std::string driver_out = read_all(out_path);
-  if (last_line(driver_out).empty()) {
-    const std::string why = last_line(read_all(work_dir + "/driver.err"));
+  if (last_message(driver_out).empty()) {
+    const std::string why = last_message(read_all(work_dir + "/driver.err"));
     return make_error(out_path + ": empty, the PyTorch driver printed no result" +
                       (why.empty() ? std::string() : " (driver.err: " + why + ")"));
   }

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "fxscope/gpu/torch_run.h"
 #include "run_process.h"
@@ -52,6 +55,45 @@ TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops to
       "'fxscope-op:2:inductor_seeds_default' in s)\" 2>&1");
   CHECK(r.status == 0);
   CHECK(r.output == "17 17 True\n");
+}
+
+TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal is the error",
+          "[gpu]") {
+  // A stand-in driver (sh, not Python): progress, Inductor's autotune header and one row of its
+  // table, a pause, then a refusal followed by one more progress line.
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  const std::string script = *dir + "/driver.sh";
+  std::ofstream(script)
+      << "echo 'fxscope-progress: PyTorch 9.9 on Test GPU, unit 0/0' >&2\n"
+         "echo 'AUTOTUNE mm(3136x64, 64x64)' >&2\n"
+         "echo '  triton_mm_1 0.0102 ms 100.0%' >&2\n"
+         "sleep 1\n"
+         "echo 'fxscope_torch_driver: no CUDA GPU is visible to PyTorch 9.9' >&2\n"
+         "echo 'fxscope-progress: max-autotune: timing 20 calls' >&2\n"
+         "exit 3\n";
+  gpu::TorchRunOptions o;
+  o.log_path = test::sample("residual_mlp") + "/dedicated_log_torch_trace_ljqh8_c9.log";
+  o.python = "/bin/sh";
+  o.driver = script;
+  o.work_dir = *dir;
+  o.remove_work_dir = true;
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::string> lines;
+  Clock::time_point first_line;
+  o.progress = [&](const std::string& line) {
+    if (lines.empty()) first_line = Clock::now();
+    lines.push_back(line);
+  };
+  const auto run = gpu::run_pytorch(o);
+  const auto returned = Clock::now();
+  REQUIRE_FALSE(run);
+  CHECK(run.error().message == "fxscope_torch_driver: no CUDA GPU is visible to PyTorch 9.9");
+  CHECK(lines == std::vector<std::string>{"PyTorch 9.9 on Test GPU, unit 0/0",
+                                          "autotuning mm(3136x64, 64x64)",
+                                          "max-autotune: timing 20 calls"});
+  // The first lines came before the pause, not when the driver ended.
+  CHECK(returned - first_line >= std::chrono::milliseconds(500));
 }
 
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {

@@ -3,6 +3,7 @@
 // child process with libfxscope_cupti.so injected, then maps every recorded kernel to groups and
 // nodes. The JSON has the engine backend's schema plus backend, torch_version and shares.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct TorchRunOptions {
   std::string cupti_lib;         // libfxscope_cupti.so
   std::string work_dir;          // where the child's records, output and TORCH_TRACE go
   bool remove_work_dir = false;  // delete WORK_DIR when done, failed or not (a temp folder)
+  // Called with each progress line while the driver runs (its own "fxscope-progress: " lines,
+  // and Inductor's "AUTOTUNE ..." headers, which max-autotune prints for every GEMM and
+  // convolution it tunes): a compile can take many minutes.
+  std::function<void(const std::string&)> progress;
 };
 
 struct TorchRun {
