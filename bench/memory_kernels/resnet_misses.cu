@@ -1,0 +1,319 @@
+// ResNet-50's two kernels that stayed under 70% of a same-size copy kernel in session 6: forms
+// timed by bench_memory_kernels (all of it, or `bench_memory_kernels resnet` for these alone).
+#include <vector>
+
+#include "harness.h"
+#include "resnet_misses.h"
+
+namespace fxbench {
+namespace {
+
+// ---- a double batch norm + add + ReLU over 2048 planes of 7x7 ----
+struct DbnArgs {
+  const float* x[2];
+  const float* mean[2];
+  const float* var[2];
+  const float* w[2];
+  const float* b[2];
+  float* sum;   // bn(x0) + bn(x1)
+  float* relu;  // relu(sum)
+  int n;        // C * 49
+};
+constexpr int kHw7 = 49;
+__device__ __forceinline__ float bn_at(const DbnArgs& p, int k, int c, float x) {
+  return (x - p.mean[k][c]) * (1.0f / sqrtf(p.var[k][c] + 1e-5f)) * p.w[k][c] + p.b[k][c];
+}
+// As generated: an element a thread, ITEMS of them a block apart.
+template <int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK) dbn_scalar(DbnArgs p) {
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const int i = blockIdx.x * BLOCK * ITEMS + k * BLOCK + threadIdx.x;
+    if (i >= p.n) return;
+    const int c = i / kHw7;
+    const float s = bn_at(p, 0, c, p.x[0][i]) + bn_at(p, 1, c, p.x[1][i]);
+    p.sum[i] = s;
+    p.relu[i] = fmaxf(s, 0.0f);
+  }
+}
+// float4 a thread, each lane reading its own channel's numbers (the form before session 6).
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) dbn_lanes(DbnArgs p) {
+  const int t = blockIdx.x * BLOCK + threadIdx.x;
+  if (t * 4 >= p.n) return;
+  const float4 a = reinterpret_cast<const float4*>(p.x[0])[t];
+  const float4 b = reinterpret_cast<const float4*>(p.x[1])[t];
+  const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+  float s[4], r[4];
+#pragma unroll
+  for (int l = 0; l < 4; ++l) {
+    const int c = (t * 4 + l) / kHw7;
+    s[l] = bn_at(p, 0, c, av[l]) + bn_at(p, 1, c, bv[l]);
+    r[l] = fmaxf(s[l], 0.0f);
+  }
+  reinterpret_cast<float4*>(p.sum)[t] = make_float4(s[0], s[1], s[2], s[3]);
+  reinterpret_cast<float4*>(p.relu)[t] = make_float4(r[0], r[1], r[2], r[3]);
+}
+// float4 a thread; its four lanes span at most two channels (49 >= 4), the first lane's and the
+// last lane's. SHARED: each channel's scale and shift computed once and selected per lane; else
+// each lane selects between the two channels' loaded numbers and does its own math.
+template <int BLOCK, bool SHARED>
+__global__ void __launch_bounds__(BLOCK) dbn_two(DbnArgs p) {
+  const int t = blockIdx.x * BLOCK + threadIdx.x;
+  if (t * 4 >= p.n) return;
+  const float4 a = reinterpret_cast<const float4*>(p.x[0])[t];
+  const float4 b = reinterpret_cast<const float4*>(p.x[1])[t];
+  const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
+  const int c0 = (t * 4) / kHw7, c3 = (t * 4 + 3) / kHw7;
+  float s[4], r[4];
+  if (SHARED) {
+    float sc[2][2], sh[2][2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = e ? c3 : c0;
+        sc[k][e] = (1.0f / sqrtf(p.var[k][c] + 1e-5f)) * p.w[k][c];
+        sh[k][e] = p.b[k][c] - p.mean[k][c] * sc[k][e];
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const int e = (t * 4 + l) / kHw7 != c0;
+      s[l] = av[l] * sc[0][e] + sh[0][e] + (bv[l] * sc[1][e] + sh[1][e]);
+      r[l] = fmaxf(s[l], 0.0f);
+    }
+  } else {
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      const bool first = (t * 4 + l) / kHw7 == c0;
+      float v[2];
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const float m = first ? p.mean[k][c0] : p.mean[k][c3];
+        const float va = first ? p.var[k][c0] : p.var[k][c3];
+        const float w = first ? p.w[k][c0] : p.w[k][c3];
+        const float bb = first ? p.b[k][c0] : p.b[k][c3];
+        v[k] = ((k ? bv[l] : av[l]) - m) * (1.0f / sqrtf(va + 1e-5f)) * w + bb;
+      }
+      s[l] = v[0] + v[1];
+      r[l] = fmaxf(s[l], 0.0f);
+    }
+  }
+  reinterpret_cast<float4*>(p.sum)[t] = make_float4(s[0], s[1], s[2], s[3]);
+  reinterpret_cast<float4*>(p.relu)[t] = make_float4(r[0], r[1], r[2], r[3]);
+}
+
+// As dbn_scalar<256, 1> with cheaper square roots: MODE 0 rsqrtf (approximate), 1 __frsqrt_rn
+// (one correctly rounded reciprocal square root), 2 __fsqrt_rn then __frcp_rn.
+template <int MODE>
+__device__ __forceinline__ float inv_std(float v) {
+  if (MODE == 0) return rsqrtf(v);
+  if (MODE == 1) return __frsqrt_rn(v);
+  return __frcp_rn(__fsqrt_rn(v));
+}
+template <int MODE>
+__global__ void __launch_bounds__(256) dbn_fast(DbnArgs p) {
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  if (i >= p.n) return;
+  const int c = i / kHw7;
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+    s += (p.x[k][i] - p.mean[k][c]) * inv_std<MODE>(p.var[k][c] + 1e-5f) * p.w[k][c] + p.b[k][c];
+  p.sum[i] = s;
+  p.relu[i] = fmaxf(s, 0.0f);
+}
+
+// ---- the stem's batch norm + ReLU + 3x3/2 max-pool over 64 planes of 112x112 ----
+struct PoolArgs {
+  const float* x;  // 64 x 112 x 112
+  const float* mean;
+  const float* var;
+  const float* w;
+  const float* b;
+  float* out;  // 64 x 56 x 56
+};
+__device__ __forceinline__ float bn_relu(const PoolArgs& p, int c, float x) {
+  return fmaxf((x - p.mean[c]) * (1.0f / sqrtf(p.var[c] + 1e-5f)) * p.w[c] + p.b[c], 0.0f);
+}
+__device__ __forceinline__ float pool_in(const PoolArgs& p, int c, int ih, int iw) {
+  const bool inside = ih >= 0 && ih < 112 && iw >= 0 && iw < 112;
+  const float v = bn_relu(p, c, p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)]);
+  return inside ? v : -INFINITY;
+}
+// As generated: an output a thread, its nine inputs each normalised.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) pool_gen(PoolArgs p) {
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i >= 64 * 3136) return;
+  const int c = i / 3136, oh = (i / 56) % 56, ow = i % 56;
+  float m = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+    for (int kw = 0; kw < 3; ++kw) m = fmaxf(m, pool_in(p, c, oh * 2 - 1 + kh, ow * 2 - 1 + kw));
+  p.out[i] = m;
+}
+// Two outputs side by side a thread: their windows share a column (15 reads, not 18).
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) pool_pair(PoolArgs p) {
+  const int t = blockIdx.x * BLOCK + threadIdx.x;
+  if (t >= 64 * 3136 / 2) return;
+  const int c = t / 1568, oh = (t / 28) % 56, ow = (t % 28) * 2;
+  float m0 = -INFINITY, m1 = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh) {
+    const int ih = oh * 2 - 1 + kh;
+    float v[5];
+#pragma unroll
+    for (int q = 0; q < 5; ++q) v[q] = pool_in(p, c, ih, ow * 2 - 1 + q);
+    m0 = fmaxf(m0, fmaxf(v[0], fmaxf(v[1], v[2])));
+    m1 = fmaxf(m1, fmaxf(v[2], fmaxf(v[3], v[4])));
+  }
+  reinterpret_cast<float2*>(p.out)[t] = make_float2(m0, m1);
+}
+// An output a thread, each window row read as one float (column 2ow-1) and one float2 (2ow, 2ow+1,
+// 8-byte aligned): six loads, not nine.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) pool_f2(PoolArgs p) {
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i >= 64 * 3136) return;
+  const int c = i / 3136, oh = (i / 56) % 56, ow = i % 56;
+  float m = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh) {
+    const int ih = oh * 2 - 1 + kh;
+    if (ih < 0 || ih >= 112) continue;
+    const float* row = p.x + c * 12544 + ih * 112;
+    const float2 pair = reinterpret_cast<const float2*>(row)[ow];
+    m = fmaxf(m, fmaxf(bn_relu(p, c, pair.x), bn_relu(p, c, pair.y)));
+    if (ow > 0) m = fmaxf(m, bn_relu(p, c, row[ow * 2 - 1]));
+  }
+  p.out[i] = m;
+}
+
+// The same with one correctly rounded reciprocal square root.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) pool_fast(PoolArgs p) {
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i >= 64 * 3136) return;
+  const int c = i / 3136, oh = (i / 56) % 56, ow = i % 56;
+  const float sc = __frsqrt_rn(p.var[c] + 1e-5f) * p.w[c], sh = p.b[c] - p.mean[c] * sc;
+  float m = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+    for (int kw = 0; kw < 3; ++kw) {
+      const int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+      const bool inside = ih >= 0 && ih < 112 && iw >= 0 && iw < 112;
+      const float x = p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)];
+      m = fmaxf(m, inside ? fmaxf(x * sc + sh, 0.0f) : -INFINITY);
+    }
+  p.out[i] = m;
+}
+// A block's R output rows of one channel: the 2R+1 input rows under them read once in 16-byte
+// words, normalised once each into shared memory, then each output's window read from there.
+template <int R>
+__global__ void __launch_bounds__(256) pool_staged(PoolArgs p) {
+  __shared__ float tile[2 * R + 1][112];
+  constexpr int kTiles = 56 / R;
+  const int c = blockIdx.x / kTiles, r0 = (blockIdx.x % kTiles) * R;
+  for (int e = threadIdx.x; e < (2 * R + 1) * 28; e += 256) {
+    const int row = e / 28, q = e % 28, ih = 2 * r0 - 1 + row;
+    float4 v = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    if (ih >= 0 && ih < 112) {
+      v = reinterpret_cast<const float4*>(p.x + c * 12544 + ih * 112)[q];
+      v = make_float4(bn_relu(p, c, v.x), bn_relu(p, c, v.y), bn_relu(p, c, v.z),
+                      bn_relu(p, c, v.w));
+    }
+    reinterpret_cast<float4*>(&tile[row][0])[q] = v;
+  }
+  __syncthreads();
+  for (int o = threadIdx.x; o < R * 56; o += 256) {
+    const int orow = o / 56, ow = o % 56;
+    float m = -INFINITY;
+#pragma unroll
+    for (int kh = 0; kh < 3; ++kh) {
+      const float* row = tile[orow * 2 + kh];
+      m = fmaxf(m, fmaxf(row[ow * 2], row[ow * 2 + 1]));
+      if (ow > 0) m = fmaxf(m, row[ow * 2 - 1]);
+    }
+    p.out[c * 3136 + (r0 + orow) * 56 + ow] = m;
+  }
+}
+
+}  // namespace
+
+void resnet_misses(Word* const* rs, Word* const* rd) {
+  {
+    constexpr int C = 2048, n = C * kHw7;
+    std::vector<DbnArgs> sets(kSets);
+    for (auto& p : sets) {
+      for (int k = 0; k < 2; ++k) {
+        p.x[k] = device_floats(n);
+        p.mean[k] = device_floats(C);
+        p.var[k] = device_floats(C);
+        p.w[k] = device_floats(C);
+        p.b[k] = device_floats(C);
+      }
+      p.sum = device_floats(n);
+      p.relu = device_floats(n);
+      p.n = n;
+    }
+    const double bytes = 4.0 * n * 4 + 8.0 * C * 4;
+    const Refs refs = references(bytes, rs, rd);
+    const auto form = [&](auto kernel, int threads, int block, const char* name, const char* what) {
+      repeat([&](int s) { kernel<<<(threads + block - 1) / block, block>>>(sets[s]); });
+      print(what, bytes, take(name), refs);
+    };
+    form(dbn_scalar<256, 1>, n, 256, "dbn_scalarILi256ELi1E", "2BN 2048x49 scalar 256 (generated)");
+    form(dbn_scalar<128, 1>, n, 128, "dbn_scalarILi128ELi1E", "2BN scalar 128");
+    form(dbn_scalar<128, 2>, n / 2, 128, "dbn_scalarILi128ELi2E", "2BN scalar 128 x 2");
+    form(dbn_lanes<256>, n / 4, 256, "dbn_lanesILi256E", "2BN float4 lanes apart 256 (old)");
+    form(dbn_lanes<64>, n / 4, 64, "dbn_lanesILi64E", "2BN float4 lanes apart 64");
+    form(dbn_two<256, true>, n / 4, 256, "dbn_twoILi256ELb1E",
+         "2BN float4 two channels shared 256");
+    form(dbn_two<128, true>, n / 4, 128, "dbn_twoILi128ELb1E",
+         "2BN float4 two channels shared 128");
+    form(dbn_two<64, true>, n / 4, 64, "dbn_twoILi64ELb1E", "2BN float4 two channels shared 64");
+    form(dbn_two<128, false>, n / 4, 128, "dbn_twoILi128ELb0E", "2BN float4 two loads a lane 128");
+    form(dbn_two<64, false>, n / 4, 64, "dbn_twoILi64ELb0E", "2BN float4 two loads a lane 64");
+    form(dbn_scalar<512, 1>, n, 512, "dbn_scalarILi512ELi1E", "2BN scalar 512");
+    form(dbn_scalar<1024, 1>, n, 1024, "dbn_scalarILi1024ELi1E", "2BN scalar 1024");
+    form(dbn_fast<0>, n, 256, "dbn_fastILi0E", "2BN scalar 256 rsqrtf");
+    form(dbn_fast<1>, n, 256, "dbn_fastILi1E", "2BN scalar 256 __frsqrt_rn");
+    form(dbn_fast<2>, n, 256, "dbn_fastILi2E", "2BN scalar 256 __fsqrt_rn, __frcp_rn");
+    form(dbn_scalar<256, 1>, n, 256, "dbn_scalarILi256ELi1E", "2BN scalar 256 (again)");
+  }
+  {
+    constexpr int C = 64, n_in = C * 12544, n_out = C * 3136;
+    std::vector<PoolArgs> sets(kSets);
+    for (auto& p : sets) {
+      p = {device_floats(n_in), device_floats(C), device_floats(C),
+           device_floats(C),    device_floats(C), device_floats(n_out)};
+    }
+    const double bytes = 4.0 * (n_in + n_out);
+    const Refs refs = references(bytes, rs, rd);
+    const auto form = [&](auto kernel, int threads, int block, const char* name, const char* what) {
+      repeat([&](int s) { kernel<<<(threads + block - 1) / block, block>>>(sets[s]); });
+      print(what, bytes, take(name), refs);
+    };
+    form(pool_gen<256>, n_out, 256, "pool_genILi256E", "stem pool 256 (generated)");
+    form(pool_gen<128>, n_out, 128, "pool_genILi128E", "stem pool 128");
+    form(pool_gen<512>, n_out, 512, "pool_genILi512E", "stem pool 512");
+    form(pool_pair<256>, n_out / 2, 256, "pool_pairILi256E", "stem pool pair 256");
+    form(pool_pair<128>, n_out / 2, 128, "pool_pairILi128E", "stem pool pair 128");
+    form(pool_f2<256>, n_out, 256, "pool_f2ILi256E", "stem pool float2 rows 256");
+    form(pool_f2<128>, n_out, 128, "pool_f2ILi128E", "stem pool float2 rows 128");
+    form(pool_gen<1024>, n_out, 1024, "pool_genILi1024E", "stem pool 1024");
+    form(pool_fast<256>, n_out, 256, "pool_fastILi256E", "stem pool 256 __frsqrt_rn");
+    form(pool_fast<512>, n_out, 512, "pool_fastILi512E", "stem pool 512 __frsqrt_rn");
+    form(pool_staged<4>, 64 * 14 * 256, 256, "pool_stagedILi4E", "stem pool staged 4 rows");
+    form(pool_staged<8>, 64 * 7 * 256, 256, "pool_stagedILi8E", "stem pool staged 8 rows");
+    form(pool_staged<14>, 64 * 4 * 256, 256, "pool_stagedILi14E", "stem pool staged 14 rows");
+    form(pool_gen<256>, n_out, 256, "pool_genILi256E", "stem pool 256 (again)");
+  }
+}
+
+}  // namespace fxbench
