@@ -82,8 +82,8 @@ std::vector<std::string> selected_modes(const std::string& mode) {
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the
 // copy bandwidth, and the issue slots each needs. The bytes are those of the kernel's own buffers
 // (codegen::kernel_bytes), not the plan's, which follow Inductor's: the plan has ResNet-50's stem
-// batch norm + max-pool read the ReLU's 3.2 MB and write nothing (the pool returns a tuple), where
-// the kernel reads the convolution's output and writes the pooled 0.8 MB.
+// batch norm + max-pool read the ReLU's buffer, where the kernel reads the convolution's output
+// and recomputes the ReLU.
 void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& graph,
                    const fusion::FusionPlan& plan, const ops::SymbolHints& hints, double copy_gbps,
                    double alu_slots_per_us) {
