@@ -3,6 +3,7 @@
 #include "fxscope/fusion/inductor_groups.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "fxscope/ops/op_registry.h"
@@ -51,6 +52,8 @@ class InductorReader {
             if (!f.placeholder) names.push_back(f.name);
           }
         }
+        // A template computes its GEMM or convolution: a library call after it does not.
+        if (group.kind == GroupKind::template_gemm) take(names);
       }
       group.note = exact ? "members from provenance" : "members from the kernel header";
       for (const std::string& name : names) {
@@ -79,7 +82,11 @@ class InductorReader {
     return !names.empty();
   }
 
-  // The next unused post-grad node running the launch's op ("mm", "aten.convolution.default").
+  // The post-grad node an extern launch computes. Inductor's comment before the launch names the
+  // buffer's source nodes, which can hold a fused prologue with its own convolution: the first of
+  // them that runs the op and that no earlier library call or template took is the one. Where none
+  // runs the op, the comment's library op is it (max-autotune lowers a 1x1 convolution to an
+  // extern mm). Without the comment: the next untaken node running the op, in graph order.
   std::vector<std::string> extern_node(const inductor::Launch& launch) {
     // op_base_name returns a view into its argument, so the qualified name must outlive `op`.
     const std::string qualified = "torch.ops." + launch.op;
@@ -89,16 +96,40 @@ class InductorReader {
     }
     // Inductor lowers the RNG seeds op (prims.inductor_seeds) to a randint.low_out call.
     const bool seeds = op == "randint";
+    const auto runs_op = [&](const graph::Node& node) {
+      return node.is_op() && (seeds ? node.target.find("inductor_seeds") != std::string::npos
+                                    : ops::op_base_name(node.target) == op);
+    };
+    const auto library_op = [](const graph::Node& node) {
+      const ops::OpInfo* info = node.is_op() ? ops::find_op(node.target) : nullptr;
+      return info && info->lowering == ops::Lowering::extern_kernel &&
+             info->op_class != ops::OpClass::opaque;
+    };
+    const auto take_from_comment = [&](const auto& wanted) -> std::optional<std::string> {
+      for (const std::string& name : launch.comments.source_nodes) {
+        const auto id = g_.find(name);
+        if (id && !used_[*id] && wanted(g_.node(*id))) {
+          used_[*id] = true;
+          return name;
+        }
+      }
+      return std::nullopt;
+    };
+    if (auto name = take_from_comment(runs_op)) return {*name};
+    if (auto name = take_from_comment(library_op)) return {*name};
     for (graph::NodeId id = 0; id < g_.size(); ++id) {
-      const graph::Node& node = g_.node(id);
-      const bool runs_op = seeds ? node.target.find("inductor_seeds") != std::string::npos
-                                 : ops::op_base_name(node.target) == op;
-      if (!used_[id] && node.is_op() && runs_op) {
+      if (!used_[id] && runs_op(g_.node(id))) {
         used_[id] = true;
-        return {node.name};
+        return {g_.node(id).name};
       }
     }
     return {};
+  }
+
+  void take(const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+      if (const auto id = g_.find(name)) used_[*id] = true;
+    }
   }
 
   const inductor::OutputCode& code_;
