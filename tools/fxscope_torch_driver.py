@@ -266,6 +266,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--profile", action="store_true",
                         help="report torch.profiler kernel totals instead of CUDA-event times")
+    parser.add_argument("--allow-tf32", action="store_true",
+                        help="let cuDNN convolutions and matmuls use TF32 (default: full FP32, as "
+                        "fxscope's engine runs and as the bundled samples were captured)")
     parser.add_argument("--copy-inputs", action="store_true",
                         help="compiled modes: leave inputs non-static, so CUDA graphs copy them "
                         "on every call (default: static, as parameters are)")
@@ -292,6 +295,11 @@ def main():
     if not torch.cuda.is_available():
         refuse("no CUDA GPU is visible to PyTorch %s" % torch.__version__)
 
+    # The log does not say how the captured process set TF32, and PyTorch's own default differs
+    # between convolutions (cuDNN: TF32 on) and matmuls (off): left alone, ResNet's convolutions
+    # ran TF32 kernels here while fxscope's engine ran FP32. Both are set, before anything compiles.
+    torch.backends.cudnn.allow_tf32 = opts.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = opts.allow_tf32
     source = runnables[unit]
     progress("PyTorch %s on %s, unit %s" % (torch.__version__, torch.cuda.get_device_name(0), unit))
     module, args = load_repro(source)
@@ -299,7 +307,7 @@ def main():
     if not opts.profile:
         mark_cudagraph_input_copies(input_names(module))
     result = {"torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
-              "unit": unit, "modes": []}
+              "unit": unit, "allow_tf32": opts.allow_tf32, "modes": []}
     with torch.no_grad():
         for mode in modes:
             if opts.profile:

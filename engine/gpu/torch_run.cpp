@@ -169,6 +169,9 @@ Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords
   run.device = j.value("device", "");
   run.unit = j.value("unit", "");
   run.torch_version = j.value("torch_version", "");
+  if (const auto tf32 = j.find("allow_tf32"); tf32 != j.end() && tf32->is_boolean()) {
+    run.allow_tf32 = tf32->get<bool>();
+  }
   for (const auto& jm : j["modes"]) {
     ModeMeasurement m = attribute_mode(jm.value("mode", ""), jm.value("range", ""), records, index);
     const auto& total = jm.value("total_us", nlohmann::json::object());

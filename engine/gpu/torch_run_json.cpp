@@ -10,6 +10,7 @@ nlohmann::json to_json(const TorchRun& run) {
   j["device"] = run.device;
   j["unit"] = run.unit;
   j["torch_version"] = run.torch_version;
+  if (run.allow_tf32) j["allow_tf32"] = *run.allow_tf32;
   j["modes"] = nlohmann::json::array();
   for (const auto& m : run.modes) {
     nlohmann::json jm;

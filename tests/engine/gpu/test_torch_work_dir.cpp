@@ -77,6 +77,28 @@ TEST_CASE("a saved work dir is attributed again without the driver", "[gpu]") {
   CHECK(m.kernels[1].nodes == std::vector<std::string>{"mm_default"});
 }
 
+TEST_CASE("the driver's TF32 setting reaches the run's JSON, and is absent where it said none",
+          "[gpu]") {
+  const ScratchDir dir("work-dir-tf32");
+  dir.write("cupti.jsonl", kRecords);
+  fs::create_directories(dir.path / "trace");
+  const std::string log = test::sample("residual_mlp");
+  // Drivers before session 8 said nothing (and left PyTorch's TF32 convolutions on).
+  dir.write("driver.out", kDriverOut);
+  auto before = gpu::attribute_work_dir(log, dir.str(), "0/0");
+  REQUIRE(before);
+  CHECK_FALSE(before->allow_tf32.has_value());
+  CHECK_FALSE(gpu::to_json(*before).contains("allow_tf32"));
+  std::string with = kDriverOut;
+  with.replace(with.find(R"("modes")"), 7, R"("allow_tf32":false,"modes")");
+  dir.write("driver.out", with);
+  auto now = gpu::attribute_work_dir(log, dir.str(), "0/0");
+  REQUIRE(now);
+  REQUIRE(now->allow_tf32.has_value());
+  CHECK_FALSE(*now->allow_tf32);
+  CHECK(gpu::to_json(*now).at("allow_tf32") == false);
+}
+
 TEST_CASE("a work dir that lacks a file is refused with the file's name", "[gpu]") {
   const ScratchDir dir("work-dir-missing");
   const std::string log = test::sample("residual_mlp");

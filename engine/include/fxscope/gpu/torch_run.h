@@ -4,6 +4,7 @@
 // nodes. The JSON has the engine backend's schema plus backend, torch_version and shares.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct TorchRun {
   std::string device;
   std::string unit;
   std::string torch_version;
+  // Whether the driver let convolutions and matmuls use TF32; unset for drivers before session 8,
+  // which left PyTorch's defaults (TF32 convolutions, FP32 matmuls).
+  std::optional<bool> allow_tf32;
   std::vector<ModeMeasurement> modes;
 };
 
