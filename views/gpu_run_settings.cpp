@@ -13,6 +13,7 @@ const QString kExecutable = QStringLiteral("gpu_run/executable");
 const QString kPrefix = QStringLiteral("gpu_run/command_prefix");
 const QString kBackend = QStringLiteral("gpu_run/backend");
 const QString kPython = QStringLiteral("gpu_run/python");
+const QString kAllowTf32 = QStringLiteral("gpu_run/allow_tf32");
 
 }  // namespace
 
@@ -22,6 +23,7 @@ GpuRunSettings GpuRunSettings::load(const QSettings& settings) {
   s.command_prefix = settings.value(kPrefix).toString();
   s.backend = settings.value(kBackend, s.backend).toString();
   s.python = settings.value(kPython).toString();
+  s.allow_tf32 = settings.value(kAllowTf32, false).toBool();
   return s;
 }
 
@@ -30,6 +32,7 @@ void GpuRunSettings::save(QSettings& settings) const {
   settings.setValue(kPrefix, command_prefix);
   settings.setValue(kBackend, backend);
   settings.setValue(kPython, python);
+  settings.setValue(kAllowTf32, allow_tf32);
 }
 
 QString GpuRunSettings::default_executable() {
@@ -52,6 +55,9 @@ QStringList GpuRunSettings::command(const QString& log_path, const QString& unit
   argv << QStringLiteral("--mode") << QStringLiteral("all") << QStringLiteral("--json");
   if (!backend.trimmed().isEmpty()) argv << QStringLiteral("--backend") << backend.trimmed();
   if (!python.trimmed().isEmpty()) argv << QStringLiteral("--python") << python.trimmed();
+  if (allow_tf32 && backend.trimmed() == QStringLiteral("pytorch")) {
+    argv << QStringLiteral("--allow-tf32");
+  }
   return argv;
 }
 

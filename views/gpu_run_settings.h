@@ -1,6 +1,7 @@
 #pragma once
 // How "Run on GPU" starts `fxscope-cli run`: which executable, a command prefix that runs it on
-// another host (`ssh gpu-box`), the backend and the Python with PyTorch. Kept in QSettings.
+// another host (`ssh gpu-box`), the backend, the Python with PyTorch and whether PyTorch may use
+// TF32. Kept in QSettings.
 
 #include <QString>
 #include <QStringList>
@@ -14,6 +15,9 @@ struct GpuRunSettings {
   QString command_prefix;  // split like a shell line: "ssh gpu-box", "env CUDA_VISIBLE_DEVICES=1"
   QString backend = QStringLiteral("pytorch");
   QString python;  // empty: the CLI's default (python3)
+  // The PyTorch backend's convolutions and matmuls in TF32 (`--allow-tf32`); off: full FP32, as
+  // the engine runs. Not passed to the engine backend, which refuses it.
+  bool allow_tf32 = false;
 
   static GpuRunSettings load(const QSettings& settings);
   void save(QSettings& settings) const;

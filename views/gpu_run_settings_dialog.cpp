@@ -1,5 +1,6 @@
 #include "gpu_run_settings_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -26,6 +27,9 @@ GpuRunSettingsDialog::GpuRunSettingsDialog(const GpuRunSettings& settings, QWidg
   python_ = new QLineEdit(settings.python, this);
   python_->setObjectName(QStringLiteral("gpu_run_python"));
   python_->setPlaceholderText(tr("python3 (the one with PyTorch)"));
+  tf32_ = new QCheckBox(tr("PyTorch's convolutions and matmuls in TF32 (off: full FP32)"), this);
+  tf32_->setObjectName(QStringLiteral("gpu_run_allow_tf32"));
+  tf32_->setChecked(settings.allow_tf32);
   preview_ = new QLabel(this);
   preview_->setWordWrap(true);
   preview_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -38,19 +42,21 @@ GpuRunSettingsDialog::GpuRunSettingsDialog(const GpuRunSettings& settings, QWidg
   form->addRow(tr("Command prefix"), prefix_);
   form->addRow(tr("Backend"), backend_);
   form->addRow(tr("Python"), python_);
+  form->addRow(tr("TF32"), tf32_);
   form->addRow(tr("Runs"), preview_);
   form->addRow(buttons);
   for (QLineEdit* edit : {executable_, prefix_, python_}) {
     connect(edit, &QLineEdit::textChanged, this, &GpuRunSettingsDialog::update_preview);
   }
   connect(backend_, &QComboBox::currentTextChanged, this, &GpuRunSettingsDialog::update_preview);
+  connect(tf32_, &QCheckBox::toggled, this, &GpuRunSettingsDialog::update_preview);
   update_preview();
   resize(560, sizeHint().height());
 }
 
 GpuRunSettings GpuRunSettingsDialog::settings() const {
   return {executable_->text().trimmed(), prefix_->text().trimmed(),
-          backend_->currentText().trimmed(), python_->text().trimmed()};
+          backend_->currentText().trimmed(), python_->text().trimmed(), tf32_->isChecked()};
 }
 
 void GpuRunSettingsDialog::update_preview() {

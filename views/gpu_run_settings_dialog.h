@@ -1,11 +1,12 @@
 #pragma once
-// Edits GpuRunSettings: the executable, the command prefix, the backend and the Python; shows
+// Edits GpuRunSettings: the executable, the command prefix, the backend, the Python and TF32; shows
 // the command line that "Run on GPU" will start as the fields change.
 
 #include <QDialog>
 
 #include "gpu_run_settings.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -27,6 +28,7 @@ class GpuRunSettingsDialog : public QDialog {
   QLineEdit* prefix_ = nullptr;
   QComboBox* backend_ = nullptr;
   QLineEdit* python_ = nullptr;
+  QCheckBox* tf32_ = nullptr;
   QLabel* preview_ = nullptr;
 };
 

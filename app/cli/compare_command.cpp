@@ -33,6 +33,7 @@ struct CompareArgs {
   std::string python;
   std::string pytorch_json;
   std::string engine_json;
+  bool allow_tf32 = false;  // the PyTorch child's convolutions and matmuls in TF32
   bool json = false;
 };
 
@@ -71,6 +72,7 @@ gpu::MeasuredRun run_child(const CompareArgs& args, const std::string& backend) 
                         " --backend " + backend + " --unit " + shell_quoted(args.unit) +
                         " --mode " + args.mode + " --json";
   if (!args.python.empty()) command += " --python " + shell_quoted(args.python);
+  if (args.allow_tf32 && backend == "pytorch") command += " --allow-tf32";
   command += " 2>" + shell_quoted(err_path);
   std::string out;
   if (FILE* pipe = popen(command.c_str(), "r")) {
@@ -173,6 +175,8 @@ void add_compare_command(CLI::App& app) {
                   "a saved `run --backend pytorch --json` output instead of running it");
   cmd->add_option("--engine-json", args->engine_json,
                   "a saved `run --backend engine --json` output instead of running it");
+  cmd->add_flag("--allow-tf32", args->allow_tf32,
+                "the PyTorch run's convolutions and matmuls in TF32 (default: full FP32)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->callback([args] { run_compare(*args); });
 }

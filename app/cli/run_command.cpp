@@ -36,8 +36,10 @@ struct RunArgs {
   int repeat = 20;
   std::uint64_t seed = 0;
   bool keep_work_dir = false;
+  bool allow_tf32 = false;
   bool json = false;
-  bool pytorch_options = false;  // --python, --work-dir, --keep-work-dir or --from-work-dir
+  // --python, --work-dir, --keep-work-dir, --from-work-dir or --allow-tf32
+  bool pytorch_options = false;
 };
 
 void fail(const std::string& message) {
@@ -239,8 +241,10 @@ Result<std::vector<gpu::ModeMeasurement>> asked_modes(const gpu::TorchRun& run,
 }
 
 void attribute_saved_run(const RunArgs& args) {
-  if (!args.work_dir.empty() || args.keep_work_dir) {
-    fail("--from-work-dir attributes a saved run: --work-dir and --keep-work-dir do not apply");
+  if (!args.work_dir.empty() || args.keep_work_dir || args.allow_tf32) {
+    fail(
+        "--from-work-dir attributes a saved run: --work-dir, --keep-work-dir and --allow-tf32 do "
+        "not apply");
     return;
   }
   auto run = gpu::attribute_work_dir(args.path, args.from_work_dir, args.unit);
@@ -267,6 +271,7 @@ void run_pytorch_backend(const RunArgs& args) {
   o.unit = args.unit;
   o.mode = args.mode;
   o.python = args.python;
+  o.allow_tf32 = args.allow_tf32;
   o.driver = gpu::default_torch_driver();
   o.cupti_lib = gpu::default_cupti_lib();
   o.work_dir = args.work_dir;
@@ -300,6 +305,12 @@ void run_run(const RunArgs& args) {
   }
   if (backend == "engine" && !args.from_work_dir.empty()) {
     fail("--from-work-dir: only the pytorch backend saves work dirs");
+    return;
+  }
+  if (backend == "engine" && args.allow_tf32) {
+    fail(
+        "--allow-tf32: the engine runs convolutions and GEMMs in full FP32; the option is the "
+        "pytorch backend's");
     return;
   }
   if (!known_mode(args.mode) && !known_mode_list(args.mode)) {
@@ -355,10 +366,13 @@ void add_run_command(CLI::App& app) {
   auto* from_work_dir = cmd->add_option(
       "--from-work-dir", args->from_work_dir,
       "pytorch: attribute a run saved with --work-dir again (no GPU, no Python needed)");
+  auto* tf32 = cmd->add_flag(
+      "--allow-tf32", args->allow_tf32,
+      "pytorch: let convolutions and matmuls use TF32 (default: full FP32, as the engine runs)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args, python, work_dir, keep, from_work_dir] {
+  cmd->callback([args, python, work_dir, keep, from_work_dir, tf32] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
-                            from_work_dir->count() > 0;
+                            from_work_dir->count() > 0 || tf32->count() > 0;
     run_run(*args);
   });
 }

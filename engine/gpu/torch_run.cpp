@@ -250,6 +250,7 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
     argv.push_back("--unit");
     argv.push_back(o.unit);
   }
+  if (o.allow_tf32) argv.push_back("--allow-tf32");
   // NVTX reaches CUPTI through our library, so one libcupti serves both (see fxscope_cupti.cpp).
   const std::vector<std::string> env = {
       "CUDA_INJECTION64_PATH=" + o.cupti_lib, "NVTX_INJECTION64_PATH=" + o.cupti_lib,

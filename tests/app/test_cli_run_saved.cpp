@@ -83,4 +83,18 @@ TEST_CASE("run --from-work-dir names what is wrong in one line", "[cli]") {
   CHECK_THAT(other_unit.output, Catch::Contains("the run is of unit 0/0, not 1/0"));
   CHECK(run_saved("--backend engine").status == 1);
   CHECK(run_saved("--keep-work-dir").status == 1);
+  // The saved run already says whether it used TF32.
+  const auto tf32 = run_saved("--allow-tf32");
+  CHECK(tf32.status == 1);
+  CHECK_THAT(tf32.output, Catch::Contains("--allow-tf32 do not apply"));
+}
+
+TEST_CASE("run --allow-tf32 is the pytorch backend's: the engine refuses it in one line", "[cli]") {
+  const auto r = test::run_process(
+      test::cli("run " + test::sample("residual_mlp") + " --backend engine --allow-tf32 2>&1"));
+  if (built_without_cuda(r)) return;
+  CHECK(r.status == 1);
+  CHECK(r.output ==
+        "fxscope-cli: --allow-tf32: the engine runs convolutions and GEMMs in full FP32; the "
+        "option is the pytorch backend's\n");
 }

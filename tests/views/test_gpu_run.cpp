@@ -102,6 +102,21 @@ TEST_CASE("GPU run settings make the command line and survive QSettings", "[view
   CHECK(back.command_prefix == s.command_prefix);
   CHECK(back.backend == s.backend);
   CHECK(back.python == s.python);
+  CHECK_FALSE(back.allow_tf32);
+
+  // TF32 for PyTorch: passed to the pytorch backend only (the engine refuses it), and kept.
+  s.allow_tf32 = true;
+  CHECK(s.command(QStringLiteral("/logs/x.log"), QStringLiteral("1/0")).last() ==
+        QStringLiteral("--allow-tf32"));
+  CHECK(views::GpuRunSettingsDialog(s).settings().allow_tf32);
+  {
+    QSettings again(file, QSettings::IniFormat);
+    s.save(again);
+  }
+  CHECK(GpuRunSettings::load(QSettings(file, QSettings::IniFormat)).allow_tf32);
+  s.backend = QStringLiteral("engine");
+  CHECK_FALSE(s.command(QStringLiteral("/logs/x.log"), QStringLiteral("1/0"))
+                  .contains(QStringLiteral("--allow-tf32")));
 }
 
 TEST_CASE("The GPU run child: JSON on success, one-line failures otherwise", "[views][gpu_run]") {

@@ -96,6 +96,29 @@ TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal
   CHECK(returned - first_line >= std::chrono::milliseconds(500));
 }
 
+TEST_CASE("allow_tf32 reaches the driver as --allow-tf32, and only when set", "[gpu]") {
+  // A stand-in driver that refuses with the arguments it was given.
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  const std::string script = *dir + "/driver.sh";
+  std::ofstream(script) << "echo \"fxscope_torch_driver: given $*\" >&2\nexit 3\n";
+  gpu::TorchRunOptions o;
+  o.log_path = test::sample("residual_mlp") + "/dedicated_log_torch_trace_ljqh8_c9.log";
+  o.python = "/bin/sh";
+  o.driver = script;
+  o.work_dir = *dir;
+  o.mode = "default";
+  const auto given = [&] {
+    const auto run = gpu::run_pytorch(o);
+    REQUIRE_FALSE(run);
+    return run.error().message;
+  };
+  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default");
+  o.allow_tf32 = true;
+  o.remove_work_dir = true;
+  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --allow-tf32");
+}
+
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {
   const auto r = driver(test::sample("pointwise_chain") +
                         "/dedicated_log_torch_trace_xhlrow6l.log --mode eager --repeats 1");

@@ -24,6 +24,8 @@ struct TorchRunOptions {
   std::string cupti_lib;         // libfxscope_cupti.so
   std::string work_dir;          // where the child's records, output and TORCH_TRACE go
   bool remove_work_dir = false;  // delete WORK_DIR when done, failed or not (a temp folder)
+  // Let convolutions and matmuls use TF32 (the driver's --allow-tf32); off, they run full FP32.
+  bool allow_tf32 = false;
   // Called with each progress line while the driver runs (its own "fxscope-progress: " lines,
   // and Inductor's "AUTOTUNE ..." headers, which max-autotune prints for every GEMM and
   // convolution it tunes): a compile can take many minutes.
