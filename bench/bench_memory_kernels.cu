@@ -7,7 +7,8 @@
 // - Layer norm after a residual add (GPT-2's 128 rows x 768): the generated form (a team of 256
 //   threads a row, Welford, the affine weights read after the reduction) against weights read
 //   before it, a two-sum reduction, and teams of 128, 64 and 32 threads reading 16-byte words.
-//   Also one pass over shifted sums (one team reduction instead of two).
+//   Also one pass over shifted sums (one team reduction instead of two), in 16-byte words (teams
+//   of 192, 64, 32) and in scalars as generated (teams of 64 to 512).
 // - Plain copies of 1.2-4.8 MB in several forms (block size, words a thread, cache hints): which
 //   comes nearest cudaMemcpy, the reference the target is judged against.
 // - Batch norm + residual + ReLU epilogues of ResNet-50's shapes: a word a thread as generated,
@@ -243,6 +244,45 @@ __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
   }
 }
 
+// As generated since session 7: shifted sums in one team reduction, but scalar loads, TEAM
+// threads a row (a power of two), ceil(L / TEAM) elements a thread, those past the row guarded.
+// The generated team for 128 rows of 768 is 256; the others say whether the team's size matters
+// before 16-byte words do.
+template <int TEAM>
+__global__ void __launch_bounds__(TEAM) ln_shifted_scalar(LnArgs p) {
+  constexpr int kPer = (L + TEAM - 1) / TEAM;
+  const int row = blockIdx.x, lane = threadIdx.x;
+  float x[kPer], wv[kPer], bv[kPer];
+  const float k0 = p.a[row * L] + (p.bias[0] + p.m[row * L]);
+  F2 acc{0, 0};
+#pragma unroll
+  for (int it = 0; it < kPer; ++it) {
+    const int r = lane + it * TEAM;
+    if (L % TEAM == 0 || r < L) {
+      x[it] = p.a[row * L + r] + (p.bias[r] + p.m[row * L + r]);
+      wv[it] = p.w[r];
+      bv[it] = p.beta[r];
+      const float d = x[it] - k0;
+      acc.s += d;
+      acc.q += d * d;
+    }
+  }
+  acc = team_reduce<TEAM>(acc, SumF2());
+  const float dm = acc.s / L;
+  const float mean = k0 + dm;
+  const float var = fmaxf(acc.q / L - dm * dm, 0.0f);
+  const float rs = rsqrtf(var + 1e-5f);
+#pragma unroll
+  for (int it = 0; it < kPer; ++it) {
+    const int r = lane + it * TEAM;
+    if (L % TEAM == 0 || r < L) p.out[row * L + r] = (x[it] - mean) * rs * wv[it] + bv[it];
+  }
+  if (lane == 0) {
+    p.var[row] = var;
+    p.mean[row] = mean;
+  }
+}
+
 // ---- copies: which form of a plain copy comes nearest cudaMemcpy at 1-3 MB ----
 // BLOCK threads, WPT 16-byte words each (all loaded before any is stored), one pass, no stride
 // loop; STREAM: loads through the read-only path and stores marked evict-first.
@@ -362,6 +402,18 @@ int main(int argc, char** argv) {
     print("LN team 64 one pass shifted, float4", bytes, take("ln_shiftedILi64"), refs);
     repeat([&](int s) { ln_shifted<32><<<R, 32>>>(sets[s]); });
     print("LN team 32 one pass shifted, float4", bytes, take("ln_shiftedILi32"), refs);
+    repeat([&](int s) { ln_shifted<192><<<R, 192>>>(sets[s]); });
+    print("LN team 192 one pass shifted, float4", bytes, take("ln_shiftedILi192"), refs);
+    repeat([&](int s) { ln_two_sum<192><<<R, 192>>>(sets[s]); });
+    print("LN team 192 two sums, float4, prefetched", bytes, take("ln_two_sumILi192"), refs);
+    repeat([&](int s) { ln_shifted_scalar<256><<<R, 256>>>(sets[s]); });
+    print("LN team 256 shifted, scalar (generated)", bytes, take("ln_shifted_scalarILi256"), refs);
+    repeat([&](int s) { ln_shifted_scalar<512><<<R, 512>>>(sets[s]); });
+    print("LN team 512 shifted, scalar, guarded", bytes, take("ln_shifted_scalarILi512"), refs);
+    repeat([&](int s) { ln_shifted_scalar<128><<<R, 128>>>(sets[s]); });
+    print("LN team 128 shifted, scalar", bytes, take("ln_shifted_scalarILi128"), refs);
+    repeat([&](int s) { ln_shifted_scalar<64><<<R, 64>>>(sets[s]); });
+    print("LN team 64 shifted, scalar", bytes, take("ln_shifted_scalarILi64"), refs);
     repeat([&](int s) { ln_shifted<64><<<R, 64>>>(sets[s]); });
     print("LN team 64 one pass shifted (again)", bytes, take("ln_shiftedILi64"), refs);
   }
