@@ -10,6 +10,7 @@
 
 #include "executable_impl.h"
 #include "fxscope/gpu/memory_plan.h"
+#include "gemm_conv_runner.h"
 #include "gpu_timing.h"
 
 namespace fxscope::gpu {
@@ -68,6 +69,7 @@ struct Executable::Builder {
   std::vector<std::vector<std::size_t>> scratch_ids{};  // per step: its scratch buffers' lives
 
   std::size_t conv_workspace_bytes = 0;
+  void* col_buffer = nullptr;  // max-autotune: im2col's, shared by the convolutions as GEMMs
   std::vector<StepPlan> built{};
   std::optional<PendingEpilogue> pending{};
 
@@ -306,12 +308,20 @@ struct Executable::Builder {
     LoadedVariants loaded = load_variants(i, s, where);
     if (!loaded.failure.empty()) return loaded.failure;
     const std::size_t best = pick_variant(s, loaded, where);
+    // The variants timed and passed over stay loaded too: unloaded, their handles went to modules
+    // loaded later, and CUPTI named those modules' kernels after the unloaded ones (ResNet-50's
+    // layer-1 im2col kernels came back as a batch norm's config variant, session 9).
+    const auto keep_tried = [&] {
+      for (auto& image : loaded.images) {
+        if (image) im.images.push_back(std::move(image));
+      }
+    };
     if (pending && pending->step + 1 == i && loaded.images[best]) {
       absorbed =
           settle_epilogue(*loaded.images[best], s.variants[best], loaded.values[best], where);
       if (absorbed) {
         // Kept loaded: CUPTI names kernels by handle, and the timing launches ran it.
-        im.images.push_back(std::move(loaded.images[best]));
+        keep_tried();
         return "";
       }
     }
@@ -320,7 +330,7 @@ struct Executable::Builder {
     im.arg_values.push_back(std::move(loaded.values[best]));
     std::vector<void*> args = argument_pointers(im.arg_values.back());
     const KernelImage* image = loaded.images[best].get();
-    im.images.push_back(std::move(loaded.images[best]));
+    keep_tried();
     ex.launches_.push_back([image, k, args, where](cudaStream_t st) mutable -> std::string {
       const cudaError_t e = image->launch(k.grid, k.block, k.shared_bytes, args.data(), st);
       return e == cudaSuccess ? "" : where + ": launch failed: " + cuda_text(e);
@@ -328,13 +338,18 @@ struct Executable::Builder {
     return "";
   }
 
+  // cuBLASLt's handle and workspace, made at the first GEMM; "" or why they could not be.
+  std::string ensure_lt() {
+    if (im.lt) return "";
+    cublasLtCreate(&im.lt);
+    auto ws = im.allocate(kGemmWorkspace, "the cuBLASLt workspace");
+    if (!ws) return ws.error().message;
+    im.gemm_workspace = *ws;
+    return "";
+  }
+
   std::string build_gemm(std::size_t i, StepPlan& s, const std::string& where) {
-    if (!im.lt) {
-      cublasLtCreate(&im.lt);
-      auto ws = im.allocate(kGemmWorkspace, "the cuBLASLt workspace");
-      if (!ws) return ws.error().message;
-      im.gemm_workspace = *ws;
-    }
+    if (const std::string e = ensure_lt(); !e.empty()) return e;
     GemmPointers p;
     p.a = ptr(s.gemm->a.node);
     p.b = ptr(s.gemm->b.node);
@@ -375,18 +390,85 @@ struct Executable::Builder {
     return "";
   }
 
-  std::string build_conv(const StepPlan& s, const std::string& where) {
-    auto conv = CudnnConv::create(*s.conv, where);
-    if (!conv) return conv.error().message;
+  // max-autotune: the convolution as an im2col and one cuBLASLt GEMM (gemm_conv.h), its
+  // algorithms tuned; null (and NOTE says why) where it cannot be.
+  std::unique_ptr<GemmConv> gemm_conv(const StepPlan& s, const std::string& where,
+                                      std::string& note) {
+    auto plan = plan_gemm_conv(*s.conv);
+    if (!plan) {
+      note = plan.error().message;
+      return nullptr;
+    }
+    if (const std::string e = ensure_lt(); !e.empty()) {
+      note = e;
+      return nullptr;
+    }
+    GemmConvBuffers b{ptr(s.conv->x), ptr(s.conv->w), s.conv->bias ? ptr(*s.conv->bias) : nullptr,
+                      ptr(s.conv->out), col_buffer};
+    auto conv = GemmConv::create(im.lt, *plan, b, options.compile, im.gemm_workspace,
+                                 kGemmWorkspace, where);
+    if (!conv) {
+      note = conv.error().message;
+      return nullptr;
+    }
+    if (auto pick = (*conv)->tune(stream); !pick) {
+      note = pick.error().message;
+      return nullptr;
+    }
+    return std::move(*conv);
+  }
+
+  // cuDNN's time for CONV (a workspace of its own for the timing); 1e30 when it fails.
+  double cudnn_us(const CudnnConv& conv, const void* x, const void* w, const void* bias,
+                  void* out) {
+    void* ws = nullptr;
+    if (conv.workspace_bytes() > 0 && cudaMalloc(&ws, conv.workspace_bytes()) != cudaSuccess) {
+      cudaGetLastError();
+      return 1e30;
+    }
+    const double us = time_us([&] { conv.launch(stream, x, w, bias, out, ws); });
+    cudaFree(ws);
+    return us;
+  }
+
+  std::string build_conv(StepPlan& s, const std::string& where) {
     void* x = ptr(s.conv->x);
     void* w = ptr(s.conv->w);
     void* bias = s.conv->bias ? ptr(*s.conv->bias) : nullptr;
     void* out = ptr(s.conv->out);
-    if (options.tune) {
+    auto conv = CudnnConv::create(*s.conv, where);
+    std::unique_ptr<GemmConv> as_gemm;
+    std::string gemm_note;
+    if (options.tune) as_gemm = gemm_conv(s, where, gemm_note);
+    if (!conv && !as_gemm) return conv.error().message;
+    if (conv && options.tune) {
       if (auto pick = (*conv)->tune(stream, x, w, bias, out)) {
         ex.picks_.push_back(where + " cuDNN " + *pick);
       }
     }
+    if (options.tune && !as_gemm) {
+      ex.picks_.push_back(where + ": cuDNN, not as a GEMM: " + gemm_note);
+    }
+    if (as_gemm) {
+      // cuDNN stays unless the GEMM is clearly faster (the margin of pick_variant).
+      const GemmConv* gc = as_gemm.get();
+      const double gemm_us = time_us([&] { gc->launch(stream); });
+      const double dnn_us = conv ? cudnn_us(**conv, x, w, bias, out) : 1e30;
+      const bool take = gemm_us < dnn_us * (1.0 - kPickMargin);
+      char text[320];
+      std::snprintf(text, sizeof text, "%s: %s, %s %.2f us, cuDNN %s%.2f us", where.c_str(),
+                    take ? "convolution as a GEMM" : "convolution on cuDNN", gc->what().c_str(),
+                    gemm_us, conv ? "" : "(unavailable) ", conv ? dnn_us : 0.0);
+      ex.picks_.push_back(text);
+      // Kept either way: CUPTI names kernels by handle, and the timing launches ran im2col.
+      im.gemm_convs.push_back(std::move(as_gemm));
+      if (take) {
+        s.name = "convolution as " + gc->what();
+        ex.launches_.push_back([gc](cudaStream_t st) { return gc->launch(st); });
+        return "";
+      }
+    }
+    if (!conv) return conv.error().message;
     conv_workspace_bytes = std::max(conv_workspace_bytes, (*conv)->workspace_bytes());
     const CudnnConv* c = conv->get();
     im.convs.push_back(std::move(*conv));
@@ -421,6 +503,22 @@ struct Executable::Builder {
   // Steps: compile, load and bind pointers; a group that cannot be compiled or set up is named
   // and skipped.
   std::optional<Error> build_steps() {
+    if (options.tune) {
+      // One im2col buffer for every convolution max-autotune may run as a GEMM: steps run one
+      // after another on one stream.
+      std::size_t bytes = 0;
+      for (const StepPlan& s : planned.steps) {
+        if (s.kind != StepKind::conv) continue;
+        if (auto p = plan_gemm_conv(*s.conv)) {
+          bytes = std::max(bytes, static_cast<std::size_t>(p->col_elements) *
+                                      std::max<std::size_t>(element_bytes(s.conv->dtype), 1));
+        }
+      }
+      if (bytes > 0) {
+        auto col = im.allocate(bytes, "the im2col buffer of convolutions as GEMMs");
+        if (col) col_buffer = *col;  // without it, convolutions stay on cuDNN
+      }
+    }
     std::set<std::size_t> failed_groups;
     for (std::size_t i = 0; i < planned.steps.size(); ++i) {
       StepPlan& s = planned.steps[i];

@@ -16,6 +16,7 @@
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
+#include "gemm_conv_runner.h"
 #include "kernel_image.h"
 #include "lt_gemm.h"
 
@@ -41,6 +42,7 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<KernelImage>> images;
   std::vector<std::unique_ptr<LtGemm>> gemms;
   std::vector<std::unique_ptr<CudnnConv>> convs;
+  std::vector<std::unique_ptr<GemmConv>> gemm_convs;
   std::vector<std::vector<void*>> arg_values;  // stable storage for kernel arguments
 
   Location locate(graph::NodeId node) const {

@@ -1,0 +1,87 @@
+// run_gemm_conv (fxscope/gpu/gemm_conv.h): one convolution as im2col + GEMM on the local GPU.
+
+#include <algorithm>
+
+#include "cuda_device.h"
+#include "cuda_status.h"
+#include "fxscope/gpu/gemm_conv.h"
+#include "fxscope/gpu/nvrtc_compiler.h"
+#include "gemm_conv_runner.h"
+
+namespace fxscope::gpu {
+namespace {
+
+constexpr std::size_t kWorkspace = 32u << 20;
+
+// Device memory and handles freed with the run, whatever path it leaves by.
+struct Owned {
+  std::vector<void*> memory;
+  cublasLtHandle_t lt = nullptr;
+  cudaStream_t stream = nullptr;
+  ~Owned() {
+    for (void* p : memory) cudaFree(p);
+    if (lt) cublasLtDestroy(lt);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  Result<void*> upload(const std::vector<float>& host, std::size_t elements) {
+    void* p = nullptr;
+    if (const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(elements * sizeof(float), 256));
+        e != cudaSuccess) {
+      return make_error("cudaMalloc: " + cuda_text(e));
+    }
+    memory.push_back(p);
+    if (!host.empty() && cudaMemcpy(p, host.data(), host.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice) != cudaSuccess) {
+      return make_error("upload failed");
+    }
+    return p;
+  }
+};
+
+}  // namespace
+
+Result<std::vector<float>> run_gemm_conv(const ConvSpec& spec, const ConvData& data) {
+  const std::string where = "convolution as GEMM";
+  if (spec.dtype != "f32") return make_error(where + ": f32 data only, not " + spec.dtype);
+  auto plan = plan_gemm_conv(spec);
+  if (!plan) return plan.error();
+  auto dev = open_cuda_device();
+  if (!dev) return dev.error();
+  Owned own;
+  const std::size_t ny = strided_elements(spec.out_sizes, spec.out_strides);
+  auto x = own.upload(data.x, strided_elements(spec.x_sizes, spec.x_strides));
+  auto w = own.upload(data.w, strided_elements(spec.w_sizes, spec.w_strides));
+  auto b = own.upload(data.bias, data.bias.size());
+  auto y = own.upload({}, ny);
+  auto col = own.upload({}, static_cast<std::size_t>(plan->col_elements));
+  auto ws = own.upload({}, kWorkspace / sizeof(float));
+  for (const auto* r : {&x, &w, &b, &y, &col, &ws}) {
+    if (!*r) return make_error(where + ": " + r->error().message);
+  }
+  if (cublasLtCreate(&own.lt) != CUBLAS_STATUS_SUCCESS || cudaStreamCreate(&own.stream) != cudaSuccess) {
+    return make_error(where + ": cannot create a cuBLASLt handle or a stream");
+  }
+  const std::string arch = dev->arch();
+  const CompileFn compile = [&](const std::string& source, const std::string& at) {
+    NvrtcOptions o;
+    o.arch = arch;
+    auto built = compile_cuda(source, at, o);
+    return built ? Result<std::string>(built->cubin) : Result<std::string>(built.error());
+  };
+  const GemmConvBuffers buffers{*x, *w, spec.bias ? *b : nullptr, *y, *col};
+  auto conv = GemmConv::create(own.lt, *plan, buffers, compile, *ws, kWorkspace, where);
+  if (!conv) return conv.error();
+  if (auto pick = (*conv)->tune(own.stream); !pick) return pick.error();
+  if (const std::string e = (*conv)->launch(own.stream); !e.empty()) return make_error(e);
+  std::vector<float> out(ny);
+  if (const cudaError_t e = cudaStreamSynchronize(own.stream); e != cudaSuccess) {
+    return make_error(where + ": " + cuda_text(e));
+  }
+  if (const cudaError_t e = cudaMemcpy(out.data(), *y, ny * sizeof(float), cudaMemcpyDeviceToHost);
+      e != cudaSuccess) {
+    return make_error(where + ": download: " + cuda_text(e));
+  }
+  return out;
+}
+
+}  // namespace fxscope::gpu
