@@ -8,7 +8,8 @@
 //   threads a row, Welford, the affine weights read after the reduction) against weights read
 //   before it, a two-sum reduction, and teams of 128, 64 and 32 threads reading 16-byte words.
 //   Also one pass over shifted sums (one team reduction instead of two), in 16-byte words (teams
-//   of 192, 64, 32) and in scalars as generated (teams of 64 to 512).
+//   of 192, 64, 32) and in scalars as generated (teams of 64 to 512); and the same loads and stores
+//   with no reduction, to split the time over a copy between access pattern and reduction.
 // - Plain copies of 1.2-4.8 MB in several forms (block size, words a thread, cache hints): which
 //   comes nearest cudaMemcpy, the reference the target is judged against.
 // - Batch norm + residual + ReLU epilogues of ResNet-50's shapes: a word a thread as generated,
@@ -244,6 +245,23 @@ __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
   }
 }
 
+// The team-64 16-byte form with the reduction left out (mean = the row's first element, scale 1):
+// the same loads and stores, so what it takes over a same-size copy is the access pattern's, and
+// what the layer norm takes over it is its reduction's.
+template <int TEAM>
+__global__ void __launch_bounds__(TEAM) ln_no_reduction(LnArgs p) {
+  constexpr int kPer = L / TEAM;
+  const int row = blockIdx.x, lane = threadIdx.x;
+  float x[kPer], wv[kPer], bv[kPer];
+  const float k0 = p.a[row * L] + (p.bias[0] + p.m[row * L]);
+  load_words<TEAM>(p, row, lane, x, wv, bv);
+  store_words<TEAM>(p, row, lane, x, wv, bv, k0, 1.0f);
+  if (lane == 0) {
+    p.var[row] = 1.0f;
+    p.mean[row] = k0;
+  }
+}
+
 // As generated since session 7: shifted sums in one team reduction, but scalar loads, TEAM
 // threads a row (a power of two), ceil(L / TEAM) elements a thread, those past the row guarded.
 // The generated team for 128 rows of 768 is 256; the others say whether the team's size matters
@@ -414,6 +432,10 @@ int main(int argc, char** argv) {
     print("LN team 128 shifted, scalar", bytes, take("ln_shifted_scalarILi128"), refs);
     repeat([&](int s) { ln_shifted_scalar<64><<<R, 64>>>(sets[s]); });
     print("LN team 64 shifted, scalar", bytes, take("ln_shifted_scalarILi64"), refs);
+    repeat([&](int s) { ln_no_reduction<64><<<R, 64>>>(sets[s]); });
+    print("LN team 64 float4, no reduction", bytes, take("ln_no_reductionILi64"), refs);
+    repeat([&](int s) { ln_no_reduction<192><<<R, 192>>>(sets[s]); });
+    print("LN team 192 float4, no reduction", bytes, take("ln_no_reductionILi192"), refs);
     repeat([&](int s) { ln_shifted<64><<<R, 64>>>(sets[s]); });
     print("LN team 64 one pass shifted (again)", bytes, take("ln_shiftedILi64"), refs);
   }

@@ -43,13 +43,23 @@ __global__ void ref_empty() {}
 
 }  // namespace
 
+bool warm_l2() {
+  static const bool warm = [] {
+    const char* v = std::getenv("BENCH_WARM");
+    return v && *v && std::string(v) != "0";
+  }();
+  return warm;
+}
+
 void start_recording() {
   cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  std::printf("%s, %d SMs; %s\n", prop.name, prop.multiProcessorCount,
+              warm_l2() ? "BENCH_WARM: one buffer set, reads from L2"
+                        : "buffer sets rotated, reads from memory");
 }
 
 double median(std::vector<double> v) {
