@@ -308,20 +308,12 @@ struct Executable::Builder {
     LoadedVariants loaded = load_variants(i, s, where);
     if (!loaded.failure.empty()) return loaded.failure;
     const std::size_t best = pick_variant(s, loaded, where);
-    // The variants timed and passed over stay loaded too: unloaded, their handles went to modules
-    // loaded later, and CUPTI named those modules' kernels after the unloaded ones (ResNet-50's
-    // layer-1 im2col kernels came back as a batch norm's config variant, session 9).
-    const auto keep_tried = [&] {
-      for (auto& image : loaded.images) {
-        if (image) im.images.push_back(std::move(image));
-      }
-    };
     if (pending && pending->step + 1 == i && loaded.images[best]) {
       absorbed =
           settle_epilogue(*loaded.images[best], s.variants[best], loaded.values[best], where);
       if (absorbed) {
         // Kept loaded: CUPTI names kernels by handle, and the timing launches ran it.
-        keep_tried();
+        im.images.push_back(std::move(loaded.images[best]));
         return "";
       }
     }
@@ -330,7 +322,7 @@ struct Executable::Builder {
     im.arg_values.push_back(std::move(loaded.values[best]));
     std::vector<void*> args = argument_pointers(im.arg_values.back());
     const KernelImage* image = loaded.images[best].get();
-    keep_tried();
+    im.images.push_back(std::move(loaded.images[best]));
     ex.launches_.push_back([image, k, args, where](cudaStream_t st) mutable -> std::string {
       const cudaError_t e = image->launch(k.grid, k.block, k.shared_bytes, args.data(), st);
       return e == cudaSuccess ? "" : where + ": launch failed: " + cuda_text(e);

@@ -157,8 +157,8 @@ std::string im2col_source(const GemmConvPlan& plan) {
       (plan.channels_major ? "col[n][k][p] (positions fastest)" : "col[n][p][k] (taps fastest)") +
       ", elements copied as words of their width.\n";
   src += "typedef " + word + " fx_word;\n";
-  src += "extern \"C\" __global__ void __launch_bounds__(" + s(kIm2colBlock) +
-         ") fxscope_im2col(const fx_word* __restrict__ x, fx_word* __restrict__ col) {\n";
+  src += "extern \"C\" __global__ void __launch_bounds__(" + s(kIm2colBlock) + ") " + kIm2colEntry +
+         "(const fx_word* __restrict__ x, fx_word* __restrict__ col) {\n";
   src += "  for (" + I + " i = " + I + "(blockIdx.x) * " + s(kIm2colBlock) + " + " + I +
          "(threadIdx.x); i < " + s(total) + "; i += " + I + "(gridDim.x) * " + s(kIm2colBlock) +
          ") {\n";

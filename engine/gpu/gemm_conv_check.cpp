@@ -58,7 +58,8 @@ Result<std::vector<float>> run_gemm_conv(const ConvSpec& spec, const ConvData& d
   for (const auto* r : {&x, &w, &b, &y, &col, &ws}) {
     if (!*r) return make_error(where + ": " + r->error().message);
   }
-  if (cublasLtCreate(&own.lt) != CUBLAS_STATUS_SUCCESS || cudaStreamCreate(&own.stream) != cudaSuccess) {
+  if (cublasLtCreate(&own.lt) != CUBLAS_STATUS_SUCCESS ||
+      cudaStreamCreate(&own.stream) != cudaSuccess) {
     return make_error(where + ": cannot create a cuBLASLt handle or a stream");
   }
   const std::string arch = dev->arch();

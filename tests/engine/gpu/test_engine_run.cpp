@@ -97,8 +97,8 @@ TEST_CASE("every unit of the samples runs in all four modes and matches eager", 
         CHECK(m.measured.launches >= 1.0);
         CHECK(m.measured.attributed_share() == Approx(1.0));
         if (m.cuda_graph) CHECK(m.measured.graph_launches == m.measured.launches);
-        // A generated kernel's record carries its own entry (fx_<group>_g<id>): CUPTI once
-        // named an im2col kernel after a config variant unloaded before it was loaded.
+        // A generated kernel is named by its own entry (fx_<group>_g<id>): CUPTI's records named
+        // modules loaded where unloaded ones had been after the unloaded ones' kernels.
         for (const auto& k : m.measured.kernels) {
           if (k.name.rfind("fx_", 0) != 0) continue;
           std::string group = k.group;

@@ -52,6 +52,7 @@ Result<GemmConvPlan> plan_gemm_conv(const ConvSpec& spec);
 // copied as same-width words, so one source serves f32, f16 and bf16; and its launch.
 std::string im2col_source(const GemmConvPlan& plan);
 constexpr int kIm2colBlock = 256;
+inline constexpr const char* kIm2colEntry = "fxscope_im2col";
 long long im2col_grid(const GemmConvPlan& plan);
 
 // What that kernel writes, computed on the host from the input's storage (f32), for tests.
