@@ -299,4 +299,28 @@ TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
   CHECK(run.error().message == "run.json: modes[0].bandwidth[0]: \"gbps\" should be a number");
 }
 
+TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at half default's time",
+          "[report][run]") {
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-01 (session 9): max-autotune timed each
+  // convolution on cuDNN and as an im2col + one cuBLASLt GEMM, and kept the GEMM for 49 of 53.
+  const auto run = report::read_run_result(data("runs/resnet50_engine_gemm_conv_h200.json"));
+  REQUIRE(run.ok());
+  const report::RunMode* fused = run->find_mode("default");
+  const report::RunMode* tuned = run->find_mode("max-autotune");
+  REQUIRE(fused);
+  REQUIRE(tuned);
+  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 802 against 1761 us a call
+  CHECK(tuned->attributed_us == Approx(tuned->kernel_us));
+  std::size_t im2col = 0;
+  for (const auto& k : tuned->kernels) {
+    if (k.name.rfind("fxscope_im2col", 0) != 0) continue;
+    ++im2col;
+    CHECK(k.group == "extern_kernels.convolution");  // on the convolution that launched it
+    CHECK(k.nodes.size() == 1);
+  }
+  // 49 GEMM convolutions, 33 of them 1x1 stride-1 read in place: 16 im2col kernels.
+  CHECK(im2col == 16);
+  for (const auto& k : fused->kernels) CHECK(k.name.find("im2col") == std::string::npos);
+}
+
 }  // namespace fxscope::test
