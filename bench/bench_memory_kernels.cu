@@ -218,6 +218,16 @@ __device__ __forceinline__ F2 shfl(F2 v, int m) {
 struct SumF2 {
   __device__ F2 operator()(F2 a, F2 b) const { return {a.s + b.s, a.q + b.q}; }
 };
+// A row's mean, variance and 1/sqrt(var + eps) from its shifted sums about K0.
+struct RowStats {
+  float mean, var, rs;
+};
+__device__ __forceinline__ RowStats shifted_stats(F2 acc, float k0) {
+  const float dm = acc.s / L;
+  const float var = fmaxf(acc.q / L - dm * dm, 0.0f);
+  return {k0 + dm, var, rsqrtf(var + 1e-5f)};
+}
+
 template <int TEAM>
 __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
   constexpr int kPer = L / TEAM;
@@ -234,14 +244,11 @@ __global__ void __launch_bounds__(TEAM) ln_shifted(LnArgs p) {
     acc.q += d * d;
   }
   acc = team_reduce<TEAM>(acc, SumF2());
-  const float dm = acc.s / L;
-  const float mean = k0 + dm;
-  const float var = fmaxf(acc.q / L - dm * dm, 0.0f);
-  const float rs = rsqrtf(var + 1e-5f);
-  store_words<TEAM>(p, row, lane, x, wv, bv, mean, rs);
+  const RowStats st = shifted_stats(acc, k0);
+  store_words<TEAM>(p, row, lane, x, wv, bv, st.mean, st.rs);
   if (lane == 0) {
-    p.var[row] = var;
-    p.mean[row] = mean;
+    p.var[row] = st.var;
+    p.mean[row] = st.mean;
   }
 }
 
@@ -286,18 +293,15 @@ __global__ void __launch_bounds__(TEAM) ln_shifted_scalar(LnArgs p) {
     }
   }
   acc = team_reduce<TEAM>(acc, SumF2());
-  const float dm = acc.s / L;
-  const float mean = k0 + dm;
-  const float var = fmaxf(acc.q / L - dm * dm, 0.0f);
-  const float rs = rsqrtf(var + 1e-5f);
+  const RowStats st = shifted_stats(acc, k0);
 #pragma unroll
   for (int it = 0; it < kPer; ++it) {
     const int r = lane + it * TEAM;
-    if (L % TEAM == 0 || r < L) p.out[row * L + r] = (x[it] - mean) * rs * wv[it] + bv[it];
+    if (L % TEAM == 0 || r < L) p.out[row * L + r] = (x[it] - st.mean) * st.rs * wv[it] + bv[it];
   }
   if (lane == 0) {
-    p.var[row] = var;
-    p.mean[row] = mean;
+    p.var[row] = st.var;
+    p.mean[row] = st.mean;
   }
 }
 

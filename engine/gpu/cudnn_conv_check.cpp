@@ -7,38 +7,12 @@
 #include "cuda_device.h"
 #include "cuda_status.h"
 #include "cudnn_conv.h"
+#include "device_buffers.h"
 
 namespace fxscope::gpu {
 namespace {
 
 constexpr int kBatches = 7;
-
-// Device memory freed with the check, whatever path it leaves by.
-class DeviceBuffers {
- public:
-  ~DeviceBuffers() {
-    for (void* p : owned_) cudaFree(p);
-  }
-  Result<void*> upload(const std::vector<float>& host, std::size_t elements) {
-    void* p = nullptr;
-    if (const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(elements * sizeof(float), 256));
-        e != cudaSuccess) {
-      return make_error("cudaMalloc: " + cuda_text(e));
-    }
-    owned_.push_back(p);
-    if (!host.empty()) {
-      if (const cudaError_t e =
-              cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice);
-          e != cudaSuccess) {
-        return make_error("upload: " + cuda_text(e));
-      }
-    }
-    return p;
-  }
-
- private:
-  std::vector<void*> owned_;
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -4,6 +4,7 @@
 
 #include "cuda_device.h"
 #include "cuda_status.h"
+#include "device_buffers.h"
 #include "fxscope/gpu/gemm_conv.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "gemm_conv_runner.h"
@@ -15,26 +16,12 @@ constexpr std::size_t kWorkspace = 32u << 20;
 
 // Device memory and handles freed with the run, whatever path it leaves by.
 struct Owned {
-  std::vector<void*> memory;
+  DeviceBuffers memory;
   cublasLtHandle_t lt = nullptr;
   cudaStream_t stream = nullptr;
   ~Owned() {
-    for (void* p : memory) cudaFree(p);
     if (lt) cublasLtDestroy(lt);
     if (stream) cudaStreamDestroy(stream);
-  }
-  Result<void*> upload(const std::vector<float>& host, std::size_t elements) {
-    void* p = nullptr;
-    if (const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(elements * sizeof(float), 256));
-        e != cudaSuccess) {
-      return make_error("cudaMalloc: " + cuda_text(e));
-    }
-    memory.push_back(p);
-    if (!host.empty() && cudaMemcpy(p, host.data(), host.size() * sizeof(float),
-                                    cudaMemcpyHostToDevice) != cudaSuccess) {
-      return make_error("upload failed");
-    }
-    return p;
   }
 };
 
@@ -49,12 +36,12 @@ Result<std::vector<float>> run_gemm_conv(const ConvSpec& spec, const ConvData& d
   if (!dev) return dev.error();
   Owned own;
   const std::size_t ny = strided_elements(spec.out_sizes, spec.out_strides);
-  auto x = own.upload(data.x, strided_elements(spec.x_sizes, spec.x_strides));
-  auto w = own.upload(data.w, strided_elements(spec.w_sizes, spec.w_strides));
-  auto b = own.upload(data.bias, data.bias.size());
-  auto y = own.upload({}, ny);
-  auto col = own.upload({}, static_cast<std::size_t>(plan->col_elements));
-  auto ws = own.upload({}, kWorkspace / sizeof(float));
+  auto x = own.memory.upload(data.x, strided_elements(spec.x_sizes, spec.x_strides));
+  auto w = own.memory.upload(data.w, strided_elements(spec.w_sizes, spec.w_strides));
+  auto b = own.memory.upload(data.bias, data.bias.size());
+  auto y = own.memory.upload({}, ny);
+  auto col = own.memory.upload({}, static_cast<std::size_t>(plan->col_elements));
+  auto ws = own.memory.upload({}, kWorkspace / sizeof(float));
   for (const auto* r : {&x, &w, &b, &y, &col, &ws}) {
     if (!*r) return make_error(where + ": " + r->error().message);
   }

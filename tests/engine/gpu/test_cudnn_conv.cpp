@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 
+#include "conv_test_data.h"
 #include "fxscope/gpu/conv_spec.h"
 #include "fxscope/gpu/cudnn_conv_check.h"
 #include "sample_graph.h"
@@ -45,19 +45,6 @@ gpu::ConvSpec make_spec(const std::vector<std::int64_t>& x_sizes, std::int64_t o
   s.groups = groups;
   if (bias) s.bias = 3;
   return s;
-}
-
-gpu::ConvData random_conv_data(const gpu::ConvSpec& s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  gpu::ConvData d;
-  d.x.resize(gpu::strided_elements(s.x_sizes, s.x_strides));
-  d.w.resize(gpu::strided_elements(s.w_sizes, s.w_strides));
-  if (s.bias) d.bias.resize(static_cast<std::size_t>(s.out_sizes[1]));
-  for (auto* v : {&d.x, &d.w, &d.bias}) {
-    for (float& f : *v) f = u(rng);
-  }
-  return d;
 }
 
 // The convolution by its definition, in double, for contiguous 1-d and 2-d specs.
@@ -178,7 +165,7 @@ TEST_CASE("the graph API's convolutions match the definition", "[cuda][cudnn]") 
   };
   unsigned seed = 1;
   for (const auto& c : cases) {
-    const auto data = random_conv_data(c.spec, seed++);
+    const auto data = test::random_conv_data(c.spec, seed++);
     const auto run = gpu::check_cudnn_conv(c.spec, data, 3);
     if (!run && no_device(run.error())) {
       WARN("skipped, no device: " + run.error().message);
@@ -202,7 +189,7 @@ TEST_CASE(
   double legacy_host = 0;
   unsigned seed = 100;
   for (const auto& s : sample_convs("resnet18")) {
-    const auto run = gpu::check_cudnn_conv(s, random_conv_data(s, seed++), 20);
+    const auto run = gpu::check_cudnn_conv(s, test::random_conv_data(s, seed++), 20);
     if (!run && no_device(run.error())) {
       WARN("skipped, no device: " + run.error().message);
       return;
@@ -224,7 +211,7 @@ TEST_CASE("max-autotune's timed pick among cuDNN's plans stays plain fp32", "[cu
   int tuned = 0;
   unsigned seed = 200;
   for (const auto& s : sample_convs("resnet18")) {
-    const auto run = gpu::check_cudnn_conv(s, random_conv_data(s, seed++), 3, true);
+    const auto run = gpu::check_cudnn_conv(s, test::random_conv_data(s, seed++), 3, true);
     if (!run && no_device(run.error())) {
       WARN("skipped, no device: " + run.error().message);
       return;

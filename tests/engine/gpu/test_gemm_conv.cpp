@@ -8,8 +8,8 @@
 
 #include <cmath>
 #include <map>
-#include <random>
 
+#include "conv_test_data.h"
 #include "fxscope/gpu/gemm_conv.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "sample_graph.h"
@@ -59,19 +59,6 @@ gpu::ConvSpec spec_of(const Conv& c) {
   s.out_strides = strides_in(s.out_sizes, c.out_order);
   if (c.bias) s.bias = 3;
   return s;
-}
-
-gpu::ConvData data_of(const gpu::ConvSpec& s, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  gpu::ConvData d;
-  d.x.resize(gpu::strided_elements(s.x_sizes, s.x_strides));
-  d.w.resize(gpu::strided_elements(s.w_sizes, s.w_strides));
-  if (s.bias) d.bias.resize(static_cast<std::size_t>(s.out_sizes[1]));
-  for (auto* v : {&d.x, &d.w, &d.bias}) {
-    for (float& f : *v) f = u(rng);
-  }
-  return d;
 }
 
 std::size_t at(const Sizes& st, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) {
@@ -183,7 +170,7 @@ TEST_CASE("a convolution planned as one GEMM computes the convolution", "[gpu]")
     CHECK(plan->direct == c.direct);
     CHECK(plan->channels_major == c.channels_major);
     CHECK(plan->col_elements == (c.direct ? 0 : plan->images * plan->taps * plan->positions));
-    const auto data = data_of(spec, seed++);
+    const auto data = test::random_conv_data(spec, seed++);
     CHECK(rel_err(as_gemm(*plan, data), reference(spec, data)) < 1e-6);
   }
 }
@@ -258,7 +245,7 @@ TEST_CASE("convolutions as GEMMs on the device match the definition", "[cuda]") 
   for (const Case& c : cases()) {
     INFO(c.what);
     const gpu::ConvSpec spec = spec_of(c.conv);
-    const auto data = data_of(spec, seed++);
+    const auto data = test::random_conv_data(spec, seed++);
     const auto got = gpu::run_gemm_conv(spec, data);
     if (!got && got.error().message.find("no CUDA device") != std::string::npos) {
       WARN("skipped, no device: " + got.error().message);
