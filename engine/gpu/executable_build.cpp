@@ -452,9 +452,8 @@ struct Executable::Builder {
                     take ? "convolution as a GEMM" : "convolution on cuDNN", gc->what().c_str(),
                     gemm_us, conv ? "" : "(unavailable) ", conv ? dnn_us : 0.0);
       ex.picks_.push_back(text);
-      // Kept either way: CUPTI names kernels by handle, and the timing launches ran im2col.
-      im.gemm_convs.push_back(std::move(as_gemm));
       if (take) {
+        im.gemm_convs.push_back(std::move(as_gemm));
         s.name = "convolution as " + gc->what();
         ex.launches_.push_back([gc](cudaStream_t st) { return gc->launch(st); });
         return "";
