@@ -60,7 +60,7 @@ std::string GemmConv::launch(cudaStream_t stream) const {
 }
 
 std::string GemmConv::what() const {
-  return plan_.direct ? "cuBLASLt GEMM on the input" : "im2col + cuBLASLt GEMM";
+  return plan_.direct ? "cuBLASLt GEMM on the input" : kIm2colGemm;
 }
 
 }  // namespace fxscope::gpu

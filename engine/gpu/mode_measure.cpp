@@ -32,7 +32,7 @@ std::string own_name(const Executable& exe, const std::vector<std::size_t>& sequ
   if (s.kind == StepKind::generated) return s.name;
   const std::size_t per_call = sequence.size();
   const bool first_of_step = i % per_call == 0 || sequence[(i - 1) % per_call] != step;
-  if (s.kind == StepKind::conv && first_of_step && s.name.find("im2col") != std::string::npos) {
+  if (s.kind == StepKind::conv && first_of_step && s.name.ends_with(kIm2colGemm)) {
     return kIm2colEntry;
   }
   return recorded;

@@ -86,17 +86,6 @@ std::vector<double> reference(const gpu::ConvSpec& s, const gpu::ConvData& d) {
   return out;
 }
 
-// Norm-wise relative error, as the engine compares modes with eager.
-double rel_err(const std::vector<float>& got, const std::vector<double>& want) {
-  double diff = 0;
-  double norm = 0;
-  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
-    diff += (static_cast<double>(got[i]) - want[i]) * (static_cast<double>(got[i]) - want[i]);
-    norm += want[i] * want[i];
-  }
-  return got.size() == want.size() ? std::sqrt(diff / std::max(norm, 1e-30)) : 1e30;
-}
-
 std::vector<double> widened(const std::vector<float>& v) {
   return {v.begin(), v.end()};
 }
@@ -176,8 +165,8 @@ TEST_CASE("the graph API's convolutions match the definition", "[cuda][cudnn]") 
     INFO(run->engine);
     CHECK(run->engine.rfind("graph engine", 0) == 0);
     const auto want = reference(c.spec, data);
-    CHECK(rel_err(run->out, want) < 1e-5);  // fp32 without TF32
-    CHECK(rel_err(run->legacy_out, want) < 1e-5);
+    CHECK(test::rel_err(run->out, want) < 1e-5);  // fp32 without TF32
+    CHECK(test::rel_err(run->legacy_out, want) < 1e-5);
   }
 }
 
@@ -198,7 +187,7 @@ TEST_CASE(
     REQUIRE(run);
     INFO(run->engine);
     CHECK(run->engine.rfind("graph engine", 0) == 0);
-    CHECK(rel_err(run->out, widened(run->legacy_out)) < 1e-5);
+    CHECK(test::rel_err(run->out, widened(run->legacy_out)) < 1e-5);
     host += run->host_us;
     legacy_host += run->legacy_host_us;
   }
@@ -220,7 +209,7 @@ TEST_CASE("max-autotune's timed pick among cuDNN's plans stays plain fp32", "[cu
     REQUIRE(run);
     INFO(run->tuned);
     // A TF32 engine would miss by about 1e-3.
-    CHECK(rel_err(run->out, widened(run->legacy_out)) < 1e-5);
+    CHECK(test::rel_err(run->out, widened(run->legacy_out)) < 1e-5);
     if (!run->tuned.empty()) ++tuned;
   }
   CHECK(tuned > 0);

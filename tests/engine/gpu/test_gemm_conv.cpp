@@ -114,15 +114,6 @@ std::vector<double> as_gemm(const gpu::GemmConvPlan& p, const gpu::ConvData& d) 
   return out;
 }
 
-double rel_err(const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
-    diff += (got[i] - want[i]) * (got[i] - want[i]);
-    norm += want[i] * want[i];
-  }
-  return got.size() == want.size() ? std::sqrt(diff / std::max(norm, 1e-30)) : 1e30;
-}
-
 struct Case {
   const char* what;
   Conv conv;
@@ -171,7 +162,7 @@ TEST_CASE("a convolution planned as one GEMM computes the convolution", "[gpu]")
     CHECK(plan->channels_major == c.channels_major);
     CHECK(plan->col_elements == (c.direct ? 0 : plan->images * plan->taps * plan->positions));
     const auto data = test::random_conv_data(spec, seed++);
-    CHECK(rel_err(as_gemm(*plan, data), reference(spec, data)) < 1e-6);
+    CHECK(test::rel_err(as_gemm(*plan, data), reference(spec, data)) < 1e-6);
   }
 }
 
@@ -252,6 +243,6 @@ TEST_CASE("convolutions as GEMMs on the device match the definition", "[cuda]") 
       return;
     }
     REQUIRE(got);
-    CHECK(rel_err(std::vector<double>(got->begin(), got->end()), reference(spec, data)) < 1e-5);
+    CHECK(test::rel_err(*got, reference(spec, data)) < 1e-5);
   }
 }

@@ -53,6 +53,9 @@ Result<GemmConvPlan> plan_gemm_conv(const ConvSpec& spec);
 std::string im2col_source(const GemmConvPlan& plan);
 constexpr int kIm2colBlock = 256;
 inline constexpr const char* kIm2colEntry = "fxscope_im2col";
+// What runs a convolution with an im2col (GemmConv::what(), the end of its step's name): the
+// im2col kernel launches first.
+inline constexpr const char* kIm2colGemm = "im2col + cuBLASLt GEMM";
 long long im2col_grid(const GemmConvPlan& plan);
 
 // What that kernel writes, computed on the host from the input's storage (f32), for tests.
