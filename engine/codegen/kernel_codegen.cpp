@@ -139,6 +139,12 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
   if (!kernel) return out;
   add(kernel->config);
   if (kernel->summary.starts_with("scan")) return out;
+  if (kernel->summary.starts_with("channels-last copy")) {
+    // Only the few-channel form takes its block from the candidate; the tiled forms are fixed.
+    if (kernel->summary.find(", a thread ") == std::string::npos) return out;
+    for (const int block : {64, 128, 256, 512}) add({block, 1, 1});
+    return out;
+  }
   if (kernel->summary.starts_with("reduction")) {
     // Threads per row (block / rows_per_block) from a quarter warp to the whole block.
     for (const int block : {128, 256, 512}) {
