@@ -83,6 +83,7 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
   struct Sum {
     double us = 0;
     double calls = 0;
+    std::vector<double> per_call;  // the kernel's time in each recorded call, when records align
     KernelRecord first;
   };
   std::map<std::pair<std::size_t, std::string>, Sum> sums;
@@ -130,6 +131,10 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
       if (s.calls == 0) s.first = k;
       s.us += k.us();
       s.calls += 1;
+      if (aligned) {
+        s.per_call.resize(static_cast<std::size_t>(o.repeats), 0.0);
+        s.per_call[i / per_call] += k.us();
+      }
       kernel_us += k.us();
       if (step < exe.steps().size()) attributed_us += k.us();
       launches += 1;
@@ -164,6 +169,7 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
       for (const graph::NodeId id : step.nodes) k.nodes.push_back(graph.node(id).name);
     }
     k.us = s.us / n;
+    k.median_us = median(s.per_call);
     k.calls = s.calls / n;
     k.grid = s.first.grid;
     k.block = s.first.block;

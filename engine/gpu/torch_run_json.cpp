@@ -37,6 +37,7 @@ nlohmann::json to_json(const TorchRun& run) {
                                {"grid", k.grid},
                                {"block", k.block},
                                {"cuda_graph", k.in_cuda_graph}});
+      if (k.median_us > 0) jm["kernels"].back()["median_us"] = k.median_us;
     }
     j["modes"].push_back(std::move(jm));
   }

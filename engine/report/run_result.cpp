@@ -95,6 +95,7 @@ Result<RunKernel> read_kernel(const json& j, const std::string& where) {
   k.nodes = r.texts("nodes");
   k.dynamo_nodes = r.texts("dynamo_nodes");
   k.us = r.number("us", true);
+  k.median_us = r.number("median_us");
   k.calls = r.number("calls");
   k.grid = r.dim3("grid");
   k.block = r.dim3("block");

@@ -67,7 +67,7 @@ TEST_CASE("A measured mode becomes a side with its totals and attributed kernels
   mode.mode = "reduce-overhead";
   mode.total_us = 132.6;
   mode.launches = 4;
-  mode.kernels.push_back({"k", "g", {"a", "b"}, {"linear"}, 10.0, 1, {}, {}, true, {}});
+  mode.kernels.push_back({"k", "g", {"a", "b"}, {"linear"}, 10.0, 0.0, 1, {}, {}, true, {}});
   const ModeSide side = report::side_of(mode);
   CHECK(side.measured);
   CHECK(side.mode == "reduce-overhead");

@@ -88,8 +88,11 @@ struct MeasuredKernel {
   std::string group;                      // empty when unattributed
   std::vector<std::string> nodes;         // empty when unattributed
   std::vector<std::string> dynamo_nodes;  // empty where the log does not trace its nodes
-  double us = 0.0;                        // per repeat
-  double calls = 0.0;                     // per repeat
+  double us = 0.0;  // per repeat: the mean, so that the kernels sum to the call
+  // The median over repeats of its time in one call (fxscope's runs; 0 where unknown): one slow
+  // call, such as the first after the GPU sat idle, moves the mean of a 2 us kernel by 5-10%.
+  double median_us = 0.0;
+  double calls = 0.0;  // per repeat
   std::array<int, 3> grid{};
   std::array<int, 3> block{};
   bool in_cuda_graph = false;

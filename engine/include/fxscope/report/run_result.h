@@ -47,7 +47,8 @@ struct RunKernel {
   std::string group;                      // the Inductor kernel it ran for; empty when unattributed
   std::vector<std::string> nodes;         // post-grad node names; empty when unattributed
   std::vector<std::string> dynamo_nodes;  // the user's own ops it computes, where known
-  double us = 0;
+  double us = 0;                          // per call, the mean over repeats
+  double median_us = 0;  // per call, the median over repeats (fxscope's engine; 0 where absent)
   double calls = 0;
   std::array<int, 3> grid{};
   std::array<int, 3> block{};
