@@ -2,11 +2,15 @@
 // What every views test needs: one QApplication for the whole run (Catch's main makes none),
 // logs loaded the way the window loads them, and Qt warnings captured for CHECKs.
 
+#include <unistd.h>
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QStringList>
 #include <QtGlobal>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -26,6 +30,20 @@ inline QApplication& qt_app() {
     // The window keeps recent files and GPU run settings in QSettings: in Qt's test mode they go
     // to a scratch location, not the user's own configuration.
     QStandardPaths::setTestModeEnabled(true);
+    // ctest runs each test case in a process of its own, several at once, and Qt's test mode
+    // gives them all one folder: a window loading a log in one process put its path in another's
+    // Open Recent list. Each process keeps its settings in a folder of its own, removed at exit.
+    static const std::filesystem::path settings =
+        std::filesystem::temp_directory_path() /
+        ("fxscope-test-settings-" + std::to_string(getpid()));
+    std::filesystem::create_directories(settings);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(settings, ignored);
+    });
+    for (const auto format : {QSettings::NativeFormat, QSettings::IniFormat}) {
+      QSettings::setPath(format, QSettings::UserScope, QString::fromStdString(settings.string()));
+    }
     return new QApplication(argc, argv);
   }();
   return *app;
