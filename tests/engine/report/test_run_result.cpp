@@ -187,9 +187,9 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
 }
 
 TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-01, all four modes (session 7: judged
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 10: judged
   // against the faster of two copy kernels of the same size, on the bytes each kernel's own
-  // buffers hold; batch norm scales by rsqrtf).
+  // buffers hold, at each kernel's median call).
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
   const report::RunMode* fused = run->find_mode("default");
@@ -226,18 +226,32 @@ TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[re
   // moves (the plan's 3.2 MB left out the pooled output), at 88% (66% in session 6).
   CHECK(below == 0);
   CHECK(weight_copies == 3);
-  CHECK(pool_share == Approx(0.875).margin(0.005));
-  // All four modes ran; eager's 139 held kernels all meet the target.
-  REQUIRE(run->find_mode("eager"));
-  std::size_t eager_below = 0;
-  for (const auto& k : run->find_mode("eager")->kernels) {
-    if (k.bandwidth && k.bandwidth->held_to_target && !k.bandwidth->meets_target) ++eager_below;
+  CHECK(pool_share == Approx(0.856).margin(0.005));
+  // All four modes ran, and every held kernel of each meets the target: eager's 139, and the 39
+  // of each fused mode. The last to get there was the input image's channels-last copy in
+  // max-autotune (68% in session 9, 71% here with 16-byte words).
+  for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune"}) {
+    INFO(mode);
+    const report::RunMode* m = run->find_mode(mode);
+    REQUIRE(m);
+    std::size_t mode_held = 0;
+    std::size_t mode_below = 0;
+    for (const auto& k : m->kernels) {
+      if (!k.bandwidth || !k.bandwidth->held_to_target) continue;
+      ++mode_held;
+      mode_below += k.bandwidth->meets_target ? 0u : 1u;
+      // Judged at the kernel's median call, not the mean that sums to the call's kernel time.
+      REQUIRE(k.median_us > 0);
+      CHECK(k.bandwidth->bytes / k.bandwidth->gbps / 1e3 ==
+            Approx(k.median_us / std::max(k.calls, 1.0)));
+    }
+    CHECK(mode_held == (std::string(mode) == "eager" ? 139u : 39u));
+    CHECK(mode_below == 0);
   }
-  CHECK(eager_below == 0);
 }
 
 TEST_CASE("GPT-2's engine run holds its layer norms to the target and meets it", "[report][run]") {
-  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200, 2026-12-01 (session 7; the
+  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200, 2026-12-02 (session 10; the
   // variance in one pass of shifted sums since session 6). The residual add + layer norm kernels
   // move 1.2-2.0 MB in about 2 us: at least 70% of a same-size copy kernel, where 12 of them are
   // still under 70% of cudaMemcpy (which moves 1.2 MB in 1.2 us).
@@ -301,15 +315,15 @@ TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
 
 TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at half default's time",
           "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-01 (session 9): max-autotune timed each
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 10): max-autotune timed each
   // convolution on cuDNN and as an im2col + one cuBLASLt GEMM, and kept the GEMM for 49 of 53.
-  const auto run = report::read_run_result(data("runs/resnet50_engine_gemm_conv_h200.json"));
+  const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
   const report::RunMode* fused = run->find_mode("default");
   const report::RunMode* tuned = run->find_mode("max-autotune");
   REQUIRE(fused);
   REQUIRE(tuned);
-  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 802 against 1761 us a call
+  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 805 against 1760 us a call
   CHECK(tuned->attributed_us == Approx(tuned->kernel_us));
   std::size_t im2col = 0;
   for (const auto& k : tuned->kernels) {
