@@ -212,11 +212,12 @@ TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[re
     CHECK(b.same_size_copy_kernel_us > 0);
     CHECK(b.share_of_same_size_copy_kernel ==
           Approx(b.same_size_copy_kernel_us * b.share_of_same_size_copy / b.same_size_copy_us));
-    // Layer 4's 512x512x3x3 weights copied to channels-last: 18.9 MB moved, now at the target
-    // (62-68% of a same-size copy in session 4).
+    // Layer 4's 512x512x3x3 weights copied to channels-last: 18.9 MB moved, faster than a plain
+    // copy kernel of the same bytes since its writes are 16-byte words too (110-115%; 62-68% in
+    // session 4, about 96% in session 7).
     if (b.bytes == Approx(18874368.0)) {
       ++weight_copies;
-      CHECK(b.meets_target);
+      CHECK(b.judged_share > 1.05);
     }
     if (k.name.find("max_pool") != std::string::npos) pool_share = b.judged_share;
   }
@@ -226,10 +227,10 @@ TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[re
   // moves (the plan's 3.2 MB left out the pooled output), at 88% (66% in session 6).
   CHECK(below == 0);
   CHECK(weight_copies == 3);
-  CHECK(pool_share == Approx(0.856).margin(0.005));
+  CHECK(pool_share == Approx(0.865).margin(0.005));
   // All four modes ran, and every held kernel of each meets the target: eager's 139, and the 39
   // of each fused mode. The last to get there was the input image's channels-last copy in
-  // max-autotune (68% in session 9, 71% here with 16-byte words).
+  // max-autotune (68% in session 9, 71.5% here with 16-byte words).
   for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune"}) {
     INFO(mode);
     const report::RunMode* m = run->find_mode(mode);
@@ -323,7 +324,7 @@ TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at ha
   const report::RunMode* tuned = run->find_mode("max-autotune");
   REQUIRE(fused);
   REQUIRE(tuned);
-  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 805 against 1760 us a call
+  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 796 against 1746 us a call
   CHECK(tuned->attributed_us == Approx(tuned->kernel_us));
   std::size_t im2col = 0;
   for (const auto& k : tuned->kernels) {
