@@ -20,6 +20,9 @@
 //   square root's cost (IEEE sqrtf and division against rsqrtf and __frsqrt_rn). `resnet` as the
 //   argument runs only these.
 // - References: an empty kernel, a 16-byte copy kernel and cudaMemcpy of each form's bytes.
+// - `after-gemm` as the argument: the generated layer norm and a copy kernel of its bytes timed
+//   right after a cuBLAS GEMM that writes their input, in a CUDA graph, on a stream, with the GPU
+//   idle in between, and alone (memory_kernels/after_gemm).
 //
 // `bench_memory_kernels` prints one line a kernel: median and min microseconds, and the share of
 // the same-size copy kernel's and cudaMemcpy's time. The timing and the references are in
@@ -27,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "memory_kernels/after_gemm.h"
 #include "memory_kernels/harness.h"
 #include "memory_kernels/resnet_misses.h"
 
@@ -79,17 +83,6 @@ __device__ __forceinline__ T team_reduce(T v, Op op) {
   for (int k = 1; k < TEAM / 32; ++k) r = op(r, slots[k]);
   return r;
 }
-
-struct LnArgs {
-  const float* a;
-  const float* bias;
-  const float* m;
-  const float* w;
-  const float* beta;
-  float* var;
-  float* mean;
-  float* out;
-};
 
 // As generated today: 256 threads a row, 3 elements each, Welford; w and beta read after.
 template <bool PREFETCH>
@@ -376,11 +369,22 @@ __global__ void __launch_bounds__(BLOCK) bn_form(BnArgs p) {
   }
 }
 
+// The two kernels the after-GEMM section times: the generated layer norm, and a copy kernel of
+// its bytes reading from the GEMM's output.
+void launch_generated_ln(const LnArgs& p, const Word*, Word*, long long, cudaStream_t s) {
+  ln_shifted_scalar<256><<<128, 256, 0, s>>>(p);
+}
+void launch_copy(const LnArgs&, const Word* src, Word* dst, long long words, cudaStream_t s) {
+  launch_reference_copy(src, dst, words, s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // "resnet": only ResNet-50's two kernels under the target.
-  const bool only_resnet = argc > 1 && std::string(argv[1]) == "resnet";
+  // "resnet": only ResNet-50's two kernels under the target; "after-gemm": only the layer norm
+  // and a copy kernel timed after a GEMM (memory_kernels/after_gemm.cu).
+  const std::string only = argc > 1 ? argv[1] : "";
+  const bool only_resnet = only == "resnet";
   start_recording();
 
   // Copy references' buffers: 48 sets of 20 MB each way.
@@ -393,6 +397,13 @@ int main(int argc, char** argv) {
   }
 
   std::printf("empty kernel: median %.2f us\n", empty_kernel_us());
+  if (only == "after-gemm") {
+    const KernelUnderTest kernels[] = {{"LN 128x768 team 256 shifted, scalar (generated)",
+                                        "ln_shifted_scalarILi256", launch_generated_ln},
+                                       {"copy kernel of the LN's bytes", "ref_copy", launch_copy}};
+    after_gemm(kernels, 2, rs.data(), rd.data());
+    return 0;
+  }
   if (only_resnet) {
     resnet_misses(rs.data(), rd.data());
     return 0;

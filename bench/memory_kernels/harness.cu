@@ -97,12 +97,16 @@ std::vector<double> take(const std::string& prefix) {
 // The references of BYTES moved (read + written): the copy kernel and cudaMemcpy of half each way.
 Refs references(double bytes, const Word* const* src, Word* const* dst) {
   const long long words = static_cast<long long>(bytes / 2) / 16;
-  const long long grid = std::clamp<long long>((words + 255) / 256, 1, 132 * 16);
-  repeat([&](int s) { ref_copy<<<grid, 256>>>(src[s], dst[s], words); });
+  repeat([&](int s) { launch_reference_copy(src[s], dst[s], words, nullptr); });
   const double k = median(take("ref_copy"));
   repeat([&](int s) { cudaMemcpyAsync(dst[s], src[s], words * 16, cudaMemcpyDeviceToDevice); });
   const double m = median(take("memcpy " + std::to_string(words * 16)));
   return {k, m};
+}
+
+void launch_reference_copy(const Word* src, Word* dst, long long n, cudaStream_t s) {
+  const long long grid = std::clamp<long long>((n + 255) / 256, 1, 132 * 16);
+  ref_copy<<<grid, 256, 0, s>>>(src, dst, n);
 }
 
 double empty_kernel_us() {

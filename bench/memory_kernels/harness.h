@@ -37,6 +37,8 @@ std::vector<double> take(const std::string& prefix);
 // The references of BYTES moved (read + written): the copy kernel and cudaMemcpy of half each way,
 // over the sets of buffers SRC and DST (20 MB each).
 Refs references(double bytes, const Word* const* src, Word* const* dst);
+// The reference copy kernel (recorded as "ref_copy"): N 16-byte words from SRC to DST on S.
+void launch_reference_copy(const Word* src, Word* dst, long long n, cudaStream_t s);
 // CUPTI's median duration of an empty kernel.
 double empty_kernel_us();
 // One line: LABEL, BYTES, the median and min of US, and the shares of the references.
