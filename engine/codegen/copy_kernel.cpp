@@ -64,13 +64,13 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
   em.line("const " + ix + " n = t / " + std::to_string(c_tiles) + ";");
   em.line("const " + ix + " c0 = t % " + std::to_string(c_tiles) + " * " + TC + ";");
   em.line("__syncthreads();  // the previous tile's writes are done with it");
+  const std::string W = std::to_string(width);
+  const std::string vec = vector_type(dtype, width);
+  const std::int64_t tile_words = tc * s_count / width;
   if (words) {
-    const std::string W = std::to_string(width);
-    const std::string vec = "fx_vec<" + storage_type(dtype) + ", " + W + ">";
     em.line("const " + vec + "* run = reinterpret_cast<const " + vec + "*>(" + *words + " + (n * " +
             C + " + c0) * " + S + ");");
-    em.open("for (int q = threadIdx.x; q < " + std::to_string(tc * s_count / width) +
-            "; q += blockDim.x) {");
+    em.open("for (int q = threadIdx.x; q < " + std::to_string(tile_words) + "; q += blockDim.x) {");
     em.line("const " + vec + " v = run[q];");
     em.line("#pragma unroll");
     em.open("for (int j = 0; j < " + W + "; ++j) {");
@@ -102,9 +102,6 @@ Result<GeneratedKernel> small_image_copy(const KernelContext& ctx, ValueEmitter&
     // block is the tile's words rounded up to whole warps, so that both phases take one pass.
     // (A channel a thread, 4-byte stores, left ResNet's 3x3 weight copies at 69-77% of a
     // same-size copy on the H200.)
-    const std::string W = std::to_string(width);
-    const std::string vec = "fx_vec<" + storage_type(dtype) + ", " + W + ">";
-    const std::int64_t tile_words = tc * s_count / width;
     block = static_cast<int>(std::min<std::int64_t>((tile_words + 31) / 32 * 32, 512));
     const std::string per_row = std::to_string(tc / width);
     em.open("for (int q = threadIdx.x; q < " + std::to_string(tile_words) + "; q += blockDim.x) {");
@@ -174,7 +171,7 @@ Result<GeneratedKernel> few_channel_copy(const KernelContext& ctx, ValueEmitter&
           std::to_string(threads) + "; q += " + ix + "(gridDim.x) * blockDim.x) {");
   if (words) {
     const std::string W = std::to_string(width);
-    const std::string vec = "fx_vec<" + storage_type(dtype) + ", " + W + ">";
+    const std::string vec = vector_type(dtype, width);
     em.line("const " + ix + " p = q * " + W + ";  // the first of the thread's positions");
     em.line("const " + ix + " n = p / " + S + ";");
     em.line("const " + ix + " s = p % " + S + ";");

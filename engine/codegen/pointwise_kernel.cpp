@@ -75,10 +75,6 @@ bool lanes_index_apart(const Shape& shape, int width) {
   return false;
 }
 
-std::string vector_type(const std::string& dtype, int width) {
-  return "fx_vec<" + storage_type(dtype) + ", " + std::to_string(width) + ">";
-}
-
 // The kernel with CONFIG (WIDTH: the vector width the outputs allow); LANES_APART tells whether
 // the vector form read some buffer once a lane.
 Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig config, int width,

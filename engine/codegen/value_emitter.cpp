@@ -78,6 +78,10 @@ std::string compute_type(const std::string& dtype) {
   return "float";
 }
 
+std::string vector_type(const std::string& dtype, std::int64_t width) {
+  return "fx_vec<" + storage_type(dtype) + ", " + std::to_string(width) + ">";
+}
+
 std::string storage_type(const std::string& dtype) {
   if (dtype == "f16") return "fx_half";
   if (dtype == "bf16") return "fx_bf16";

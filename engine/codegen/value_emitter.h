@@ -29,6 +29,8 @@ struct Index {
 std::string compute_type(const std::string& dtype);
 // The C type of one stored element: float, fx_half, fx_bf16, long long, int, bool ...
 std::string storage_type(const std::string& dtype);
+// WIDTH stored elements moved as one load or store: "fx_vec<float, 4>" (16 bytes).
+std::string vector_type(const std::string& dtype, std::int64_t width);
 // A float literal C accepts (1e-05f, -FX_INF).
 std::string float_literal(double value);
 
