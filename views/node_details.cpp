@@ -1,5 +1,6 @@
 #include "node_details.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fxscope::views {
@@ -81,8 +82,15 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
                   ? std::string()
                   : (bw.meets_target ? ": meets the 70% target" : ": below the 70% target") +
                         (bw.judged_against.empty() ? "" : " (of the " + bw.judged_against + ")");
-          std::snprintf(line, sizeof line, "  bandwidth %.0f GB/s, %.0f%% of copy%s (%.1f MB)%s\n",
-                        bw.gbps, bw.share_of_copy * 100, same, bw.bytes / 1e6, verdict.c_str());
+          // fxscope's engine judges a kernel at its median call; the mean is the "measured" above.
+          char timed[64] = "";
+          if (run_kernel.median_us > 0) {
+            std::snprintf(timed, sizeof timed, ", %.2f us at its median call",
+                          run_kernel.median_us / std::max(run_kernel.calls, 1.0));
+          }
+          std::snprintf(line, sizeof line,
+                        "  bandwidth %.0f GB/s, %.0f%% of copy%s (%.1f MB%s)%s\n", bw.gbps,
+                        bw.share_of_copy * 100, same, bw.bytes / 1e6, timed, verdict.c_str());
           text += line;
         }
         const auto own = heat->per_node.find(node.name);

@@ -369,6 +369,31 @@ TEST_CASE("A layout copy's time stays with its convolution's cluster, not its or
   CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
 }
 
+TEST_CASE("The inspector names the median call an engine run's bandwidth verdict judged",
+          "[views][gpu_run]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "resnet50");
+  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
+  window.gpu_runs().load_run_file(QString::fromStdString(data("runs/resnet50_engine_h200.json")));
+  REQUIRE(loaded.wait(kTimeoutMs));
+  const views::CanvasGraph& graph = *window.graph_panel().shown();
+  const views::HeatOverlay& heat = window.graph_panel().heat();
+  // The stem's batch norm + ReLU + max-pool, 4.0 MB in 2.83 us.
+  graph::NodeId pool = 0;
+  while (pool < graph.graph.size() &&
+         graph.graph.node(pool).name != "_low_memory_max_pool_with_offsets") {
+    ++pool;
+  }
+  REQUIRE(pool < graph.graph.size());
+  const std::string details = views::node_details(graph, pool, &heat);
+  INFO(details);
+  CHECK(details.find("(4.0 MB, 2.83 us at its median call)") != std::string::npos);
+  CHECK(details.find(" us at its median call): meets the 70% target (of the copy kernel)") !=
+        std::string::npos);
+}
+
 TEST_CASE("The Kernels and A/B models pass QAbstractItemModelTester", "[views][gpu_run]") {
   qt_app();
   QtWarningCapture warnings;
