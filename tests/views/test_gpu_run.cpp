@@ -188,10 +188,7 @@ TEST_CASE("A saved H200 run colours residual_mlp's groups and fills Kernels and 
   CHECK_FALSE(panel.heat_shown());
   CHECK_FALSE(panel.canvas().legend().isVisible());
 
-  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
-  window.gpu_runs().load_run_file(
-      QString::fromStdString(data("runs/residual_mlp_pytorch_h200.json")));
-  REQUIRE(loaded.wait(kTimeoutMs));
+  load_run(window, "runs/residual_mlp_pytorch_h200.json");
   REQUIRE(panel.run());
   CHECK(panel.heat_shown());
   const views::HeatOverlay& heat = panel.heat();
@@ -296,10 +293,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   MainWindow window;
   window.show();
   open_first_unit(window, "pointwise_chain");
-  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
-  window.gpu_runs().load_run_file(
-      QString::fromStdString(data("runs/pointwise_chain_engine_h200.json")));
-  REQUIRE(loaded.wait(kTimeoutMs));
+  load_run(window, "runs/pointwise_chain_engine_h200.json");
   const views::KernelsModel& kernels = window.kernels_panel().model();
   int pointwise = -1;
   for (int r = 0; r < kernels.rowCount(); ++r) {
@@ -338,9 +332,7 @@ TEST_CASE("A layout copy's time stays with its convolution's cluster, not its or
   MainWindow window;
   window.show();
   open_first_unit(window, "resnet50");
-  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
-  window.gpu_runs().load_run_file(QString::fromStdString(data("runs/resnet50_engine_h200.json")));
-  REQUIRE(loaded.wait(kTimeoutMs));
+  load_run(window, "runs/resnet50_engine_h200.json");
   const views::CanvasGraph& graph = *window.graph_panel().shown();
   const views::HeatOverlay& heat = window.graph_panel().heat();
   REQUIRE(heat.mode != nullptr);
@@ -375,9 +367,7 @@ TEST_CASE("The inspector names the median call an engine run's bandwidth verdict
   MainWindow window;
   window.show();
   open_first_unit(window, "resnet50");
-  QSignalSpy loaded(&window.gpu_runs(), &GpuRunController::run_loaded);
-  window.gpu_runs().load_run_file(QString::fromStdString(data("runs/resnet50_engine_h200.json")));
-  REQUIRE(loaded.wait(kTimeoutMs));
+  load_run(window, "runs/resnet50_engine_h200.json");
   const views::CanvasGraph& graph = *window.graph_panel().shown();
   const views::HeatOverlay& heat = window.graph_panel().heat();
   // The stem's batch norm + ReLU + max-pool, 4.0 MB in 2.83 us.

@@ -183,10 +183,7 @@ TEST_CASE("A training unit's backward graph has its own level, kernels and no fo
 
   // A run measures the forward graph: its times never land on the backward one, whose node
   // names (mm, mul, ...) repeat the forward's. (residual_mlp's H200 run is of unit 0/0 too.)
-  QSignalSpy loaded(&window.gpu_runs(), &views::GpuRunController::run_loaded);
-  window.gpu_runs().load_run_file(
-      QString::fromStdString(data("runs/residual_mlp_pytorch_h200.json")));
-  REQUIRE(loaded.wait(kTimeoutMs));
+  load_run(window, "runs/residual_mlp_pytorch_h200.json");
   CHECK(panel.heat().mode == nullptr);
   CHECK(panel.heat().mismatch == "the GPU run measured the forward graph");
   CHECK(panel.heat().measured_groups == 0);

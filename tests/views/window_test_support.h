@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "export_actions.h"
+#include "gpu_run_controller.h"
 #include "graph_panel.h"
 #include "main_window.h"
 #include "views_test_support.h"
@@ -28,6 +29,13 @@ inline void open_first_unit(views::MainWindow& window, const std::string& sample
   QSignalSpy shown(&window.graph_panel(), &views::GraphPanel::graph_shown);
   REQUIRE(window.select_first_unit());
   REQUIRE(shown.wait(kWindowTimeoutMs));
+}
+
+// Overlays the saved run tests/data/RUN_FILE on WINDOW's graph and waits until it is shown.
+inline void load_run(views::MainWindow& window, const std::string& run_file) {
+  QSignalSpy loaded(&window.gpu_runs(), &views::GpuRunController::run_loaded);
+  window.gpu_runs().load_run_file(QString::fromStdString(data(run_file)));
+  REQUIRE(loaded.wait(kWindowTimeoutMs));
 }
 
 // Runs one export of WINDOW's current view and returns its error text (empty: written).
