@@ -326,8 +326,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
 }
 
-TEST_CASE("A layout copy's time stays with its convolution's cluster, not its origins'",
-          "[views][gpu_run]") {
+TEST_CASE("ResNet-50's engine run in the window", "[views][gpu_run]") {
   qt_app();
   MainWindow window;
   window.show();
@@ -336,52 +335,45 @@ TEST_CASE("A layout copy's time stays with its convolution's cluster, not its or
   const views::CanvasGraph& graph = *window.graph_panel().shown();
   const views::HeatOverlay& heat = window.graph_panel().heat();
   REQUIRE(heat.mode != nullptr);
-  // Layer 4's weight copy is named after the batch norms and convolution Inductor gathered, but
-  // it is drawn with the convolution it copies for, and its kernel's 5.7 us are that cluster's.
-  const std::string copy =
-      "triton_poi_fused_add_convolution_mul_reciprocal_relu_sqrt_sub_unsqueeze_56";
-  std::size_t host = graph.groups.size();
-  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
-    CHECK(graph.groups[g].name != copy);  // no cluster of its own
-    const auto& copies = graph.groups[g].layout_copies;
-    if (std::find(copies.begin(), copies.end(), copy) != copies.end()) host = g;
+  SECTION("a layout copy's time stays with its convolution's cluster, not its origins'") {
+    // Layer 4's weight copy is named after the batch norms and convolution Inductor gathered, but
+    // it is drawn with the convolution it copies for, and its kernel's 5.7 us are that cluster's.
+    const std::string copy =
+        "triton_poi_fused_add_convolution_mul_reciprocal_relu_sqrt_sub_unsqueeze_56";
+    std::size_t host = graph.groups.size();
+    for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+      CHECK(graph.groups[g].name != copy);  // no cluster of its own
+      const auto& copies = graph.groups[g].layout_copies;
+      if (std::find(copies.begin(), copies.end(), copy) != copies.end()) host = g;
+    }
+    REQUIRE(host < graph.groups.size());
+    CHECK(graph.groups[host].name == "extern_kernels.convolution");
+    CHECK(graph.groups[host].kernels == 2);
+    double copy_us = 0;
+    for (const auto& k : heat.mode->kernels) {
+      if (k.group == copy) copy_us += k.us;
+    }
+    CHECK(copy_us == Approx(5.7).margin(0.1));
+    CHECK(heat.groups[host].us >= copy_us);
+    // Nothing counted twice: the clusters add up to the run's kernel time.
+    double shown_us = 0;
+    for (const auto& group : heat.groups) shown_us += group.measured ? group.us : 0.0;
+    CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
   }
-  REQUIRE(host < graph.groups.size());
-  CHECK(graph.groups[host].name == "extern_kernels.convolution");
-  CHECK(graph.groups[host].kernels == 2);
-  double copy_us = 0;
-  for (const auto& k : heat.mode->kernels) {
-    if (k.group == copy) copy_us += k.us;
+  SECTION("the inspector names the median call the bandwidth verdict judged") {
+    // The stem's batch norm + ReLU + max-pool, 4.0 MB in 2.83 us.
+    graph::NodeId pool = 0;
+    while (pool < graph.graph.size() &&
+           graph.graph.node(pool).name != "_low_memory_max_pool_with_offsets") {
+      ++pool;
+    }
+    REQUIRE(pool < graph.graph.size());
+    const std::string details = views::node_details(graph, pool, &heat);
+    INFO(details);
+    CHECK(details.find("(4.0 MB, 2.83 us at its median call)") != std::string::npos);
+    CHECK(details.find(" us at its median call): meets the 70% target (of the copy kernel)") !=
+          std::string::npos);
   }
-  CHECK(copy_us == Approx(5.7).margin(0.1));
-  CHECK(heat.groups[host].us >= copy_us);
-  // Nothing counted twice: the clusters add up to the run's kernel time.
-  double shown_us = 0;
-  for (const auto& group : heat.groups) shown_us += group.measured ? group.us : 0.0;
-  CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
-}
-
-TEST_CASE("The inspector names the median call an engine run's bandwidth verdict judged",
-          "[views][gpu_run]") {
-  qt_app();
-  MainWindow window;
-  window.show();
-  open_first_unit(window, "resnet50");
-  load_run(window, "runs/resnet50_engine_h200.json");
-  const views::CanvasGraph& graph = *window.graph_panel().shown();
-  const views::HeatOverlay& heat = window.graph_panel().heat();
-  // The stem's batch norm + ReLU + max-pool, 4.0 MB in 2.83 us.
-  graph::NodeId pool = 0;
-  while (pool < graph.graph.size() &&
-         graph.graph.node(pool).name != "_low_memory_max_pool_with_offsets") {
-    ++pool;
-  }
-  REQUIRE(pool < graph.graph.size());
-  const std::string details = views::node_details(graph, pool, &heat);
-  INFO(details);
-  CHECK(details.find("(4.0 MB, 2.83 us at its median call)") != std::string::npos);
-  CHECK(details.find(" us at its median call): meets the 70% target (of the copy kernel)") !=
-        std::string::npos);
 }
 
 TEST_CASE("The Kernels and A/B models pass QAbstractItemModelTester", "[views][gpu_run]") {
