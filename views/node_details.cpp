@@ -1,6 +1,5 @@
 #include "node_details.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace fxscope::views {
@@ -82,11 +81,11 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
                   ? std::string()
                   : (bw.meets_target ? ": meets the 70% target" : ": below the 70% target") +
                         (bw.judged_against.empty() ? "" : " (of the " + bw.judged_against + ")");
-          // fxscope's engine judges a kernel at its median call; the mean is the "measured" above.
+          // The time the verdict judged, in runs that judge a kernel at its median call (the
+          // "measured" above is the mean; older runs judged the mean itself).
           char timed[64] = "";
-          if (run_kernel.median_us > 0) {
-            std::snprintf(timed, sizeof timed, ", %.2f us at its median call",
-                          run_kernel.median_us / std::max(run_kernel.calls, 1.0));
+          if (bw.us > 0 && run_kernel.median_us > 0) {
+            std::snprintf(timed, sizeof timed, ", %.2f us at its median call", bw.us);
           }
           std::snprintf(line, sizeof line,
                         "  bandwidth %.0f GB/s, %.0f%% of copy%s (%.1f MB%s)%s\n", bw.gbps,

@@ -121,6 +121,7 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     RunBandwidth b;
     b.bytes = r.number("bytes");
     b.gbps = r.number("gbps", true);
+    b.us = r.number("us");
     b.share_of_copy = r.number("share_of_copy", true);
     b.held_to_target = r.flag("held_to_target");
     b.meets_target = r.flag("meets_target");

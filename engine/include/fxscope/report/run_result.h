@@ -22,6 +22,9 @@ namespace fxscope::report {
 struct RunBandwidth {
   double bytes = 0;
   double gbps = 0;
+  // The time a launch the verdict judged (fxscope's engine: the kernel's median call since session
+  // 10, its mean before); 0 in runs that did not write it.
+  double us = 0;
   double share_of_copy = 0;
   bool held_to_target = false;
   bool meets_target = false;
