@@ -208,7 +208,7 @@ Result<GeneratedKernel> few_channel_copy(const KernelContext& ctx, ValueEmitter&
   em.close();
   return finish_kernel(
       ctx, em, {block, 1, 1}, std::clamp<std::int64_t>((threads + block - 1) / block, 1, kSMs * 16),
-      "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype + ", a thread " +
+      "channels-last copy " + std::to_string(shape.numel()) + " x " + dtype + kCopyByPositions +
           (words ? std::to_string(width) + " positions" : std::string("a position")) + " of " + C +
           " channels" + (words ? ", 16-byte words" : ""),
       {{source, dtype, true, shape.numel()}});

@@ -51,8 +51,8 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   KernelContext ctx{graph,
                     group,
                     options.hints,
-                    options.config,
-                    options.config == LaunchConfig{},
+                    options.config.value_or(LaunchConfig{}),
+                    !options.config.has_value(),
                     where,
                     "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id),
                     {},
@@ -141,7 +141,7 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
   if (kernel->summary.starts_with("scan")) return out;
   if (kernel->summary.starts_with("channels-last copy")) {
     // Only the few-channel form takes its block from the candidate; the tiled forms are fixed.
-    if (kernel->summary.find(", a thread ") == std::string::npos) return out;
+    if (kernel->summary.find(kCopyByPositions) == std::string::npos) return out;
     for (const int block : {64, 128, 256, 512}) add({block, 1, 1});
     return out;
   }

@@ -15,6 +15,9 @@ namespace fxscope::codegen {
 // The SMs of the device launch shapes are chosen for (an H200): grids and teams are sized to fill
 // it, past which grid-stride loops take the rest.
 inline constexpr std::int64_t kSMs = 132;
+// In the summary of the one channels-last copy form whose block is its launch config's (the
+// few-channel form): candidates() offers it block sizes, the tiled forms none.
+inline constexpr const char* kCopyByPositions = ", a thread ";
 
 struct KernelContext {
   const graph::Graph& graph;

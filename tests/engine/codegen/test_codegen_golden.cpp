@@ -217,6 +217,40 @@ TEST_CASE("candidates start with the default config and all generate", "[codegen
   CHECK(tried > 10);
 }
 
+TEST_CASE("Only the few-channel layout copy offers block sizes to tune", "[codegen]") {
+  const auto planned = test::planned_graphs("resnet50", fusion::Mode::max_autotune);
+  REQUIRE(!planned.empty());
+  const auto& f = planned.front();
+  std::size_t few_channel = 0;
+  std::size_t tiled = 0;
+  for (const auto& group : f.fusion.ours.groups) {
+    if (group.note != "layout copy to channels-last") continue;
+    const auto configs = codegen::candidates(f.fusion.post_grad, group, f.hints);
+    codegen::CodegenOptions options;
+    options.hints = f.hints;
+    const auto dflt = codegen::generate(f.fusion.post_grad, group, options);
+    REQUIRE(dflt);
+    INFO(group.name << ": " << dflt->summary);
+    if (dflt->summary.find("channels x") != std::string::npos) {
+      // A tile's block is fixed by the tile: timing other configs would time the same kernel.
+      CHECK(configs.size() == 1);
+      ++tiled;
+      continue;
+    }
+    // The RGB input and the stem's weights: each block size is the kernel's own.
+    ++few_channel;
+    CHECK(configs.size() == 4);
+    for (const auto& c : configs) {
+      options.config = c;
+      const auto k = codegen::generate(f.fusion.post_grad, group, options);
+      REQUIRE(k);
+      CHECK(k->block == c.block);
+    }
+  }
+  CHECK(few_channel == 2);
+  CHECK(tiled > 10);
+}
+
 TEST_CASE("generate refuses library groups and unknown ops with a named message", "[codegen]") {
   const auto g = parse(
       "        mm: \"f32[8, 8][8, 1]cuda:0\" = torch.ops.aten.mm.default(arg0_1, arg0_1)\n"

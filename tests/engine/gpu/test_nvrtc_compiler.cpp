@@ -107,6 +107,45 @@ TEST_CASE("every generated kernel of the main samples compiles for sm_90", "[nvr
   }
 }
 
+TEST_CASE("every max-autotune tuning candidate of ResNet-18 and GPT-2 compiles for sm_90",
+          "[nvrtc][codegen]") {
+  // Each config is generated as given (a {256, 1, 1} candidate included, which until session 10
+  // regenerated the default kernel), so each must compile; a failing variant would only be left
+  // out of the timing, and this says so here rather than in a run.
+  TempCache cache("candidates");
+  const gpu::EngineCompiler compiler("sm_90", cache.path.string());
+  for (const std::string sample : {"resnet18", "gpt2_2layer"}) {
+    std::vector<std::string> sources;
+    std::set<std::string> seen;
+    for (const auto& p : test::planned_graphs(sample, fusion::Mode::max_autotune)) {
+      for (const auto& group : p.fusion.ours.groups) {
+        if (!codegen::has_generated_kernel(p.fusion.post_grad, group)) continue;
+        for (const auto& config : codegen::candidates(p.fusion.post_grad, group, p.hints)) {
+          codegen::CodegenOptions copts;
+          copts.hints = p.hints;
+          copts.config = config;
+          const auto kernel = codegen::generate(p.fusion.post_grad, group, copts);
+          INFO(p.where << " " << group.name << " block " << config.block);
+          REQUIRE(kernel);
+          if (seen.insert(kernel->source).second) sources.push_back(kernel->source);
+        }
+      }
+    }
+    std::vector<const std::string*> all;
+    for (const auto& s : sources) all.push_back(&s);
+    compiler.precompile(all);
+    std::size_t failed = 0;
+    for (const auto& s : sources) {
+      const auto cubin = compiler.compile(s, sample);
+      if (!cubin) std::cout << cubin.error().message << "\n";
+      failed += cubin ? 0u : 1u;
+    }
+    std::cout << sample << ": " << sources.size() << " distinct candidate kernels compiled\n";
+    CHECK(sources.size() > 20);
+    CHECK(failed == 0);
+  }
+}
+
 TEST_CASE("kernels over more than 2^31 elements index with 64 bits and compile",
           "[nvrtc][codegen]") {
   const std::string code =
