@@ -369,10 +369,13 @@ __global__ void __launch_bounds__(BLOCK) bn_form(BnArgs p) {
   }
 }
 
-// The two kernels the after-GEMM section times: the generated layer norm, and a copy kernel of
-// its bytes reading from the GEMM's output.
+// The kernels the after-GEMM section times: the generated layer norm, a float4 form of it, and a
+// copy kernel of its bytes reading from the GEMM's output.
 void launch_generated_ln(const LnArgs& p, const Word*, Word*, long long, cudaStream_t s) {
   ln_shifted_scalar<256><<<128, 256, 0, s>>>(p);
+}
+void launch_float4_ln(const LnArgs& p, const Word*, Word*, long long, cudaStream_t s) {
+  ln_shifted<64><<<128, 64, 0, s>>>(p);
 }
 void launch_copy(const LnArgs&, const Word* src, Word* dst, long long words, cudaStream_t s) {
   launch_reference_copy(src, dst, words, s);
@@ -398,10 +401,12 @@ int main(int argc, char** argv) {
 
   std::printf("empty kernel: median %.2f us\n", empty_kernel_us());
   if (only == "after-gemm") {
-    const KernelUnderTest kernels[] = {{"LN 128x768 team 256 shifted, scalar (generated)",
-                                        "ln_shifted_scalarILi256", launch_generated_ln},
-                                       {"copy kernel of the LN's bytes", "ref_copy", launch_copy}};
-    after_gemm(kernels, 2, rs.data(), rd.data());
+    const KernelUnderTest kernels[] = {
+        {"LN 128x768 team 256 shifted, scalar (generated)", "ln_shifted_scalarILi256",
+         launch_generated_ln},
+        {"LN 128x768 team 64 one pass shifted, float4", "ln_shiftedILi64", launch_float4_ln},
+        {"copy kernel of the LN's bytes", "ref_copy", launch_copy}};
+    after_gemm(kernels, 3, rs.data(), rd.data());
     return 0;
   }
   if (only_resnet) {
