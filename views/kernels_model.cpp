@@ -32,6 +32,12 @@ QString bandwidth_tip(const report::RunBandwidth& b) {
     moved += QObject::tr(", %1% of a same-size copy kernel (%2 us)")
                  .arg(b.share_of_same_size_copy_kernel * 100, 0, 'f', 0)
                  .arg(b.same_size_copy_kernel_us, 0, 'f', 2);
+    if (!b.reference_place.empty()) {
+      moved += QObject::tr(" timed %1").arg(QString::fromStdString(b.reference_place));
+    }
+    if (b.alone_copy_kernel_us > 0 && b.alone_copy_kernel_us != b.same_size_copy_kernel_us) {
+      moved += QObject::tr(" (%1 us alone)").arg(b.alone_copy_kernel_us, 0, 'f', 2);
+    }
   }
   if (b.same_size_copy_us > 0) {
     moved += QObject::tr(", %1% of a same-size cudaMemcpy (%2 us)")

@@ -65,6 +65,19 @@ std::string Executable::replay(cudaStream_t stream) {
   return e == cudaSuccess ? "" : "CUDA graph launch failed: " + cuda_text(e);
 }
 
+std::pair<const void*, std::size_t> Executable::largest_output(std::size_t i) const {
+  std::pair<const void*, std::size_t> best{nullptr, 0};
+  for (const graph::NodeId n : steps_.steps.at(i).writes) {
+    const auto& meta = impl_->graph->node(n).meta;
+    const char* p = impl_->pointer(n);
+    if (!meta || meta->is_sym_scalar() || p == nullptr) continue;
+    const auto bytes = static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
+                       element_bytes(meta->dtype);
+    if (bytes > best.second) best = {p, bytes};
+  }
+  return best;
+}
+
 Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) const {
   if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
     return make_error("before reading outputs: " + cuda_text(e));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cupti_activity.h"
@@ -54,6 +55,11 @@ class Executable {
   std::string capture(cudaStream_t stream);
   std::string replay(cudaStream_t stream);
   bool captured() const { return exec_ != nullptr; }
+  // Launches step I alone, on what its buffers hold now (copy_in_place.h replays the step before
+  // a kernel so; only steps that index by no data value are replayed so).
+  std::string launch_step(std::size_t i, cudaStream_t stream) { return launches_.at(i)(stream); }
+  // The largest buffer step I writes: its device address and bytes; nullptr when it has none.
+  std::pair<const void*, std::size_t> largest_output(std::size_t i) const;
 
   Result<std::vector<HostOutput>> read_outputs(cudaStream_t stream) const;
   // Runs the steps one at a time and names the first whose output holds a NaN ("group 3

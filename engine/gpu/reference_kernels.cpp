@@ -40,6 +40,36 @@ fxscope_reference_copy4(const fx_reference_word* __restrict__ src,
     }
   }
 }
+// The same two forms reading their first N_SRC words from SRC and the rest from REST: the copy
+// timed in a kernel's place reads what the step before the kernel wrote (copy_in_place.h), which
+// may be smaller than the kernel's bytes, and then memory as the copy alone does.
+extern "C" __global__ void __launch_bounds__(256)
+fxscope_reference_copy_from(const fx_reference_word* __restrict__ src, long long n_src,
+                            const fx_reference_word* __restrict__ rest,
+                            fx_reference_word* __restrict__ dst, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    dst[i] = i < n_src ? src[i] : rest[i - n_src];
+  }
+}
+extern "C" __global__ void __launch_bounds__(256)
+fxscope_reference_copy4_from(const fx_reference_word* __restrict__ src, long long n_src,
+                             const fx_reference_word* __restrict__ rest,
+                             fx_reference_word* __restrict__ dst, long long n) {
+  for (long long c = (long long)blockIdx.x * 1024; c < n; c += (long long)gridDim.x * 1024) {
+    fx_reference_word v[4];
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const long long i = c + k * 256 + threadIdx.x;
+      if (i < n) v[k] = i < n_src ? src[i] : rest[i - n_src];
+    }
+    #pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const long long i = c + k * 256 + threadIdx.x;
+      if (i < n) dst[i] = v[k];
+    }
+  }
+}
 extern "C" __global__ void fxscope_reference_empty() {}
 )";
 
@@ -53,11 +83,17 @@ Result<ReferenceKernels> ReferenceKernels::load(const EngineCompiler& compiler) 
   if (!copy) return copy.error();
   auto copy4 = KernelImage::load(*image, kCopy4Name, where);
   if (!copy4) return copy4.error();
+  auto copy_from = KernelImage::load(*image, kCopyFromName, where);
+  if (!copy_from) return copy_from.error();
+  auto copy4_from = KernelImage::load(*image, kCopy4FromName, where);
+  if (!copy4_from) return copy4_from.error();
   auto empty = KernelImage::load(*image, kEmptyName, "the reference empty kernel");
   if (!empty) return empty.error();
   ReferenceKernels k;
   k.copy_ = std::move(*copy);
   k.copy4_ = std::move(*copy4);
+  k.copy_from_ = std::move(*copy_from);
+  k.copy4_from_ = std::move(*copy4_from);
   k.empty_ = std::move(*empty);
   return k;
 }
@@ -70,6 +106,15 @@ cudaError_t ReferenceKernels::copy(const void* src, void* dst, long long n16, bo
   const long long grid = std::clamp<long long>((n16 + per_block - 1) / per_block, 1, 132 * 16);
   void* args[] = {&src, &dst, &n16};
   return (four_words ? copy4_ : copy_)->launch(grid, 256, 0, args, stream);
+}
+
+cudaError_t ReferenceKernels::copy_from(const void* src, long long n_src16, const void* rest,
+                                        void* dst, long long n16, bool four_words,
+                                        cudaStream_t stream) const {
+  const long long per_block = four_words ? 1024 : 256;
+  const long long grid = std::clamp<long long>((n16 + per_block - 1) / per_block, 1, 132 * 16);
+  void* args[] = {&src, &n_src16, &rest, &dst, &n16};
+  return (four_words ? copy4_from_ : copy_from_)->launch(grid, 256, 0, args, stream);
 }
 
 cudaError_t ReferenceKernels::empty(cudaStream_t stream) const {

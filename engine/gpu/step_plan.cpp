@@ -1,7 +1,9 @@
 #include "fxscope/gpu/step_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
+#include <string_view>
 
 #include "fxscope/codegen/rng.h"
 
@@ -247,6 +249,17 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     for (const graph::NodeId w : s.writes) written[base(w)] = true;
   }
   return out;
+}
+
+bool indexes_by_data(const StepPlan& step, const graph::Graph& graph) {
+  if (step.kind != StepKind::generated) return false;
+  static constexpr std::array<std::string_view, 5> kByData = {"index", "gather", "scatter",
+                                                              "embedding", "take"};
+  return std::any_of(step.nodes.begin(), step.nodes.end(), [&](graph::NodeId n) {
+    const std::string& t = graph.node(n).target;
+    return std::any_of(kByData.begin(), kByData.end(),
+                       [&](std::string_view k) { return t.find(k) != std::string::npos; });
+  });
 }
 
 }  // namespace fxscope::gpu

@@ -130,9 +130,12 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.share_of_same_size_copy = r.number("share_of_same_size_copy");
     b.same_size_copy_kernel_us = r.number("same_size_copy_kernel_us");
     b.share_of_same_size_copy_kernel = r.number("share_of_same_size_copy_kernel");
+    b.reference_place = r.text("reference_place");
+    b.alone_copy_kernel_us = r.number("alone_copy_kernel_us");
     if (against_copy_kernel) {
       b.judged_share = b.share_of_same_size_copy_kernel;
-      b.judged_against = "copy kernel";
+      const bool in_place = !b.reference_place.empty() && !b.reference_place.starts_with("alone");
+      b.judged_against = in_place ? "copy kernel in its place" : "copy kernel";
     } else if (b.same_size_copy_us > 0) {
       b.judged_share = b.share_of_same_size_copy;
       b.judged_against = "cudaMemcpy";

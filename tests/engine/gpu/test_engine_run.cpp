@@ -33,6 +33,8 @@ std::vector<std::string> engine_samples() {
   return out;
 }
 
+constexpr auto npos = std::string::npos;
+
 bool no_device(const Error& e) {
   return e.message.find("no CUDA device") != std::string::npos;
 }
@@ -81,6 +83,8 @@ TEST_CASE("every unit of the samples runs in all four modes and matches eager", 
       INFO(name << " unit " << o.unit);
       REQUIRE(run);
       REQUIRE(run->modes.size() == 4);
+      // The reference kernels (copies alone and in place, the empty kernel) compiled and loaded.
+      for (const std::string& note : run->notes) CHECK(note.find("no reference copy") == npos);
       for (const auto& m : run->modes) {
         std::string missing;
         for (const auto& why : m.coverage.missing) missing += "\n  not run: " + why;
@@ -110,6 +114,25 @@ TEST_CASE("every unit of the samples runs in all four modes and matches eager", 
         }
         CHECK(m.peak_bytes > 0);
         CHECK(m.peak_bytes <= m.unplanned_bytes);
+        // Each held kernel's reference copy was timed alone and, unless its place says why not,
+        // in its place: after the step before it, in the mode's CUDA graph or on its stream.
+        for (const auto& b : m.bandwidth) {
+          if (!b.held_to_target) continue;
+          INFO("kernel " << b.name << ": reference " << b.reference_place);
+          CHECK(b.alone_copy_kernel_us > 0);
+          CHECK(b.same_size_copy_kernel_us > 0);
+          if (b.reference_place.starts_with("alone")) {
+            CHECK(b.same_size_copy_kernel_us == b.alone_copy_kernel_us);
+            continue;
+          }
+          CHECK(b.reference_place.starts_with("after group "));
+          // A GEMM's product is one aligned buffer: the copy reads it, as the kernel does.
+          if (b.reference_place.find("(GEMM)") != std::string::npos) {
+            CHECK(b.reference_place.find(", reading what it wrote, ") != std::string::npos);
+          }
+          CHECK(b.reference_place.ends_with(m.cuda_graph ? ", in the CUDA graph"
+                                                         : ", on the stream"));
+        }
       }
       // A line a unit as it finishes, so that a run cut short by a time limit still says which
       // samples were checked whole.

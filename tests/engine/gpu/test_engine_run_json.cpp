@@ -103,6 +103,30 @@ TEST_CASE("engine JSON says which kernels are held to the bandwidth target", "[g
   REQUIRE(mode->kernels[0].bandwidth);
   CHECK(mode->kernels[0].bandwidth->judged_share == Approx(0.85));
   CHECK(mode->kernels[0].bandwidth->judged_against == "copy kernel");
+
+  SECTION("a copy timed in the kernel's place is named with where it ran, beside the alone one") {
+    run.modes[1].bandwidth[0].reference_place = "after group 4 mm (GEMM), in the CUDA graph";
+    run.modes[1].bandwidth[0].alone_copy_kernel_us = 7.5;
+    const auto placed = gpu::to_json(run);
+    CHECK(placed["bandwidth_target"]["place"] == "in_place");
+    const auto& pb = placed["modes"][1]["bandwidth"][0];
+    CHECK(pb["reference_place"] == "after group 4 mm (GEMM), in the CUDA graph");
+    CHECK(pb["alone_copy_kernel_us"].get<double>() == Approx(7.5));
+    const auto back = report::parse_run_result(placed.dump(), "run.json");
+    REQUIRE(back);
+    const report::RunBandwidth& bw = *back->find_mode("reduce-overhead")->kernels[0].bandwidth;
+    CHECK(bw.judged_against == "copy kernel in its place");
+    CHECK(bw.reference_place == "after group 4 mm (GEMM), in the CUDA graph");
+    CHECK(bw.alone_copy_kernel_us == Approx(7.5));
+    CHECK(bw.same_size_copy_kernel_us == Approx(9.5));
+  }
+  SECTION("a copy that could not be timed in place says why and is judged as the copy alone") {
+    run.modes[1].bandwidth[0].reference_place = "alone: the first step";
+    const auto back = report::parse_run_result(gpu::to_json(run).dump(), "run.json");
+    REQUIRE(back);
+    CHECK(back->find_mode("reduce-overhead")->kernels[0].bandwidth->judged_against ==
+          "copy kernel");
+  }
 }
 
 TEST_CASE("engine JSON marks a compute-bound kernel and the ALU rate it was judged by", "[gpu]") {

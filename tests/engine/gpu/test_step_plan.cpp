@@ -90,3 +90,31 @@ TEST_CASE("a head of GPT-2's split QKV projection is a view of the projection", 
   REQUIRE(v);
   CHECK(v->offset == 2 * 768);  // the value, the third piece of 768 columns
 }
+
+TEST_CASE(
+    "which steps index by data, on GPT-2: the embedding lookups, and nothing a layer norm follows",
+    "[gpu]") {
+  const auto f = test::sample_fusion("gpt2_2layer", fusion::Mode::reduce_overhead);
+  const auto s = gpu::plan_steps(f.post_grad, f.ours, {}, false);
+  REQUIRE(!s.steps.empty());
+  // The first step gathers the token and position embeddings (the reference copy is then timed
+  // alone for the step after it: copy_in_place.h).
+  CHECK(gpu::indexes_by_data(s.steps.front(), f.post_grad));
+  std::size_t gemms = 0;
+  std::size_t norms = 0;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const gpu::StepPlan& step = s.steps[i];
+    if (step.kind == gpu::StepKind::gemm) {
+      ++gemms;
+      CHECK_FALSE(gpu::indexes_by_data(step, f.post_grad));
+    }
+    // Every layer norm after the first runs right after a step that can be replayed alone.
+    if (i > 0 && step.group_name.find("var_mean") != std::string::npos) {
+      ++norms;
+      INFO(step.group_name << " after " << s.steps[i - 1].group_name);
+      CHECK_FALSE(gpu::indexes_by_data(s.steps[i - 1], f.post_grad));
+    }
+  }
+  CHECK(gemms >= 8);  // 4 a layer
+  CHECK(norms >= 4);
+}

@@ -55,8 +55,13 @@ struct KernelBandwidth {
   // judges. A kernel is judged against what a kernel does through the same launch: below 3 MB
   // cudaMemcpy's CUPTI time left every kernel behind, the plain copy kernel included (69% at
   // 2.4 MB), and it was bimodal (1.6-2.0 or 5.5-6.0 us for 1.2 MB in bench_memory_kernels).
+  // Timed in the kernel's place (copy_in_place.h): right after the step before it, launched as
+  // the mode launches (in its CUDA graph, or on the stream); REFERENCE_PLACE says where, or why it
+  // was timed alone. ALONE_COPY_KERNEL_US is the same copy timed by itself on a stream.
   double same_size_copy_kernel_us = 0;
   double share_of_same_size_copy_kernel = 0;
+  double alone_copy_kernel_us = 0;
+  std::string reference_place;
   // Held to kBandwidthTarget when it moves at least kBandwidthMinBytes, is not compute-bound
   // and its same-size copy kernel was measured; meets it at kBandwidthTarget of that copy.
   bool held_to_target = false;
@@ -67,6 +72,7 @@ struct KernelBandwidth {
   // kernel is not held to it.
   double alu_us = 0;
   bool compute_bound = false;
+  std::size_t step = 0;  // the plan step that launched it (Executable::steps())
 };
 inline constexpr double kBandwidthTarget = 0.70;
 inline constexpr double kBandwidthMinBytes = 1 << 20;

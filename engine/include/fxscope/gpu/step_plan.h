@@ -65,4 +65,9 @@ PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& pla
                         const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0,
                         bool clusters = false);
 
+// Whether STEP takes indices from data (a gather, a scatter, an embedding lookup): the bytes it
+// moves depend on the values, not on the buffers' sizes, and launched on its own, on buffers that
+// later steps reused, its indices may point anywhere. GEMMs, convolutions and attention do not.
+bool indexes_by_data(const StepPlan& step, const graph::Graph& graph);
+
 }  // namespace fxscope::gpu

@@ -38,11 +38,15 @@ struct RunBandwidth {
   // runs).
   double same_size_copy_kernel_us = 0;
   double share_of_same_size_copy_kernel = 0;
+  // Where that copy was timed (engine runs since session 11: "after group 10 ... (GEMM), in the
+  // CUDA graph", or "alone: <why>"; empty before), and the same copy timed alone (0 before).
+  std::string reference_place;
+  double alone_copy_kernel_us = 0;
   // The share the run's target judged and what it was of: the same-size copy kernel (runs since
   // session 6: "bandwidth_target": {"reference": "same_size_copy_kernel"}), else the same-size
   // cudaMemcpy, else the run's 256 MiB copy.
   double judged_share = 0;
-  std::string judged_against;  // "copy kernel", "cudaMemcpy", "256 MiB copy"
+  std::string judged_against;  // "copy kernel in its place", "copy kernel", "cudaMemcpy", ...
 };
 
 struct RunKernel {
