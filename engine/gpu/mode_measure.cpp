@@ -218,8 +218,12 @@ struct CopyMethod {
   std::function<std::vector<double>(const ActivityBatch&, std::size_t half)> durations_us;
 };
 
-// Times the copy of each size of BYTES not in CACHE: the median of 10 after 3 warm-ups, each
-// reading a different part of a 256 MiB buffer so that it comes from memory, not L2.
+// Times the copy of each size of BYTES not in CACHE: the median of 3 rounds of 10 after 3
+// warm-ups, each reading a different part of a 256 MiB buffer so that it comes from memory, not
+// L2. About 2 ms of work first, in case the clocks dropped while the host set the buffers up: in
+// session 10, 3 of about 20 single-mode runs timed the 1.2 MB copy at 1.54-1.64 us where the
+// others read 1.41-1.46. It did not remove that: in session 11, with it, the same copy read
+// 1.41-1.50 us from one process to the next.
 void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                  double copy_gbps, std::map<std::uint64_t, double>& cache,
                  const CopyMethod& method) {
@@ -249,26 +253,33 @@ void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<do
   // Recording is on between modes (measure_mode leaves it so): the copies are recorded as they
   // run, and what came before is dropped.
   cupti->record(true);
-  cudaMemsetAsync(src, 0, kRegion, stream);
+  for (int i = 0; i < 24; ++i) cudaMemsetAsync(src, i == 0 ? 0 : 1, kRegion, stream);
   cudaStreamSynchronize(stream);
   cupti->take();
-  for (const std::uint64_t moved : todo) {
-    // 16-byte aligned halves, so that the kernel copy moves whole words.
-    const std::size_t half = static_cast<std::size_t>(moved / 2) / 16 * 16;
-    const std::size_t span = kRegion - half;
-    constexpr int kWarmup = 3;
-    constexpr int kReps = 10;
-    std::size_t offset = 0;
-    const auto copy_once = [&] {
-      method.launch(static_cast<char*>(src) + offset, static_cast<char*>(dst) + offset, half);
-      offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
-    };
-    for (int i = 0; i < kWarmup; ++i) copy_once();
-    cudaStreamSynchronize(stream);
-    cupti->take();  // the warm-up's records
-    for (int i = 0; i < kReps; ++i) copy_once();
-    cudaStreamSynchronize(stream);
-    const std::vector<double> us = method.durations_us(cupti->take(), half);
+  std::map<std::uint64_t, std::vector<double>> samples;
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    for (const std::uint64_t moved : todo) {
+      // 16-byte aligned halves, so that the kernel copy moves whole words.
+      const std::size_t half = static_cast<std::size_t>(moved / 2) / 16 * 16;
+      const std::size_t span = kRegion - half;
+      constexpr int kWarmup = 3;
+      constexpr int kReps = 10;
+      std::size_t offset = 0;
+      const auto copy_once = [&] {
+        method.launch(static_cast<char*>(src) + offset, static_cast<char*>(dst) + offset, half);
+        offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
+      };
+      for (int i = 0; i < kWarmup; ++i) copy_once();
+      cudaStreamSynchronize(stream);
+      cupti->take();  // the warm-up's records
+      for (int i = 0; i < kReps; ++i) copy_once();
+      cudaStreamSynchronize(stream);
+      const std::vector<double> us = method.durations_us(cupti->take(), half);
+      samples[moved].insert(samples[moved].end(), us.begin(), us.end());
+    }
+  }
+  for (const auto& [moved, us] : samples) {
     if (!us.empty()) cache[moved] = median(us);
   }
   cudaGetLastError();
