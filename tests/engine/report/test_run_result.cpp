@@ -187,94 +187,120 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
 }
 
 TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 10: judged
-  // against the faster of two copy kernels of the same size, on the bytes each kernel's own
-  // buffers hold, at each kernel's median call).
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 11: each
+  // kernel at its median call, against the faster of two copy kernels of its bytes timed in its
+  // place: right after the step before it, reading first what that step wrote, on the stream or in
+  // the CUDA graph as the mode runs; the copy alone beside it).
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
   const report::RunMode* fused = run->find_mode("default");
   REQUIRE(fused);
   std::size_t held = 0;
-  std::size_t below = 0;
   std::size_t weight_copies = 0;
-  double pool_share = -1;
+  std::size_t read_written = 0;
+  const report::RunBandwidth* pool = nullptr;
   for (const auto& k : fused->kernels) {
     if (!k.bandwidth || !k.bandwidth->held_to_target) continue;
     ++held;
     const report::RunBandwidth& b = *k.bandwidth;
     CHECK(b.bytes >= 1 << 20);
     CHECK_FALSE(b.compute_bound);
-    CHECK(b.judged_against == "copy kernel");
+    CHECK(b.judged_against == "copy kernel in its place");
+    CHECK(b.reference_place.starts_with("after group "));
+    CHECK(b.reference_place.ends_with(", on the stream"));
+    // After the 6 weight layout copies, the copy read memory instead, and says so: a layout copy
+    // writes a buffer of its own, not a node of the graph, so the step lists no output to read.
+    if (b.reference_place.ends_with(", reading what it wrote, on the stream")) ++read_written;
     CHECK(b.judged_share == b.share_of_same_size_copy_kernel);
     CHECK(b.meets_target == (b.judged_share >= 0.70));
-    below += b.meets_target ? 0 : 1;
-    // The same copy made by a plain copy kernel was timed beside cudaMemcpy's.
+    // The same copy made by a plain copy kernel was timed beside cudaMemcpy's, and alone.
     CHECK(b.same_size_copy_kernel_us > 0);
+    CHECK(b.alone_copy_kernel_us > 0);
     CHECK(b.share_of_same_size_copy_kernel ==
           Approx(b.same_size_copy_kernel_us * b.share_of_same_size_copy / b.same_size_copy_us));
     // Layer 4's 512x512x3x3 weights copied to channels-last: 18.9 MB moved, faster than a plain
-    // copy kernel of the same bytes since its writes are 16-byte words too (110-115%; 62-68% in
+    // copy kernel of the same bytes since its writes are 16-byte words too (110-114%; 62-68% in
     // session 4, about 96% in session 7).
     if (b.bytes == Approx(18874368.0)) {
       ++weight_copies;
       CHECK(b.judged_share > 1.05);
     }
-    if (k.name.find("max_pool") != std::string::npos) pool_share = b.judged_share;
+    if (k.name.find("max_pool") != std::string::npos) pool = &b;
   }
   CHECK(held == 39);
-  // None below since session 7: layer 4's double batch norms over 7x7 planes (66% in session 6)
-  // are at 84%, and the stem's batch norm + ReLU + max-pool, judged on the 4.0 MB its kernel
-  // moves (the plan's 3.2 MB left out the pooled output), at 88% (66% in session 6).
-  CHECK(below == 0);
+  CHECK(read_written == 33);
   CHECK(weight_copies == 3);
-  CHECK(pool_share == Approx(0.865).margin(0.005));
-  // All four modes ran, and every held kernel of each meets the target: eager's 139, and the 39
-  // of each fused mode. The last to get there was the input image's channels-last copy in
-  // max-autotune (68% in session 9, 71.5% here with 16-byte words).
+  // The one below: the stem's batch norm + ReLU + max-pool (4.0 MB in 2.82 us). It reads the
+  // convolution's output, which the step before it (the stem's batch norm + ReLU) has just read,
+  // from L2; a copy of its bytes reading what that step wrote takes 1.95 us, where the copy alone,
+  // from memory, takes 2.48 (88%, as session 10 judged it).
+  REQUIRE(pool);
+  CHECK_FALSE(pool->meets_target);
+  CHECK(pool->judged_share == Approx(0.693).margin(0.005));
+  CHECK(pool->alone_copy_kernel_us / pool->us == Approx(0.881).margin(0.005));
+  // All four modes ran: eager's 139 held kernels and the 39 of each fused mode. Below the target:
+  // none in eager or reduce-overhead (72.4%), the stem's max-pool in default and max-autotune.
   for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune"}) {
     INFO(mode);
     const report::RunMode* m = run->find_mode(mode);
     REQUIRE(m);
     std::size_t mode_held = 0;
-    std::size_t mode_below = 0;
+    std::vector<std::string> below;
     for (const auto& k : m->kernels) {
       if (!k.bandwidth || !k.bandwidth->held_to_target) continue;
       ++mode_held;
-      mode_below += k.bandwidth->meets_target ? 0u : 1u;
+      if (!k.bandwidth->meets_target) below.push_back(k.name);
       // Judged at the kernel's median call, not the mean that sums to the call's kernel time.
       REQUIRE(k.median_us > 0);
       CHECK(k.bandwidth->us == Approx(k.median_us / std::max(k.calls, 1.0)));
       CHECK(k.bandwidth->bytes / k.bandwidth->gbps / 1e3 == Approx(k.bandwidth->us));
     }
-    CHECK(mode_held == (std::string(mode) == "eager" ? 139u : 39u));
-    CHECK(mode_below == 0);
+    const bool eager = std::string(mode) == "eager";
+    CHECK(mode_held == (eager ? 139u : 39u));
+    const bool pool_below = std::string(mode) == "default" || std::string(mode) == "max-autotune";
+    REQUIRE(below.size() == (pool_below ? 1u : 0u));
+    if (pool_below) CHECK(below[0].find("max_pool") != std::string::npos);
   }
 }
 
 TEST_CASE("GPT-2's engine run holds its layer norms to the target and meets it", "[report][run]") {
-  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200, 2026-12-02 (session 10; the
+  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200, 2026-12-02 (session 11; the
   // variance in one pass of shifted sums since session 6). The residual add + layer norm kernels
-  // move 1.2-2.0 MB in about 2 us: at least 70% of a same-size copy kernel, where 12 of them are
-  // still under 70% of cudaMemcpy (which moves 1.2 MB in 1.2 us).
+  // move 1.2-2.0 MB in about 2 us, each right after a cuBLAS GEMM whose product it reads.
   const auto run = report::read_run_result(data("runs/gpt2_12layer_engine_h200.json"));
   REQUIRE(run.ok());
-  const report::RunMode* fused = run->find_mode("default");
-  REQUIRE(fused);
-  std::size_t layer_norms = 0;
-  std::size_t below_memcpy = 0;
-  for (const auto& k : fused->kernels) {
-    if (!k.bandwidth || k.name.find("var_mean") == std::string::npos) continue;
-    ++layer_norms;
-    const report::RunBandwidth& b = *k.bandwidth;
-    CHECK(b.held_to_target);
-    CHECK(b.meets_target);
-    CHECK(b.share_of_same_size_copy_kernel >= 0.70);
-    below_memcpy += b.share_of_same_size_copy < 0.70 ? 1 : 0;
+  for (const char* mode : {"default", "reduce-overhead", "max-autotune"}) {
+    INFO(mode);
+    const report::RunMode* fused = run->find_mode(mode);
+    REQUIRE(fused);
+    const bool graph = std::string(mode) != "default";
+    std::size_t layer_norms = 0;
+    std::size_t below_memcpy = 0;
+    double worst = 1.0;
+    for (const auto& k : fused->kernels) {
+      if (!k.bandwidth || k.name.find("var_mean") == std::string::npos) continue;
+      ++layer_norms;
+      const report::RunBandwidth& b = *k.bandwidth;
+      INFO(k.name << ": " << b.reference_place);
+      CHECK(b.held_to_target);
+      CHECK(b.meets_target);
+      worst = std::min(worst, b.judged_share);
+      below_memcpy += b.share_of_same_size_copy < 0.70 ? 1 : 0;
+      // Judged against a copy of its bytes reading the GEMM's product where the kernel runs. That
+      // copy took 10-38% longer than the copy alone (20-38% in the CUDA graph), so the kernel is
+      // not charged for its place; against the copy alone it is at 71-73% at worst.
+      CHECK(b.reference_place.find("(GEMM), reading what it wrote, ") != std::string::npos);
+      CHECK(b.reference_place.ends_with(graph ? "in the CUDA graph" : "on the stream"));
+      CHECK(b.same_size_copy_kernel_us > (graph ? 1.2 : 1.09) * b.alone_copy_kernel_us);
+      CHECK(b.alone_copy_kernel_us / b.us > 0.70);
+    }
+    // 2 a layer and the final one, less the two fused with the embedding lookups (a gather reads
+    // a few rows of its table, so its bytes are not judged).
+    CHECK(layer_norms == 23);
+    // 12 are under 70% of cudaMemcpy, which moves 1.2 MB in 1.2 us.
+    CHECK(below_memcpy == 12);
+    CHECK(worst > (graph ? 0.87 : 0.83));
   }
-  CHECK(below_memcpy == 12);
-  // 2 a layer and the final one, less the two fused with the embedding lookups (a gather reads
-  // a few rows of its table, so its bytes are not judged).
-  CHECK(layer_norms == 23);
 }
 
 TEST_CASE("A compute-bound kernel reads back as such; runs before the estimate as memory-bound",
@@ -316,7 +342,7 @@ TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
 
 TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at half default's time",
           "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 10): max-autotune timed each
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 11): max-autotune timed each
   // convolution on cuDNN and as an im2col + one cuBLASLt GEMM, and kept the GEMM for 49 of 53.
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
@@ -324,7 +350,7 @@ TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at ha
   const report::RunMode* tuned = run->find_mode("max-autotune");
   REQUIRE(fused);
   REQUIRE(tuned);
-  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 796 against 1746 us a call
+  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 798 against 1757 us a call
   CHECK(tuned->attributed_us == Approx(tuned->kernel_us));
   std::size_t im2col = 0;
   for (const auto& k : tuned->kernels) {
