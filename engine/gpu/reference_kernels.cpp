@@ -15,23 +15,33 @@ namespace {
 // it was 20-40% slower than a word a thread at 1.2-2.4 MB.
 constexpr const char* kSource = R"(
 struct fx_reference_word { unsigned int x, y, z, w; };
-extern "C" __global__ void __launch_bounds__(256)
-fxscope_reference_copy(const fx_reference_word* __restrict__ src,
-                       fx_reference_word* __restrict__ dst, long long n) {
+// Word I of the source: the first N_SRC words from SRC, the rest from REST. The copy timed in a
+// kernel's place reads what the step before the kernel wrote (copy_in_place.h), which may be
+// smaller than the kernel's bytes, and then memory as the copy alone does. The plain copies pass
+// N_SRC = N, so the test is the loop's own and compiles away.
+__device__ __forceinline__ fx_reference_word fx_word(const fx_reference_word* __restrict__ src,
+                                                     long long n_src,
+                                                     const fx_reference_word* __restrict__ rest,
+                                                     long long i) {
+  return i < n_src ? src[i] : rest[i - n_src];
+}
+__device__ __forceinline__ void fx_copy(const fx_reference_word* __restrict__ src, long long n_src,
+                                        const fx_reference_word* __restrict__ rest,
+                                        fx_reference_word* __restrict__ dst, long long n) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    dst[i] = src[i];
+    dst[i] = fx_word(src, n_src, rest, i);
   }
 }
-extern "C" __global__ void __launch_bounds__(256)
-fxscope_reference_copy4(const fx_reference_word* __restrict__ src,
-                        fx_reference_word* __restrict__ dst, long long n) {
+__device__ __forceinline__ void fx_copy4(const fx_reference_word* __restrict__ src, long long n_src,
+                                         const fx_reference_word* __restrict__ rest,
+                                         fx_reference_word* __restrict__ dst, long long n) {
   for (long long c = (long long)blockIdx.x * 1024; c < n; c += (long long)gridDim.x * 1024) {
     fx_reference_word v[4];
     #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const long long i = c + k * 256 + threadIdx.x;
-      if (i < n) v[k] = src[i];
+      if (i < n) v[k] = fx_word(src, n_src, rest, i);
     }
     #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -40,35 +50,27 @@ fxscope_reference_copy4(const fx_reference_word* __restrict__ src,
     }
   }
 }
-// The same two forms reading their first N_SRC words from SRC and the rest from REST: the copy
-// timed in a kernel's place reads what the step before the kernel wrote (copy_in_place.h), which
-// may be smaller than the kernel's bytes, and then memory as the copy alone does.
+extern "C" __global__ void __launch_bounds__(256)
+fxscope_reference_copy(const fx_reference_word* __restrict__ src,
+                       fx_reference_word* __restrict__ dst, long long n) {
+  fx_copy(src, n, src, dst, n);
+}
+extern "C" __global__ void __launch_bounds__(256)
+fxscope_reference_copy4(const fx_reference_word* __restrict__ src,
+                        fx_reference_word* __restrict__ dst, long long n) {
+  fx_copy4(src, n, src, dst, n);
+}
 extern "C" __global__ void __launch_bounds__(256)
 fxscope_reference_copy_from(const fx_reference_word* __restrict__ src, long long n_src,
                             const fx_reference_word* __restrict__ rest,
                             fx_reference_word* __restrict__ dst, long long n) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    dst[i] = i < n_src ? src[i] : rest[i - n_src];
-  }
+  fx_copy(src, n_src, rest, dst, n);
 }
 extern "C" __global__ void __launch_bounds__(256)
 fxscope_reference_copy4_from(const fx_reference_word* __restrict__ src, long long n_src,
                              const fx_reference_word* __restrict__ rest,
                              fx_reference_word* __restrict__ dst, long long n) {
-  for (long long c = (long long)blockIdx.x * 1024; c < n; c += (long long)gridDim.x * 1024) {
-    fx_reference_word v[4];
-    #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const long long i = c + k * 256 + threadIdx.x;
-      if (i < n) v[k] = i < n_src ? src[i] : rest[i - n_src];
-    }
-    #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const long long i = c + k * 256 + threadIdx.x;
-      if (i < n) dst[i] = v[k];
-    }
-  }
+  fx_copy4(src, n_src, rest, dst, n);
 }
 extern "C" __global__ void fxscope_reference_empty() {}
 )";
