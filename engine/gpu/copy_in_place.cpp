@@ -151,7 +151,7 @@ std::map<std::size_t, InPlaceCopy> measure_copies_in_place(
   for (const KernelToPlace& k : kernels) {
     InPlaceCopy& r = out[k.step];
     if (k.step == 0 || k.step >= exe.steps().size()) {
-      r.place = "alone: the first step";
+      r.place = k.step == 0 ? "alone: the first step" : "alone: not a step of this mode";
       continue;
     }
     const StepPlan& before = exe.steps()[k.step - 1];
