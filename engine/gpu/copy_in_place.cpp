@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cuda_status.h"
+#include "gpu_timing.h"
 #include "reference_kernels.h"
 
 namespace fxscope::gpu {
@@ -25,12 +26,6 @@ const char* kind_text(StepKind k) {
       return "attention";
   }
   return "step";
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Device buffers the copies read and write, freed on every path out.
@@ -173,7 +168,7 @@ std::map<std::size_t, InPlaceCopy> measure_copies_in_place(
         failed = us.error().message;
         break;
       }
-      const double m = median_of(*us);
+      const double m = median(*us);
       r.us = r.us > 0 ? std::min(r.us, m) : m;
     }
     if (!failed.empty()) {

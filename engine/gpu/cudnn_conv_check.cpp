@@ -8,16 +8,12 @@
 #include "cuda_status.h"
 #include "cudnn_conv.h"
 #include "device_buffers.h"
+#include "gpu_timing.h"
 
 namespace fxscope::gpu {
 namespace {
 
 constexpr int kBatches = 7;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Timing {
   double host_us = 0;

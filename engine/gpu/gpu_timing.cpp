@@ -1,5 +1,7 @@
 #include "gpu_timing.h"
 
+#include <algorithm>
+
 #include "cupti_activity.h"
 
 namespace fxscope::gpu {
@@ -109,6 +111,13 @@ KernelClock::KernelClock(CuptiActivity* cupti) : previous_(t_kernel_clock) {
 
 KernelClock::~KernelClock() {
   t_kernel_clock = previous_;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace fxscope::gpu

@@ -6,10 +6,14 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace fxscope::gpu {
 
 class CuptiActivity;
+
+// The middle of V (the mean of the two middle values for an even count); 0 for none.
+double median(std::vector<double> v);
 
 // Microseconds of one LAUNCH (it enqueues the work on STREAM; false when that failed): one
 // warm-up, then REPS launches captured into a CUDA graph and replayed, timed by CUDA events. In a

@@ -7,17 +7,11 @@
 
 #include "cuda_status.h"
 #include "fxscope/gpu/gemm_conv.h"
+#include "gpu_timing.h"
 #include "reference_kernels.h"
 
 namespace fxscope::gpu {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The name of record I (of STEP): fxscope's own kernels are named from what the engine launched,
 // not from CUPTI's record. In a process that builds many executables (the [cuda] tests, 13
