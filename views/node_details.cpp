@@ -11,9 +11,9 @@ std::string dims(const std::vector<graph::Dim>& list) {
   return text + "]";
 }
 
-std::string microseconds(double us) {
+std::string microseconds(double us, int decimals = 1) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", us);
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, us);
   return buffer;
 }
 
@@ -94,13 +94,13 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
           // Where the judged copy ran: in the kernel's place it pays what the kernel's place costs
           // (after a GEMM in a CUDA graph, about 0.4 us on an H200), alone it does not.
           if (!bw.reference_place.empty() && bw.same_size_copy_kernel_us > 0) {
-            std::snprintf(line, sizeof line, "  reference: the copy kernel took %.2f us, timed %s",
-                          bw.same_size_copy_kernel_us, bw.reference_place.c_str());
-            text += line;
+            // The place names a group, which may be long: appended, not formatted into LINE.
+            text += "  reference: the copy kernel took " +
+                    microseconds(bw.same_size_copy_kernel_us, 2) + " us, timed " +
+                    bw.reference_place;
             if (bw.alone_copy_kernel_us > 0 &&
                 bw.alone_copy_kernel_us != bw.same_size_copy_kernel_us) {
-              std::snprintf(line, sizeof line, " (%.2f us alone)", bw.alone_copy_kernel_us);
-              text += line;
+              text += " (" + microseconds(bw.alone_copy_kernel_us, 2) + " us alone)";
             }
             text += "\n";
           }

@@ -170,12 +170,14 @@ std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
       ++met;
       continue;
     }
-    char k[512];
-    std::snprintf(k, sizeof k,
-                  " %s %.1f MB %.1f us, %.0f%% of a %.2f us copy kernel %s (%.2f us alone): below;",
-                  b.name.c_str(), b.bytes / 1e6, b.us, b.share_of_same_size_copy_kernel * 100,
-                  b.same_size_copy_kernel_us, b.reference_place.c_str(), b.alone_copy_kernel_us);
-    below += k;
+    // Names and the place are appended, not formatted into a buffer: group names can be long.
+    char figures[128];
+    std::snprintf(figures, sizeof figures, " %.1f MB %.1f us, %.0f%% of a %.2f us copy kernel ",
+                  b.bytes / 1e6, b.us, b.share_of_same_size_copy_kernel * 100,
+                  b.same_size_copy_kernel_us);
+    char alone[48];
+    std::snprintf(alone, sizeof alone, " (%.2f us alone): below;", b.alone_copy_kernel_us);
+    below += " " + b.name + figures + b.reference_place + alone;
   }
   line += below;
   const std::size_t small = em.bandwidth.size() - held - compute_bound;
