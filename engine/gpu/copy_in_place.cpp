@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "copy_region.h"
 #include "cuda_status.h"
 #include "gpu_timing.h"
 #include "reference_kernels.h"
@@ -10,7 +11,6 @@
 namespace fxscope::gpu {
 namespace {
 
-constexpr std::size_t kRegion = 256u << 20;
 constexpr int kWarmup = 3;
 constexpr int kReps = 10;
 
@@ -28,16 +28,6 @@ const char* kind_text(StepKind k) {
   return "step";
 }
 
-// Device buffers the copies read and write, freed on every path out.
-struct Region {
-  void* src = nullptr;
-  void* dst = nullptr;
-  ~Region() {
-    if (src) cudaFree(src);
-    if (dst) cudaFree(dst);
-  }
-};
-
 // What the copies read: the buffer the step before wrote, then a fresh part of the region each
 // time for the rest (all of it where that step wrote no buffer 16-byte words can read).
 struct CopySource {
@@ -53,27 +43,26 @@ CopySource source_after(const Executable& exe, std::size_t before) {
 
 // One pass of (step before, copy) pairs: captured and replayed once in a CUDA graph, or launched
 // on the stream. Returns the copies' CUPTI times in launch order after the warm-ups, or the error.
-Result<std::vector<double>> time_pairs(Executable& exe, std::size_t before, const Region& region,
+Result<std::vector<double>> time_pairs(Executable& exe, std::size_t before,
+                                       const CopySource& source, const CopyRegion& region,
                                        std::size_t half, bool four, bool cuda_graph,
                                        cudaStream_t stream, CuptiActivity& cupti,
                                        const ReferenceKernels& reference) {
   cupti.take();
-  const CopySource source = source_after(exe, before);
-  const std::size_t span = kRegion - half;
   std::size_t offset = 0;
   const auto pairs = [&]() -> std::string {
     for (int i = 0; i < kWarmup + kReps; ++i) {
       if (std::string err = exe.launch_step(before, stream); !err.empty()) return err;
-      char* dst = static_cast<char*>(region.dst) + offset;
+      char* dst = region.dst() + offset;
       const auto words = static_cast<long long>(half / 16);
-      const char* fresh = static_cast<const char*>(region.src) + offset;
+      const char* fresh = region.src() + offset;
       const cudaError_t e =
           source.written
               ? reference.copy_from(source.written, std::min(source.written_words, words), fresh,
                                     dst, words, four, stream)
               : reference.copy(fresh, dst, words, four, stream);
       if (e != cudaSuccess) return "the reference copy: " + cuda_text(e);
-      offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
+      offset = CopyRegion::next_offset(offset, half);
     }
     return "";
   };
@@ -130,19 +119,15 @@ std::map<std::size_t, InPlaceCopy> measure_copies_in_place(
     bool cuda_graph, cudaStream_t stream, CuptiActivity& cupti, const ReferenceKernels& reference) {
   std::map<std::size_t, InPlaceCopy> out;
   if (kernels.empty()) return out;
-  Region region;
-  if (cudaMalloc(&region.src, kRegion) != cudaSuccess ||
-      cudaMalloc(&region.dst, kRegion) != cudaSuccess) {
-    cudaGetLastError();
+  CopyRegion region;
+  if (!region.allocate()) {
     for (const KernelToPlace& k : kernels) {
       out[k.step].place = "alone: no device memory for the copies in place (2 x 256 MiB)";
     }
     return out;
   }
   cupti.record(true);
-  // About 2 ms of work first, so that the copies run at the clocks the mode ran at.
-  for (int i = 0; i < 24; ++i) cudaMemsetAsync(region.src, i, kRegion, stream);
-  cudaStreamSynchronize(stream);
+  region.warm_clocks(stream);
   for (const KernelToPlace& k : kernels) {
     InPlaceCopy& r = out[k.step];
     if (k.step == 0 || k.step >= exe.steps().size()) {
@@ -156,14 +141,15 @@ std::map<std::size_t, InPlaceCopy> measure_copies_in_place(
       continue;
     }
     const std::size_t half = static_cast<std::size_t>(k.bytes / 2) / 16 * 16;
-    if (half == 0 || half > kRegion / 2) {
+    if (half == 0 || half > CopyRegion::kBytes / 2) {
       r.place = "alone: outside the sizes timed in place";
       continue;
     }
+    const CopySource source = source_after(exe, k.step - 1);
     std::string failed;
     for (const bool four : {false, true}) {
-      auto us =
-          time_pairs(exe, k.step - 1, region, half, four, cuda_graph, stream, cupti, reference);
+      auto us = time_pairs(exe, k.step - 1, source, region, half, four, cuda_graph, stream, cupti,
+                           reference);
       if (!us) {
         failed = us.error().message;
         break;
@@ -178,8 +164,7 @@ std::map<std::size_t, InPlaceCopy> measure_copies_in_place(
       continue;
     }
     r.place = "after " + name + " (" + kind_text(before.kind) + "), " +
-              (source_after(exe, k.step - 1).written ? "reading what it wrote, "
-                                                     : "reading from memory, ") +
+              (source.written ? "reading what it wrote, " : "reading from memory, ") +
               (cuda_graph ? "in the CUDA graph" : "on the stream");
   }
   return out;

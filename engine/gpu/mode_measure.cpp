@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "copy_region.h"
 #include "cuda_status.h"
 #include "fxscope/gpu/gemm_conv.h"
 #include "gpu_timing.h"
@@ -221,34 +222,23 @@ struct CopyMethod {
 void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                  double copy_gbps, std::map<std::uint64_t, double>& cache,
                  const CopyMethod& method) {
-  constexpr std::size_t kRegion = 256u << 20;
   std::vector<std::uint64_t> todo;
   for (const double b : bytes) {
     const auto moved = static_cast<std::uint64_t>(b);
     if (moved < 32 || cache.count(moved)) continue;
-    if (moved > kRegion) {
+    if (moved > CopyRegion::kBytes) {
       if (copy_gbps > 0) cache[moved] = static_cast<double>(moved) / (copy_gbps * 1e3);
       continue;
     }
     todo.push_back(moved);
   }
   if (todo.empty() || cupti == nullptr) return;
-  void* src = nullptr;
-  void* dst = nullptr;
-  if (cudaMalloc(&src, kRegion) != cudaSuccess) {
-    cudaGetLastError();
-    return;
-  }
-  if (cudaMalloc(&dst, kRegion) != cudaSuccess) {
-    cudaGetLastError();
-    cudaFree(src);
-    return;
-  }
+  CopyRegion region;
+  if (!region.allocate()) return;
   // Recording is on between modes (measure_mode leaves it so): the copies are recorded as they
   // run, and what came before is dropped.
   cupti->record(true);
-  for (int i = 0; i < 24; ++i) cudaMemsetAsync(src, i == 0 ? 0 : 1, kRegion, stream);
-  cudaStreamSynchronize(stream);
+  region.warm_clocks(stream);
   cupti->take();
   std::map<std::uint64_t, std::vector<double>> samples;
   constexpr int kRounds = 3;
@@ -256,13 +246,12 @@ void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<do
     for (const std::uint64_t moved : todo) {
       // 16-byte aligned halves, so that the kernel copy moves whole words.
       const std::size_t half = static_cast<std::size_t>(moved / 2) / 16 * 16;
-      const std::size_t span = kRegion - half;
       constexpr int kWarmup = 3;
       constexpr int kReps = 10;
       std::size_t offset = 0;
       const auto copy_once = [&] {
-        method.launch(static_cast<char*>(src) + offset, static_cast<char*>(dst) + offset, half);
-        offset = span > 0 ? (offset + half + 4096) % span / 256 * 256 : 0;
+        method.launch(region.src() + offset, region.dst() + offset, half);
+        offset = CopyRegion::next_offset(offset, half);
       };
       for (int i = 0; i < kWarmup; ++i) copy_once();
       cudaStreamSynchronize(stream);
@@ -277,8 +266,6 @@ void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<do
     if (!us.empty()) cache[moved] = median(us);
   }
   cudaGetLastError();
-  cudaFree(src);
-  cudaFree(dst);
 }
 
 std::vector<double> kernel_us_named(const ActivityBatch& batch, const char* name) {
