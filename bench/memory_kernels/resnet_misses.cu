@@ -1,5 +1,20 @@
 // ResNet-50's two kernels that stayed under 70% of a same-size copy kernel in session 6: forms
 // timed by bench_memory_kernels (all of it, or `bench_memory_kernels resnet` for these alone).
+//
+// The stem pool's forms on the H200, session 12, `BENCH_WARM=1` (reads from L2, as in the model),
+// median of 30 (from memory in brackets):
+//   generated per output (rsqrtf, NaN-keeping max)   2.72 us  (3.36-3.65)
+//   same, fmaxf and IEEE sqrt (pool_gen)              2.72      block 512: 2.66
+//   scale and shift once, __frsqrt_rn (pool_fast)     2.59      block 512: 2.50
+//   two outputs side by side (pool_pair)              2.62
+//   float2 row reads, six loads (pool_f2)             3.01
+//   shuffled: float2 a lane, left column by shuffle   3.52-3.84 (4.19-4.42)
+//   shuffled, float4 and two outputs a lane           3.07-3.23
+//   staged in shared memory, 4 / 8 / 14 rows a block  2.46 / 2.94 / 3.39
+// So the shuffles lose (lane 0's extra reads and the shuffles sit between load and use) and the
+// staged form wins: the code generator writes that (codegen/staged_pool_kernel.cpp). In the model
+// it took 2.66 us against 2.88 per output.
+#include <cstring>
 #include <vector>
 
 #include "harness.h"
@@ -193,6 +208,84 @@ __global__ void __launch_bounds__(BLOCK) pool_f2(PoolArgs p) {
   p.out[i] = m;
 }
 
+// What the generator wrote in session 11, to the letter: rsqrtf, and a NaN-keeping max (PyTorch's)
+// rather than fmaxf, which would drop a NaN.
+__device__ __forceinline__ float nan_max(float m, float v) {
+  return (v > m || v != v) ? v : m;
+}
+__device__ __forceinline__ float bn_relu_r(const PoolArgs& p, int c, float x) {
+  const float y = (x - p.mean[c]) * rsqrtf(p.var[c] + 1e-5f) * p.w[c] + p.b[c];
+  return (y != y || y > 0.0f) ? y : 0.0f;  // relu that keeps NaN
+}
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) pool_genx(PoolArgs p) {
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i >= 64 * 3136) return;
+  const int c = i / 3136, oh = (i / 56) % 56, ow = i % 56;
+  float m = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+    for (int kw = 0; kw < 3; ++kw) {
+      const int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+      const bool inside = ih >= 0 && ih < 112 && iw >= 0 && iw < 112;
+      const float v = bn_relu_r(p, c, p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)]);
+      m = nan_max(m, inside ? v : -INFINITY);
+    }
+  p.out[i] = m;
+}
+// Rows shared along the warp: output ow's window covers columns 2ow-1, 2ow, 2ow+1 of a row. Each
+// lane reads its 2ow, 2ow+1 as one float2 (the warp 256 contiguous bytes), and takes 2ow-1, the
+// column its left neighbour read last, by a shuffle; a lane whose neighbour is in another row
+// (ow == 0: padding) or another warp (lane 0) reads it. Three 8-byte loads an output, not nine, and
+// six normalisations, not nine. OUTS outputs a lane side by side (1: float2 loads, 2: float4).
+// SCALAR: the two columns read by two float loads (what the generator can emit without knowing a
+// buffer's alignment), not one float2.
+template <int BLOCK, int OUTS, bool SCALAR = false>
+__global__ void __launch_bounds__(BLOCK) pool_shfl(PoolArgs p) {
+  const int t = blockIdx.x * BLOCK + threadIdx.x;  // 64*3136/OUTS is a multiple of 32: whole warps
+  if (t >= 64 * 3136 / OUTS) return;
+  constexpr int kPerRow = 56 / OUTS;
+  const int c = t / (56 * kPerRow), oh = (t / kPerRow) % 56, q = t % kPerRow;  // ow = q * OUTS
+  const int lane = threadIdx.x % 32;
+  float m[OUTS];
+#pragma unroll
+  for (int o = 0; o < OUTS; ++o) m[o] = -INFINITY;
+#pragma unroll
+  for (int kh = 0; kh < 3; ++kh) {
+    const int ih = oh * 2 - 1 + kh;
+    const bool row_in = ih >= 0 && ih < 112;
+    const float* row = p.x + c * 12544 + (row_in ? ih : 0) * 112;
+    float v[2 * OUTS];
+    if (SCALAR) {
+#pragma unroll
+      for (int k = 0; k < 2 * OUTS; ++k) v[k] = row[q * 2 * OUTS + k];
+    } else if (OUTS == 1) {
+      const float2 a = reinterpret_cast<const float2*>(row)[q];
+      v[0] = a.x, v[1] = a.y;
+    } else {
+      const float4 a = reinterpret_cast<const float4*>(row)[q];
+      v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    }
+#pragma unroll
+    for (int k = 0; k < 2 * OUTS; ++k) v[k] = row_in ? bn_relu_r(p, c, v[k]) : -INFINITY;
+    float left = __shfl_up_sync(0xffffffffu, v[2 * OUTS - 1], 1);
+    if (q == 0 || !row_in) {
+      left = -INFINITY;
+    } else if (lane == 0) {
+      left = bn_relu_r(p, c, row[q * 2 * OUTS - 1]);
+    }
+#pragma unroll
+    for (int o = 0; o < OUTS; ++o)
+      m[o] = nan_max(nan_max(nan_max(m[o], o ? v[2 * o - 1] : left), v[2 * o]), v[2 * o + 1]);
+  }
+  if (OUTS == 1) {
+    p.out[t] = m[0];
+  } else {
+    reinterpret_cast<float2*>(p.out)[t] = make_float2(m[0], m[1]);
+  }
+}
+
 // The same with one correctly rounded reciprocal square root.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) pool_fast(PoolArgs p) {
@@ -293,12 +386,49 @@ void resnet_misses(Word* const* rs, Word* const* rd) {
       p = {device_floats(n_in), device_floats(C), device_floats(C),
            device_floats(C),    device_floats(C), device_floats(n_out)};
     }
+    // Variances in (0, 2], as a trained model's: device_floats' [-1, 1) would make half the
+    // channels NaN, which no model has and which would hide a wrong window in the check below.
+    std::vector<float> var(C);
+    for (int c = 0; c < C; ++c) var[c] = 0.03f * static_cast<float>(c + 1);
+    for (auto& p : sets)
+      CHECK_CUDA(cudaMemcpy(const_cast<float*>(p.var), var.data(), sizeof(float) * C,
+                            cudaMemcpyHostToDevice));
     const double bytes = 4.0 * (n_in + n_out);
     const Refs refs = references(bytes, rs, rd);
     const auto form = [&](auto kernel, int threads, int block, const char* name, const char* what) {
       repeat([&](int s) { kernel<<<(threads + block - 1) / block, block>>>(sets[s]); });
       print(what, bytes, take(name), refs);
     };
+    // The shuffled forms must give the generated form's numbers, bit for bit (same operations).
+    const auto output = [&](auto kernel, int threads) {
+      kernel<<<(threads + 255) / 256, 256>>>(sets[0]);
+      std::vector<float> h(n_out);
+      CHECK_CUDA(cudaMemcpy(h.data(), sets[0].out, sizeof(float) * n_out, cudaMemcpyDeviceToHost));
+      return h;
+    };
+    const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
+      return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
+    };
+    const std::vector<float> want = output(pool_genx<256>, n_out);
+    std::printf("stem pool shuffled scalar / float2 / float4 same as generated: %s / %s / %s\n",
+                same_bits(output(pool_shfl<256, 1, true>, n_out), want) ? "yes" : "NO",
+                same_bits(output(pool_shfl<256, 1>, n_out), want) ? "yes" : "NO",
+                same_bits(output(pool_shfl<256, 2>, n_out / 2), want) ? "yes" : "NO");
+    take("pool_");
+    form(pool_genx<256>, n_out, 256, "pool_genxILi256E", "stem pool 256 (generated, exact)");
+    form(pool_shfl<256, 1>, n_out, 256, "pool_shflILi256ELi1ELb0E",
+         "stem pool shuffled float2 256");
+    form(pool_shfl<128, 1>, n_out, 128, "pool_shflILi128ELi1ELb0E",
+         "stem pool shuffled float2 128");
+    form(pool_shfl<512, 1>, n_out, 512, "pool_shflILi512ELi1ELb0E",
+         "stem pool shuffled float2 512");
+    form(pool_shfl<256, 1, true>, n_out, 256, "pool_shflILi256ELi1ELb1E",
+         "stem pool shuffled 2 floats 256");
+    form(pool_shfl<256, 2>, n_out / 2, 256, "pool_shflILi256ELi2ELb0E",
+         "stem pool shuffled float4 256");
+    form(pool_shfl<128, 2>, n_out / 2, 128, "pool_shflILi128ELi2ELb0E",
+         "stem pool shuffled float4 128");
+    form(pool_genx<256>, n_out, 256, "pool_genxILi256E", "stem pool 256 (generated, again)");
     form(pool_gen<256>, n_out, 256, "pool_genILi256E", "stem pool 256 (generated)");
     form(pool_gen<128>, n_out, 128, "pool_genILi128E", "stem pool 128");
     form(pool_gen<512>, n_out, 512, "pool_genILi512E", "stem pool 512");
