@@ -6,6 +6,7 @@
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
+#include "pool_window.h"
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
@@ -162,62 +163,64 @@ Result<ValueEmitter::PoolInput> ValueEmitter::pool_input(NodeId pool, const Inde
   return PoolInput{x, std::move(*in)};
 }
 
+// The key under which POOL's OUTPUT (0: value, 1: offset) at IDX is kept in a scope.
+std::string ValueEmitter::pool_key(NodeId pool, std::int64_t output, const Index& idx) {
+  std::string key = "pool" + std::to_string(pool) + "@" + std::to_string(output);
+  for (const std::string& d : idx.dims) key += d + ",";
+  return key;
+}
+
+void ValueEmitter::set_pool_result(NodeId pool, const Index& idx, const std::string& max,
+                                   const std::string& at) {
+  scopes_.back()[pool_key(pool, 0, idx)] = max;
+  scopes_.back()[pool_key(pool, 1, idx)] = at;
+}
+
 // Max pooling over a 2-d window of the last two dims: the value, and where in the window it was
 // (Inductor's offsets: kh * kernel_w + kw) or, for max_pool2d_with_indices, the flat h * W + w.
 Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, const Index& idx) {
-  const graph::Node& p = g_.node(pool);
-  const std::string key = "pool" + std::to_string(pool) + "@";
-  std::string dims_key;
-  for (const std::string& d : idx.dims) dims_key += d + ",";
   for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
-    if (const auto it = s->find(key + std::to_string(output) + dims_key); it != s->end()) {
-      return it->second;
-    }
+    if (const auto it = s->find(pool_key(pool, output, idx)); it != s->end()) return it->second;
   }
   auto input = pool_input(pool, idx);
   if (!input) return input.error();
   const NodeId x = input->x;
   const Shape& in = input->shape;
-  const std::vector<std::int64_t> kernel = ints_at(p, 1);
-  std::vector<std::int64_t> stride = ints_at(p, 2);
-  std::vector<std::int64_t> pad = ints_at(p, 3);
-  std::vector<std::int64_t> dil = ints_at(p, 4);
-  if (kernel.empty()) return fail(pool, "has no kernel size");
-  const auto pick = [](const std::vector<std::int64_t>& v, std::size_t i, std::int64_t dflt) {
-    return v.empty() ? dflt : v[std::min(i, v.size() - 1)];
-  };
-  const std::int64_t kh = pick(kernel, 0, 1);
-  const std::int64_t kw = pick(kernel, 1, 1);
+  const auto w = max_pool_window(g_.node(pool));
+  if (!w) return fail(pool, "has no kernel size");
   const std::size_t r = idx.dims.size();
-  const std::string oh = idx.dims[r - 2];
-  const std::string ow = idx.dims[r - 1];
   const std::string m = fresh("v_pool_max");
   const std::string at = fresh("v_pool_at");
-  const bool flat = ops::op_base_name(p.target) == "max_pool2d_with_indices";
   line("float " + m + " = -FX_INF;");
   line("long long " + at + " = 0;");
   line("#pragma unroll");
-  open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  open("for (int kh = 0; kh < " + std::to_string(w->kh) + "; ++kh) {");
   line("#pragma unroll");
-  open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
-  line("const int ih = (" + oh + ") * " + std::to_string(pick(stride, 0, kh)) + " - " +
-       std::to_string(pick(pad, 0, 0)) + " + kh * " + std::to_string(pick(dil, 0, 1)) + ";");
-  line("const int iw = (" + ow + ") * " + std::to_string(pick(stride, 1, kw)) + " - " +
-       std::to_string(pick(pad, 1, 0)) + " + kw * " + std::to_string(pick(dil, 1, 1)) + ";");
+  open("for (int kw = 0; kw < " + std::to_string(w->kw) + "; ++kw) {");
+  line("const int ih = (" + idx.dims[r - 2] + ") * " + std::to_string(w->sh) + " - " +
+       std::to_string(w->ph) + " + kh * " + std::to_string(w->dh) + ";");
+  line("const int iw = (" + idx.dims[r - 1] + ") * " + std::to_string(w->sw) + " - " +
+       std::to_string(w->pw) + " + kw * " + std::to_string(w->dw) + ";");
   auto read = window_value(x, idx, in.sizes);
   if (!read) return read;
   const std::string v = fresh("v_pool_in");
   line("const float " + v + " = inside ? (float)(" + *read + ") : -FX_INF;");
-  line("if (" + v + " > " + m + " || " + v + " != " + v + ") { " + m + " = " + v + "; " + at +
-       " = " +
-       (flat ? "ih * " + std::to_string(in.sizes[r - 1]) + " + iw"
-             : "kh * " + std::to_string(kw) + " + kw") +
-       "; }");
+  line(pool_update(v, m, at, *w, in.sizes[r - 1]));
   close();
   close();
-  scopes_.back()[key + "0" + dims_key] = m;
-  scopes_.back()[key + "1" + dims_key] = at;
+  set_pool_result(pool, idx, m, at);
   return output == 0 ? m : at;
+}
+
+// The statement that takes V into the running max M and its offset AT (kh, kw, ih, iw in scope):
+// a NaN, once met, stays (with the last NaN's offset), as in PyTorch's kernel.
+std::string pool_update(const std::string& v, const std::string& m, const std::string& at,
+                        const PoolWindow& w, std::int64_t in_width) {
+  return "if (" + v + " > " + m + " || " + v + " != " + v + ") { " + m + " = " + v + "; " + at +
+         " = " +
+         (w.flat_indices ? "ih * " + std::to_string(in_width) + " + iw"
+                         : "kh * " + std::to_string(w.kw) + " + kw") +
+         "; }";
 }
 
 // Max and average pooling read their window alike: X at (ih, iw) in the pooled element's other

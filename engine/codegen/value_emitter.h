@@ -34,6 +34,12 @@ std::string vector_type(const std::string& dtype, std::int64_t width);
 // A float literal C accepts (1e-05f, -FX_INF).
 std::string float_literal(double value);
 
+struct PoolWindow;
+// The statement that takes V into a max pooling's running max M and its offset AT (with kh, kw,
+// ih, iw in scope), keeping NaN as PyTorch does; IN_WIDTH is the input's last dim.
+std::string pool_update(const std::string& v, const std::string& m, const std::string& at,
+                        const PoolWindow& w, std::int64_t in_width);
+
 // A tensor's concrete sizes and strides.
 struct Shape {
   std::vector<std::int64_t> sizes;
@@ -79,6 +85,11 @@ class ValueEmitter {
   // contiguously, which the runtime allocates 256-byte aligned; nullopt otherwise.
   std::optional<std::string> contiguous_buffer(graph::NodeId node);
   const ops::SymbolHints& hints() const { return hints_; }
+  // Max pooling whose window the caller computed (the staged kernel, over shared memory): POOL's
+  // value and offset at IDX are the variables MAX and AT within the current scope, so that the
+  // getitems and whatever reads them at IDX use them instead of reading the window again.
+  void set_pool_result(graph::NodeId pool, const Index& idx, const std::string& max,
+                       const std::string& at);
   const graph::Graph& graph() const { return g_; }
 
   // Vectorised pointwise kernels: while a lane is set, a contiguous f32, f16 or bf16 buffer of
@@ -128,6 +139,7 @@ class ValueEmitter {
   Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
   Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);
+  static std::string pool_key(graph::NodeId pool, std::int64_t output, const Index& idx);
   struct PoolInput {
     graph::NodeId x;
     Shape shape;
