@@ -47,6 +47,17 @@ __device__ __forceinline__ float fx_sigmoid(float x) { return 1.0f / (1.0f + exp
 // PyTorch's max/min propagate NaN, fmaxf would drop it.
 template <class T> __device__ __forceinline__ T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T fx_min(T a, T b) { return (a != a || a < b) ? a : b; }
+// The same max in one instruction (sm_80's max.NaN: a NaN operand gives NaN), where nothing
+// needs to know which operand won (a max pooling whose offsets are not written).
+__device__ __forceinline__ float fx_max_nan(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+#else
+  return fx_max(a, b);
+#endif
+}
 
 // Combiners: one per reduction, each with the identity the accumulators start from.
 struct FxSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };

@@ -153,6 +153,12 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
       }
     }
   } else {
+    // A max pooling staged in shared memory: output rows a block (one is the per-output form).
+    if (kernel->summary.find("staged input rows") != std::string::npos) {
+      for (const int block : {128, 256, 512}) {
+        for (const int rows : {2, 4, 8}) add({block, 1, rows});
+      }
+    }
     // Scalar items per thread, and the vector width of the default (4 floats, 8 halves).
     for (const int block : {128, 256, 512, 1024}) {
       for (const int items : {1, 2, 4, kernel->config.items_per_thread}) add({block, items, 1});

@@ -3,6 +3,7 @@
 // and the assembly of a kernel's source from its body and params.
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct KernelContext {
 };
 
 Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx);
+// A max pooling group staged in shared memory (R output rows a block: the config's
+// rows_per_block, 4 by default); nullopt when the group is not one (it writes something other
+// than the pool's outputs), or the config asks for one row, or the rows would not fit.
+std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& ctx);
 Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx);
 Result<GeneratedKernel> scan_kernel(const KernelContext& ctx);
 // Groups that write no node's buffer: Inductor's copies of an input into the layout a library

@@ -193,6 +193,7 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
   if (ctx.writes.empty()) return make_error(ctx.where + ": writes no buffer");
   const auto first = shape_of(ctx.graph.node(ctx.writes.front()), ctx.hints);
   if (!first) return make_error(ctx.where + ": its output has no tensor annotation");
+  if (auto staged = staged_pool_kernel(ctx)) return std::move(*staged);
   const int width = vector_width(ctx, first->numel());
   bool lanes_apart = false;
   if (!ctx.default_config) return pointwise_with(ctx, ctx.config, width, lanes_apart);

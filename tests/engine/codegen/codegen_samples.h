@@ -3,6 +3,7 @@
 // generator is run on in these tests; and the kernel of the group holding a node.
 
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include <algorithm>
 #include <string>
@@ -37,13 +38,15 @@ inline std::vector<PlannedGraph> planned_graphs(const std::string& sample_name, 
 }
 
 // The kernel of the group of PLANNED holding node NAME, generated with the default config.
-inline codegen::GeneratedKernel kernel_of(const PlannedGraph& planned, const std::string& name) {
+inline codegen::GeneratedKernel kernel_of(const PlannedGraph& planned, const std::string& name,
+                                          std::optional<codegen::LaunchConfig> config = {}) {
   const auto id = planned.fusion.post_grad.find(name);
   REQUIRE(id);
   for (const auto& group : planned.fusion.ours.groups) {
     if (!std::binary_search(group.nodes.begin(), group.nodes.end(), *id)) continue;
     codegen::CodegenOptions options;
     options.hints = planned.hints;
+    options.config = config;
     auto k = codegen::generate(planned.fusion.post_grad, group, options);
     INFO((k ? std::string() : k.error().message));
     REQUIRE(k);

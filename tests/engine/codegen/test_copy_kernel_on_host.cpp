@@ -35,7 +35,10 @@ static fx_dim3 threadIdx, blockIdx, blockDim{1, 1, 1}, gridDim{1, 1, 1};
 #define __launch_bounds__(...)
 #define __restrict__
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 static inline void __syncthreads() {}
+struct alignas(16) float4 { float x, y, z, w; };
+static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 typedef long long fx_i64;
 template <class T, int N> struct alignas(sizeof(T) * N) fx_vec { T v[N]; };
 // Kernels without barriers run thread by thread: the test sets which one before each call.
@@ -45,6 +48,7 @@ extern "C" void fx_set_thread(unsigned thread, unsigned block_dim) {
 }
 #define FX_INF __builtin_inff()
 template <class T> inline T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
+inline float fx_max_nan(float a, float b) { return fx_max(a, b); }
 #include <cmath>
 // The device's reciprocal square root (within 2 ulp), as the host's two roundings.
 static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
@@ -53,6 +57,9 @@ static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 using CopyKernel = void (*)(const float*, float*);
 using StemKernel = void (*)(const float*, const float*, const float*, const float*, const float*,
                             float*);
+// The same writing the window offsets too (Inductor's int8 kh * 3 + kw).
+using StemOffsetsKernel = void (*)(const float*, const float*, const float*, const float*,
+                                   const float*, float*, signed char*);
 
 // Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR.
 void* build_on_host(const codegen::GeneratedKernel& kernel, const std::filesystem::path& dir) {
@@ -149,23 +156,23 @@ TEST_CASE("channels-last copies of the ResNet samples transpose each image exact
   std::cout << checked << " distinct channels-last copies checked on the host\n";
 }
 
-TEST_CASE("ResNet-50's stem max-pool kernel pools the batch-normed image, padding included",
-          "[codegen]") {
-  const auto planned = test::planned_graphs("resnet50", fusion::Mode::default_mode);
-  REQUIRE(!planned.empty());
-  const auto kernel = test::kernel_of(planned.front(), "_low_memory_max_pool_with_offsets");
-  const graph::Graph& g = planned.front().fusion.post_grad;
+// The stem's batch norm + ReLU + 3x3/2 max-pool (padding 1) on the host, as KERNEL computes it;
+// the number of outputs (values, and offsets where the kernel writes them) that differ from the
+// definition.
+std::int64_t stem_pool_errors(const codegen::GeneratedKernel& kernel, const graph::Graph& g) {
   // The convolution's output, the four batch-norm vectors (mean, variance, weight, bias), the
-  // pooled values.
-  REQUIRE(kernel.params.size() == 6);
+  // pooled values, and maybe the offsets.
+  REQUIRE((kernel.params.size() == 6 || kernel.params.size() == 7));
   REQUIRE(kernel.params[5].written);
+  const bool offsets = kernel.params.size() == 7;
   CHECK(kernel.source.find("continue;") == std::string::npos);  // no branch around a read
   const auto dir =
       std::filesystem::temp_directory_path() / ("fxscope-pool-on-host-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   void* lib = build_on_host(kernel, dir);
-  const auto run = reinterpret_cast<StemKernel>(dlsym(lib, kernel.entry.c_str()));
-  REQUIRE(run);
+  void* entry = dlsym(lib, kernel.entry.c_str());
+  REQUIRE(entry);
+  const auto run = reinterpret_cast<StemKernel>(entry);
   const graph::TensorMeta& in = *g.node(kernel.params[0].node).meta;
   const std::int64_t c = in.sizes[1].value, h = in.sizes[2].value, w = in.sizes[3].value;
   REQUIRE(c == 64);
@@ -183,16 +190,31 @@ TEST_CASE("ResNet-50's stem max-pool kernel pools the batch-normed image, paddin
   }
   const std::int64_t oh = h / 2, ow = w / 2;
   std::vector<float> out(static_cast<std::size_t>(c * oh * ow), -7.0f);
-  // One block of the kernel's own size, thread by thread: it has no barrier, and its loop
-  // strides by the block size it was generated for.
+  std::vector<signed char> at(out.size(), -1);
+  const auto call = [&] {
+    if (offsets) {
+      reinterpret_cast<StemOffsetsKernel>(entry)(x.data(), mean.data(), var.data(), weight.data(),
+                                                 bias.data(), out.data(), at.data());
+    } else {
+      run(x.data(), mean.data(), var.data(), weight.data(), bias.data(), out.data());
+    }
+  };
   using SetThread = void (*)(unsigned, unsigned);
   const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
   REQUIRE(set_thread);
-  REQUIRE(kernel.source.find("__syncthreads", kernel.source.find("extern \"C\"")) ==
-          std::string::npos);
-  for (int t = 0; t < kernel.block; ++t) {
-    set_thread(static_cast<unsigned>(t), static_cast<unsigned>(kernel.block));
-    run(x.data(), mean.data(), var.data(), weight.data(), bias.data(), out.data());
+  if (kernel.source.find("__syncthreads", kernel.source.find("extern \"C\"")) !=
+      std::string::npos) {
+    // Staged: phases between barriers, each strided by blockDim.x, so a block of one thread
+    // does the whole grid's work (gridDim is 1).
+    set_thread(0, 1);
+    call();
+  } else {
+    // One block of the kernel's own size, thread by thread: it has no barrier, and its loop
+    // strides by the block size it was generated for.
+    for (int t = 0; t < kernel.block; ++t) {
+      set_thread(static_cast<unsigned>(t), static_cast<unsigned>(kernel.block));
+      call();
+    }
   }
   std::int64_t wrong = 0;
   for (std::int64_t k = 0; k < c; ++k) {
@@ -201,21 +223,99 @@ TEST_CASE("ResNet-50's stem max-pool kernel pools the batch-normed image, paddin
     for (std::int64_t y = 0; y < oh; ++y) {
       for (std::int64_t z = 0; z < ow; ++z) {
         // max_pool2d(kernel 3, stride 2, padding 1) of relu(batch norm(x)).
+        // The offset is the first largest one's kh * 3 + kw.
         float best = -std::numeric_limits<float>::infinity();
+        int best_at = 0;
         for (std::int64_t dy = 0; dy < 3; ++dy) {
           for (std::int64_t dz = 0; dz < 3; ++dz) {
             const std::int64_t iy = y * 2 - 1 + dy, iz = z * 2 - 1 + dz;
             if (iy < 0 || iy >= h || iz < 0 || iz >= w) continue;
             const float v = x[static_cast<std::size_t>((k * h + iy) * w + iz)];
-            best = std::max(best, std::max((v - mean[u]) * scale + bias[u], 0.0f));
+            const float y_bn = std::max((v - mean[u]) * scale + bias[u], 0.0f);
+            if (y_bn > best) best = y_bn, best_at = static_cast<int>(dy * 3 + dz);
           }
         }
-        const float got = out[static_cast<std::size_t>((k * oh + y) * ow + z)];
-        wrong += std::abs(got - best) > 1e-5f * std::max(1.0f, std::abs(best));
+        const auto o = static_cast<std::size_t>((k * oh + y) * ow + z);
+        wrong += std::abs(out[o] - best) > 1e-5f * std::max(1.0f, std::abs(best));
+        // Ties within rounding (ReLU's zeros are exact) could pick another offset: only zeros.
+        if (offsets && best > 0.0f) wrong += at[o] != best_at;
       }
     }
   }
-  CHECK(wrong == 0);
   dlclose(lib);
   std::filesystem::remove_all(dir);
+  return wrong;
+}
+
+TEST_CASE("ResNet-50's stem max-pool kernel pools the batch-normed image, padding included",
+          "[codegen]") {
+  const auto planned = test::planned_graphs("resnet50", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const graph::Graph& g = planned.front().fusion.post_grad;
+  const std::string pool = "_low_memory_max_pool_with_offsets";
+  SECTION("staged: 4 output rows a block over 9 input rows in shared memory, by default") {
+    const auto kernel = test::kernel_of(planned.front(), pool);
+    INFO(kernel.summary);
+    CHECK(kernel.summary.find("4 output rows a block over 9 staged input rows (float4)") !=
+          std::string::npos);
+    CHECK(kernel.grid == 64 * 14);
+    CHECK(stem_pool_errors(kernel, g) == 0);
+  }
+  SECTION("staged, 5 rows a block: the last tile has one row, and the image's bottom padding") {
+    const auto kernel = test::kernel_of(planned.front(), pool, codegen::LaunchConfig{128, 1, 5});
+    INFO(kernel.summary);
+    CHECK(kernel.summary.find("5 output rows a block over 11 staged input rows") !=
+          std::string::npos);
+    CHECK(kernel.grid == 64 * 12);
+    CHECK(stem_pool_errors(kernel, g) == 0);
+  }
+  SECTION("per output (one row a block: what max-autotune also tries)") {
+    const auto kernel = test::kernel_of(planned.front(), pool, codegen::LaunchConfig{256, 1, 1});
+    INFO(kernel.summary);
+    CHECK(kernel.summary.find("staged") == std::string::npos);
+    CHECK(stem_pool_errors(kernel, g) == 0);
+  }
+  SECTION("staged, with the window offsets written too") {
+    // The samples' graphs write only the values; a copy of the graph whose pool group also
+    // writes Inductor's offsets (getitem 1, int8) takes the kernel's other path.
+    graph::Graph copy = g;
+    const auto pool_id = copy.find(pool);
+    const auto values = copy.find("getitem");
+    REQUIRE(pool_id);
+    REQUIRE(values);
+    graph::Node item = copy.node(*values);
+    REQUIRE(item.args.size() == 2);
+    item.name = "fxscope_test_offsets";
+    item.args[1] = graph::Argument::integer(1);
+    item.meta->dtype = "i8";
+    const auto offsets_id = copy.add_node(item);
+    REQUIRE(offsets_id);
+    for (auto group : planned.front().fusion.ours.groups) {
+      if (!std::binary_search(group.nodes.begin(), group.nodes.end(), *pool_id)) continue;
+      // The group writes the pool's getitems (its outputs name the pool): the new one too.
+      group.nodes.push_back(*offsets_id);
+      codegen::CodegenOptions options;
+      options.hints = planned.front().hints;
+      const auto kernel = codegen::generate(copy, group, options);
+      REQUIRE(kernel);
+      INFO(kernel->summary);
+      CHECK(kernel->summary.find("2 writes, 4 output rows a block") != std::string::npos);
+      CHECK(kernel->source.find("fx_max_at = kh * 3 + kw") != std::string::npos);
+      CHECK(stem_pool_errors(*kernel, copy) == 0);
+    }
+  }
+  SECTION("max-autotune tries both forms") {
+    const auto id = g.find(pool);
+    REQUIRE(id);
+    for (const auto& group : planned.front().fusion.ours.groups) {
+      if (!std::binary_search(group.nodes.begin(), group.nodes.end(), *id)) continue;
+      const auto configs = codegen::candidates(g, group, planned.front().hints);
+      REQUIRE(!configs.empty());
+      CHECK(configs.front() == codegen::LaunchConfig{256, 1, 4});
+      int staged = 0, per_output = 0;
+      for (const auto& c : configs) (c.rows_per_block > 1 ? staged : per_output) += 1;
+      CHECK(staged == 9);  // 128, 256, 512 threads x 2, 4, 8 rows
+      CHECK(per_output >= 4);
+    }
+  }
 }
