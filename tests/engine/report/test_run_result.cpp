@@ -186,11 +186,13 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
   CHECK(var_mean->bandwidth->share_of_same_size_copy == Approx(0.68).margin(0.01));
 }
 
-TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 11: each
+TEST_CASE("ResNet-50's engine run holds 39 kernels to the target, the stem's max-pool too",
+          "[report][run]") {
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 12: each
   // kernel at its median call, against the faster of two copy kernels of its bytes timed in its
   // place: right after the step before it, reading first what that step wrote, on the stream or in
-  // the CUDA graph as the mode runs; the copy alone beside it).
+  // the CUDA graph as the mode runs; the copy alone beside it; the stem's max-pool staged in
+  // shared memory).
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
   const report::RunMode* fused = run->find_mode("default");
@@ -230,26 +232,28 @@ TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[re
   CHECK(held == 39);
   CHECK(read_written == 33);
   CHECK(weight_copies == 3);
-  // The one below: the stem's batch norm + ReLU + max-pool (4.0 MB in 2.82 us). It reads the
-  // convolution's output, which the step before it (the stem's batch norm + ReLU) has just read,
-  // from L2; a copy of its bytes reading what that step wrote takes 1.95 us, where the copy alone,
-  // from memory, takes 2.48 (88%, as session 10 judged it).
+  // The closest: the stem's batch norm + ReLU + max-pool (4.0 MB in 2.66 us; 2.82 per output in
+  // session 11, when it was below). It reads the convolution's output, which the step before it
+  // (the stem's batch norm + ReLU) has just read, from L2; a copy of its bytes reading what that
+  // step wrote takes 1.92 us, where the copy alone, from memory, takes 2.46.
   REQUIRE(pool);
-  CHECK_FALSE(pool->meets_target);
-  CHECK(pool->judged_share == Approx(0.693).margin(0.005));
-  CHECK(pool->alone_copy_kernel_us / pool->us == Approx(0.881).margin(0.005));
-  // All four modes ran: eager's 139 held kernels and the 39 of each fused mode. Below the target:
-  // none in eager or reduce-overhead (72.4%), the stem's max-pool in default and max-autotune.
+  CHECK(pool->meets_target);
+  CHECK(pool->judged_share == Approx(0.723).margin(0.005));
+  CHECK(pool->alone_copy_kernel_us / pool->us == Approx(0.928).margin(0.005));
+  // All four modes ran: eager's 139 held kernels and the 39 of each fused mode, none below (the
+  // closest: the stem's max-pool, 71.7% in max-autotune).
   for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune"}) {
     INFO(mode);
     const report::RunMode* m = run->find_mode(mode);
     REQUIRE(m);
     std::size_t mode_held = 0;
     std::vector<std::string> below;
+    double worst = 1.0;
     for (const auto& k : m->kernels) {
       if (!k.bandwidth || !k.bandwidth->held_to_target) continue;
       ++mode_held;
       if (!k.bandwidth->meets_target) below.push_back(k.name);
+      worst = std::min(worst, k.bandwidth->judged_share);
       // Judged at the kernel's median call, not the mean that sums to the call's kernel time.
       REQUIRE(k.median_us > 0);
       CHECK(k.bandwidth->us == Approx(k.median_us / std::max(k.calls, 1.0)));
@@ -257,9 +261,9 @@ TEST_CASE("ResNet-50's engine run names the held kernels below the target", "[re
     }
     const bool eager = std::string(mode) == "eager";
     CHECK(mode_held == (eager ? 139u : 39u));
-    const bool pool_below = std::string(mode) == "default" || std::string(mode) == "max-autotune";
-    REQUIRE(below.size() == (pool_below ? 1u : 0u));
-    if (pool_below) CHECK(below[0].find("max_pool") != std::string::npos);
+    CHECK(below.empty());
+    CHECK(worst >= 0.70);
+    CHECK(worst < 0.85);
   }
 }
 
@@ -342,7 +346,7 @@ TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
 
 TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at half default's time",
           "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 11): max-autotune timed each
+  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 12): max-autotune timed each
   // convolution on cuDNN and as an im2col + one cuBLASLt GEMM, and kept the GEMM for 49 of 53.
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
@@ -350,7 +354,7 @@ TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at ha
   const report::RunMode* tuned = run->find_mode("max-autotune");
   REQUIRE(fused);
   REQUIRE(tuned);
-  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 798 against 1757 us a call
+  CHECK(tuned->kernel_us < 0.5 * fused->kernel_us);  // 799 against 1755 us a call
   CHECK(tuned->attributed_us == Approx(tuned->kernel_us));
   std::size_t im2col = 0;
   for (const auto& k : tuned->kernels) {
