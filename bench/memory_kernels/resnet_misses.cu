@@ -3,8 +3,8 @@
 //
 // The stem pool's forms on the H200, session 12, `BENCH_WARM=1` (reads from L2, as in the model),
 // median of 30 (from memory in brackets):
-//   generated per output (rsqrtf, NaN-keeping max)   2.72 us  (3.36-3.65)
-//   same, fmaxf and IEEE sqrt (pool_gen)              2.72      block 512: 2.66
+//   generated per output (pool_gen<256, true>)       2.72 us  (3.36-3.65)
+//   same, fmaxf and IEEE sqrt (pool_gen<256>)         2.72      block 512: 2.66
 //   scale and shift once, __frsqrt_rn (pool_fast)     2.59      block 512: 2.50
 //   two outputs side by side (pool_pair)              2.62
 //   float2 row reads, six loads (pool_f2)             3.01
@@ -152,13 +152,26 @@ struct PoolArgs {
 __device__ __forceinline__ float bn_relu(const PoolArgs& p, int c, float x) {
   return fmaxf((x - p.mean[c]) * (1.0f / sqrtf(p.var[c] + 1e-5f)) * p.w[c] + p.b[c], 0.0f);
 }
+// What the generator writes, to the letter: rsqrtf, and a NaN-keeping max and ReLU (PyTorch's)
+// rather than fmaxf, which would drop a NaN.
+__device__ __forceinline__ float nan_max(float m, float v) {
+  return (v > m || v != v) ? v : m;
+}
+__device__ __forceinline__ float bn_relu_r(const PoolArgs& p, int c, float x) {
+  const float y = (x - p.mean[c]) * rsqrtf(p.var[c] + 1e-5f) * p.w[c] + p.b[c];
+  return (y != y || y > 0.0f) ? y : 0.0f;
+}
+// EXACT: as bn_relu_r; else IEEE square root and division, fmaxf.
+template <bool EXACT = false>
 __device__ __forceinline__ float pool_in(const PoolArgs& p, int c, int ih, int iw) {
   const bool inside = ih >= 0 && ih < 112 && iw >= 0 && iw < 112;
-  const float v = bn_relu(p, c, p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)]);
+  const float x = p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)];
+  const float v = EXACT ? bn_relu_r(p, c, x) : bn_relu(p, c, x);
   return inside ? v : -INFINITY;
 }
-// As generated: an output a thread, its nine inputs each normalised.
-template <int BLOCK>
+// As generated per output until session 12: an output a thread, its nine inputs each normalised.
+// EXACT: the generator's arithmetic to the letter (see pool_in).
+template <int BLOCK, bool EXACT = false>
 __global__ void __launch_bounds__(BLOCK) pool_gen(PoolArgs p) {
   const int i = blockIdx.x * BLOCK + threadIdx.x;
   if (i >= 64 * 3136) return;
@@ -167,7 +180,10 @@ __global__ void __launch_bounds__(BLOCK) pool_gen(PoolArgs p) {
 #pragma unroll
   for (int kh = 0; kh < 3; ++kh)
 #pragma unroll
-    for (int kw = 0; kw < 3; ++kw) m = fmaxf(m, pool_in(p, c, oh * 2 - 1 + kh, ow * 2 - 1 + kw));
+    for (int kw = 0; kw < 3; ++kw) {
+      const float v = pool_in<EXACT>(p, c, oh * 2 - 1 + kh, ow * 2 - 1 + kw);
+      m = EXACT ? nan_max(m, v) : fmaxf(m, v);
+    }
   p.out[i] = m;
 }
 // Two outputs side by side a thread: their windows share a column (15 reads, not 18).
@@ -208,32 +224,6 @@ __global__ void __launch_bounds__(BLOCK) pool_f2(PoolArgs p) {
   p.out[i] = m;
 }
 
-// What the generator wrote in session 11, to the letter: rsqrtf, and a NaN-keeping max (PyTorch's)
-// rather than fmaxf, which would drop a NaN.
-__device__ __forceinline__ float nan_max(float m, float v) {
-  return (v > m || v != v) ? v : m;
-}
-__device__ __forceinline__ float bn_relu_r(const PoolArgs& p, int c, float x) {
-  const float y = (x - p.mean[c]) * rsqrtf(p.var[c] + 1e-5f) * p.w[c] + p.b[c];
-  return (y != y || y > 0.0f) ? y : 0.0f;  // relu that keeps NaN
-}
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) pool_genx(PoolArgs p) {
-  const int i = blockIdx.x * BLOCK + threadIdx.x;
-  if (i >= 64 * 3136) return;
-  const int c = i / 3136, oh = (i / 56) % 56, ow = i % 56;
-  float m = -INFINITY;
-#pragma unroll
-  for (int kh = 0; kh < 3; ++kh)
-#pragma unroll
-    for (int kw = 0; kw < 3; ++kw) {
-      const int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
-      const bool inside = ih >= 0 && ih < 112 && iw >= 0 && iw < 112;
-      const float v = bn_relu_r(p, c, p.x[c * 12544 + (inside ? ih : 0) * 112 + (inside ? iw : 0)]);
-      m = nan_max(m, inside ? v : -INFINITY);
-    }
-  p.out[i] = m;
-}
 // Rows shared along the warp: output ow's window covers columns 2ow-1, 2ow, 2ow+1 of a row. Each
 // lane reads its 2ow, 2ow+1 as one float2 (the warp 256 contiguous bytes), and takes 2ow-1, the
 // column its left neighbour read last, by a shuffle; a lane whose neighbour is in another row
@@ -409,13 +399,14 @@ void resnet_misses(Word* const* rs, Word* const* rd) {
     const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
       return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
     };
-    const std::vector<float> want = output(pool_genx<256>, n_out);
+    const std::vector<float> want = output(pool_gen<256, true>, n_out);
     std::printf("stem pool shuffled scalar / float2 / float4 same as generated: %s / %s / %s\n",
                 same_bits(output(pool_shfl<256, 1, true>, n_out), want) ? "yes" : "NO",
                 same_bits(output(pool_shfl<256, 1>, n_out), want) ? "yes" : "NO",
                 same_bits(output(pool_shfl<256, 2>, n_out / 2), want) ? "yes" : "NO");
     take("pool_");
-    form(pool_genx<256>, n_out, 256, "pool_genxILi256E", "stem pool 256 (generated, exact)");
+    form(pool_gen<256, true>, n_out, 256, "pool_genILi256ELb1E",
+         "stem pool 256 (generated, exact)");
     form(pool_shfl<256, 1>, n_out, 256, "pool_shflILi256ELi1ELb0E",
          "stem pool shuffled float2 256");
     form(pool_shfl<128, 1>, n_out, 128, "pool_shflILi128ELi1ELb0E",
@@ -428,21 +419,22 @@ void resnet_misses(Word* const* rs, Word* const* rd) {
          "stem pool shuffled float4 256");
     form(pool_shfl<128, 2>, n_out / 2, 128, "pool_shflILi128ELi2ELb0E",
          "stem pool shuffled float4 128");
-    form(pool_genx<256>, n_out, 256, "pool_genxILi256E", "stem pool 256 (generated, again)");
-    form(pool_gen<256>, n_out, 256, "pool_genILi256E", "stem pool 256 (generated)");
-    form(pool_gen<128>, n_out, 128, "pool_genILi128E", "stem pool 128");
-    form(pool_gen<512>, n_out, 512, "pool_genILi512E", "stem pool 512");
+    form(pool_gen<256, true>, n_out, 256, "pool_genILi256ELb1E",
+         "stem pool 256 (generated, again)");
+    form(pool_gen<256>, n_out, 256, "pool_genILi256ELb0E", "stem pool 256 (generated)");
+    form(pool_gen<128>, n_out, 128, "pool_genILi128ELb0E", "stem pool 128");
+    form(pool_gen<512>, n_out, 512, "pool_genILi512ELb0E", "stem pool 512");
     form(pool_pair<256>, n_out / 2, 256, "pool_pairILi256E", "stem pool pair 256");
     form(pool_pair<128>, n_out / 2, 128, "pool_pairILi128E", "stem pool pair 128");
     form(pool_f2<256>, n_out, 256, "pool_f2ILi256E", "stem pool float2 rows 256");
     form(pool_f2<128>, n_out, 128, "pool_f2ILi128E", "stem pool float2 rows 128");
-    form(pool_gen<1024>, n_out, 1024, "pool_genILi1024E", "stem pool 1024");
+    form(pool_gen<1024>, n_out, 1024, "pool_genILi1024ELb0E", "stem pool 1024");
     form(pool_fast<256>, n_out, 256, "pool_fastILi256E", "stem pool 256 __frsqrt_rn");
     form(pool_fast<512>, n_out, 512, "pool_fastILi512E", "stem pool 512 __frsqrt_rn");
     form(pool_staged<4>, 64 * 14 * 256, 256, "pool_stagedILi4E", "stem pool staged 4 rows");
     form(pool_staged<8>, 64 * 7 * 256, 256, "pool_stagedILi8E", "stem pool staged 8 rows");
     form(pool_staged<14>, 64 * 4 * 256, 256, "pool_stagedILi14E", "stem pool staged 14 rows");
-    form(pool_gen<256>, n_out, 256, "pool_genILi256E", "stem pool 256 (again)");
+    form(pool_gen<256>, n_out, 256, "pool_genILi256ELb0E", "stem pool 256 (again)");
   }
 }
 
