@@ -181,7 +181,8 @@ std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& c
   for (const NodeId w : ctx.writes) offsets = offsets || int_at(ctx.graph.node(w), 1, 0) == 1;
   em.open("for (int o = threadIdx.x; o < " + str(r * out_w) + "; o += blockDim.x) {");
   em.line("const int oh = r0 + o / " + str(out_w) + ", ow = o % " + str(out_w) + ";");
-  em.open("if (oh < " + str(out_h) + ") {");
+  // A last tile short of R rows (OH not a multiple of R) has outputs past the plane to skip.
+  em.open(out_h % r == 0 ? std::string("{") : "if (oh < " + str(out_h) + ") {");
   em.line("const float* fx_window = fx_rows + (o / " + str(out_w) + ") * " + str(s.w.sh * pitch) +
           " + ow * " + str(s.w.sw) + " + " + str(left - s.w.pw) + ";");
   em.line("float fx_max = -FX_INF;");
@@ -216,10 +217,11 @@ std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& c
   }
   em.close();
   em.close();
-  em.line("__syncthreads();  // the next tile overwrites the rows");
+  // A block with another tile to do waits until every window of this one is read.
+  const std::int64_t grid = std::clamp<std::int64_t>(planes * tiles, 1, kSMs * 64);
+  if (planes * tiles > grid) em.line("__syncthreads();  // the next tile overwrites the rows");
   em.close();
 
-  const std::int64_t grid = std::clamp<std::int64_t>(planes * tiles, 1, kSMs * 64);
   const std::string dtype = ctx.graph.node(ctx.writes.front()).meta->dtype;
   std::string summary = "pointwise " + str(s.out.numel()) + " x " + dtype + ", " +
                         str(static_cast<std::int64_t>(em.loaded().size())) + " reads " +
