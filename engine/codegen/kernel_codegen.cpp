@@ -154,7 +154,7 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
     }
   } else {
     // A max pooling staged in shared memory: output rows a block (one is the per-output form).
-    if (kernel->summary.find("staged input rows") != std::string::npos) {
+    if (kernel->summary.find(kStagedRows) != std::string::npos) {
       for (const int block : {128, 256, 512}) {
         for (const int rows : {2, 4, 8}) add({block, 1, rows});
       }

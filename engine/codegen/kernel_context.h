@@ -19,6 +19,8 @@ inline constexpr std::int64_t kSMs = 132;
 // In the summary of the one channels-last copy form whose block is its launch config's (the
 // few-channel form): candidates() offers it block sizes, the tiled forms none.
 inline constexpr const char* kCopyByPositions = ", a thread ";
+// In the summary of a max pooling staged in shared memory: candidates() offers it rows a block.
+inline constexpr const char* kStagedRows = " staged input rows";
 
 struct KernelContext {
   const graph::Graph& graph;

@@ -226,7 +226,7 @@ std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& c
   std::string summary = "pointwise " + str(s.out.numel()) + " x " + dtype + ", " +
                         str(static_cast<std::int64_t>(em.loaded().size())) + " reads " +
                         str(static_cast<std::int64_t>(ctx.writes.size())) + " writes, " + str(r) +
-                        " output rows a block over " + str(rows) + " staged input rows" +
+                        " output rows a block over " + str(rows) + kStagedRows +
                         (width == 4 ? " (float4)" : "");
   return finish_kernel(ctx, em, config, grid, std::move(summary));
 }
