@@ -41,6 +41,20 @@ std::string index_type(const KernelContext& ctx, std::int64_t iteration_numel) {
   return extent < (std::int64_t{1} << 31) - 1024 ? "int" : "fx_i64";
 }
 
+std::string vector_load_lines(const KernelContext& ctx, const ValueEmitter& emitter,
+                              std::size_t first, int width, const std::string& index, int indent) {
+  std::string out;
+  const auto& vectors = emitter.vector_loads();
+  for (std::size_t i = first; i < vectors.size(); ++i) {
+    const auto& [node, var] = vectors[i];
+    const std::string type = vector_type(ctx.graph.node(node).meta->dtype, width);
+    out += std::string(static_cast<std::size_t>(indent), ' ') + "const " + type + " " + var +
+           " = reinterpret_cast<const " + type + "*>(" + emitter.param_name(node) + ")[" + index +
+           "];\n";
+  }
+  return out;
+}
+
 void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::string& body,
               const std::string& header, const std::vector<KernelParam>& scratch,
               GeneratedKernel& kernel) {

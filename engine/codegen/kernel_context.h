@@ -56,6 +56,10 @@ Result<std::string> store_statement(ValueEmitter& emitter, graph::NodeId node, c
 // "int" when every offset the kernel forms fits 31 bits, else "fx_i64" (the prelude's long long,
 // one word so that fx_i64(x) casts).
 std::string index_type(const KernelContext& ctx, std::int64_t iteration_numel);
+// The loads of the vectors the emitter's lanes read, from its FIRST noted one on: each buffer's
+// WIDTH elements at vector index INDEX, a line each, indented INDENT spaces.
+std::string vector_load_lines(const KernelContext& ctx, const ValueEmitter& emitter,
+                              std::size_t first, int width, const std::string& index, int indent);
 // The complete source: header comment, prelude, signature with the emitter's loads, the writes
 // and the extra params, then BODY. Fills kernel.params and kernel.source.
 void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::string& body,

@@ -149,11 +149,7 @@ Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig co
     body += "  for (" + ix + " " + iv + " = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; " +
             iv + " < " + std::to_string(numel / items) + "; " + iv + " += " + ix +
             "(gridDim.x) * blockDim.x) {\n";
-    for (const auto& [node, var] : em.vector_loads()) {
-      const std::string type = vector_type(ctx.graph.node(node).meta->dtype, items);
-      body += "    const " + type + " " + var + " = reinterpret_cast<const " + type + "*>(" +
-              em.param_name(node) + ")[" + iv + "];\n";
-    }
+    body += vector_load_lines(ctx, em, 0, items, iv, 4);
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
       body += "    " + vector_type(ctx.graph.node(ctx.writes[w]).meta->dtype, items) + " out" +
               std::to_string(w) + ";\n";

@@ -52,6 +52,7 @@ std::optional<StagedPool> find_pool(const KernelContext& ctx) {
   if (!w || !in || in->sizes.size() < 3) return std::nullopt;
   s.w = *w;
   s.in = *in;
+  if (ctx.writes.empty()) return std::nullopt;
   for (const NodeId n : ctx.writes) {
     const graph::Node& g = ctx.graph.node(n);
     const bool item = ops::op_key(g.target) == "operator.getitem" && !g.args.empty() &&
@@ -61,7 +62,6 @@ std::optional<StagedPool> find_pool(const KernelContext& ctx) {
     if (n == ctx.writes.front()) s.out = *shape;
     if (shape->sizes != s.out.sizes) return std::nullopt;
   }
-  if (ctx.writes.empty()) return std::nullopt;
   for (std::size_t d = 0; d + 2 < s.in.sizes.size(); ++d) {
     if (s.in.sizes[d] != s.out.sizes[d]) return std::nullopt;
   }
@@ -155,15 +155,8 @@ std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& c
   }
   em.set_vector_lane("", -1, 0);
   // The vector loads, first in the branch (after fx_at), where the lanes read them.
-  std::string vector_decls;
-  const auto& vectors = em.vector_loads();
-  for (std::size_t i = vectors_before; i < vectors.size(); ++i) {
-    const auto& [node, var] = vectors[i];
-    const std::string type = vector_type(ctx.graph.node(node).meta->dtype, width);
-    vector_decls += "        const " + type + " " + var + " = reinterpret_cast<const " + type +
-                    "*>(" + em.param_name(node) + ")[fx_at / " + str(width) + "];\n";
-  }
-  em.insert_body(loads_at, vector_decls);
+  em.insert_body(loads_at,
+                 vector_load_lines(ctx, em, vectors_before, width, "fx_at / " + str(width), 8));
   em.close();
   if (width == 4) {
     em.line("*reinterpret_cast<float4*>(&fx_rows[row * " + p + " + " + str(left) +

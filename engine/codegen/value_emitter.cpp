@@ -9,6 +9,7 @@
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
+#include "pool_window.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -483,9 +484,7 @@ Result<std::string> ValueEmitter::getitem_value(NodeId node, const Index& idx) {
   const graph::Node& p = g_.node(parent);
   const std::string base(ops::op_base_name(p.target));
   const std::int64_t k = int_at(n, 1, 0);
-  if (base == "_low_memory_max_pool_with_offsets" || base == "max_pool2d_with_indices") {
-    return pool_value(parent, k, idx);
-  }
+  if (is_max_pool(p)) return pool_value(parent, k, idx);
   const auto in =
       shape_of(p.args.empty() || !p.args[0].is_node() ? p : g_.node(p.args[0].as_node()), hints_);
   if (!in || p.args.empty() || !p.args[0].is_node())
