@@ -51,9 +51,11 @@ QString bandwidth_tip(const report::RunBandwidth& b) {
   if (b.compute_bound) {
     return QObject::tr(
                "%1: compute-bound, not held to the 70%-of-copy target (issuing its "
-               "instructions takes about %2 us, longer than the target allows)")
+               "instructions takes about %2 us, longer than a copy of its bytes; it runs at "
+               "%3% of the issue rate)")
         .arg(moved)
-        .arg(b.alu_us, 0, 'f', 1);
+        .arg(b.alu_us, 0, 'f', 1)
+        .arg(b.share_of_issue_rate * 100, 0, 'f', 0);
   }
   if (!b.held_to_target) {
     return QObject::tr(

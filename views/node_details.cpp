@@ -61,9 +61,11 @@ std::string node_details(const CanvasGraph& g, graph::NodeId id, const HeatOverl
           if (!run_kernel.bandwidth || (h.own && k != *h.own)) continue;
           const report::RunBandwidth& bw = *run_kernel.bandwidth;
           char line[320];
-          char alu[64] = "";
+          char alu[96] = "";
           if (bw.compute_bound) {
-            std::snprintf(alu, sizeof alu, ": compute-bound (%.1f us of instructions)", bw.alu_us);
+            std::snprintf(alu, sizeof alu,
+                          ": compute-bound (%.1f us of instructions, %.0f%% of the issue rate)",
+                          bw.alu_us, bw.share_of_issue_rate * 100);
           }
           char same[120] = "";
           if (bw.same_size_copy_kernel_us > 0 && bw.same_size_copy_us > 0) {

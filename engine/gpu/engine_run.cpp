@@ -109,6 +109,7 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
     b.gbps = b.bytes / b.us / 1e3;
     b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;
     b.alu_us = alu_slots_per_us > 0 ? g.alu_slots / alu_slots_per_us : 0;
+    b.share_of_issue_rate = b.alu_us / b.us;
     em.bandwidth.push_back(b);
   }
 }
@@ -137,7 +138,7 @@ void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy
         b.same_size_copy_kernel_us > 0 ? b.same_size_copy_kernel_us / b.us : 0.0;
     const double reference_gbps =
         b.same_size_copy_kernel_us > 0 ? b.bytes / b.same_size_copy_kernel_us / 1e3 : copy_gbps;
-    b.compute_bound = ops::compute_bound(b.alu_us, b.bytes, reference_gbps, kBandwidthTarget);
+    b.compute_bound = ops::compute_bound(b.alu_us, b.bytes, reference_gbps);
     b.held_to_target =
         b.same_size_copy_kernel_us > 0 && !b.compute_bound && b.bytes >= kBandwidthMinBytes;
     b.meets_target = b.held_to_target && b.share_of_same_size_copy_kernel >= kBandwidthTarget;
@@ -158,10 +159,12 @@ std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
   std::string below;
   for (const KernelBandwidth& b : em.bandwidth) {
     if (b.compute_bound && b.bytes >= kBandwidthMinBytes) {
-      char k[256];
-      std::snprintf(k, sizeof k, " %s %.1f MB %.1f us compute-bound (%.1f us of instructions);",
-                    b.name.c_str(), b.bytes / 1e6, b.us, b.alu_us);
-      line += k;
+      char k[160];
+      std::snprintf(k, sizeof k,
+                    " %.1f MB %.1f us compute-bound (%.1f us of instructions, %.0f%% of the issue "
+                    "rate);",
+                    b.bytes / 1e6, b.us, b.alu_us, b.share_of_issue_rate * 100);
+      line += " " + b.name + k;
       ++compute_bound;
     }
     if (!b.held_to_target) continue;

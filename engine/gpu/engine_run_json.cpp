@@ -83,6 +83,7 @@ nlohmann::json to_json(const EngineRun& run) {
            {"held_to_target", b.held_to_target},
            {"meets_target", b.meets_target},
            {"alu_us", b.alu_us},
+           {"share_of_issue_rate", b.share_of_issue_rate},
            {"bound", b.compute_bound ? "compute" : "memory"}});
     }
   }

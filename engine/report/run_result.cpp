@@ -126,6 +126,11 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.held_to_target = r.flag("held_to_target");
     b.meets_target = r.flag("meets_target");
     b.alu_us = r.number("alu_us");
+    // Runs before session 13 did not write it; their alu_us and us give the same figure.
+    b.share_of_issue_rate = r.number("share_of_issue_rate");
+    if (b.share_of_issue_rate == 0 && b.alu_us > 0 && b.us > 0) {
+      b.share_of_issue_rate = b.alu_us / b.us;
+    }
     b.same_size_copy_us = r.number("same_size_copy_us");
     b.share_of_same_size_copy = r.number("share_of_same_size_copy");
     b.same_size_copy_kernel_us = r.number("same_size_copy_kernel_us");

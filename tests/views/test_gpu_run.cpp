@@ -309,6 +309,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   CHECK(tip.contains(QStringLiteral("judged against the cudaMemcpy")));  // a run before session 6
   CHECK(tip.contains(QStringLiteral("48% of the run's 256 MiB copy")));
   CHECK(tip.contains(QStringLiteral("compute-bound")));
+  CHECK(tip.contains(QStringLiteral("it runs at 89% of the issue rate")));
   CHECK(cell.data(views::KernelsModel::kSortRole).toDouble() == Approx(0.56).margin(0.01));
   // The inspector of one of its nodes says the same.
   const views::KernelRow* row = kernels.row_at(pointwise);
@@ -316,7 +317,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   const std::string details = views::node_details(
       *window.graph_panel().shown(), row->canvas_nodes.front(), &window.graph_panel().heat());
   CHECK(details.find("48% of copy, 56% of a same-size copy (34.1 MB): compute-bound (15.0 us of "
-                     "instructions)") != std::string::npos);
+                     "instructions, 89% of the issue rate)") != std::string::npos);
   // The split reduction's second kernel runs on the first's nodes and is drawn in its cluster:
   // the groups' measured times still add up to the run's kernel time, nothing counted twice.
   const views::HeatOverlay& heat = window.graph_panel().heat();

@@ -173,6 +173,10 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
   CHECK(pointwise->bandwidth->compute_bound);
   CHECK(pointwise->bandwidth->alu_us == Approx(15.0).margin(0.1));
   CHECK_FALSE(pointwise->bandwidth->held_to_target);
+  // This run predates "share_of_issue_rate": the reader derives it, 15.0 of 16.9 us.
+  CHECK(pointwise->bandwidth->share_of_issue_rate ==
+        Approx(pointwise->bandwidth->alu_us / pointwise->bandwidth->us));
+  CHECK(pointwise->bandwidth->share_of_issue_rate == Approx(0.89).margin(0.01));
   // Eager's var_mean over 64 rows of 65,536 is memory-bound, held, and below: 68%.
   const report::RunKernel* var_mean = nullptr;
   for (const auto& k : eager->kernels) {

@@ -67,11 +67,12 @@ struct KernelBandwidth {
   bool held_to_target = false;
   bool meets_target = false;
   // Issuing its instructions alone takes alu_us (ops/alu_cost.h, at the device's peak clock);
-  // compute-bound when that is longer than the kernel may take at the target (the same-size
-  // copy's time / kBandwidthTarget): then no memory access pattern can meet the target, and the
-  // kernel is not held to it.
+  // compute-bound when that is longer than the same-size copy takes (ops::compute_bound, the
+  // roofline's ridge): its bound is the issue rate, so it is not held to the bandwidth target, and
+  // share_of_issue_rate (alu_us / us) says how near it runs to that bound instead.
   double alu_us = 0;
   bool compute_bound = false;
+  double share_of_issue_rate = 0;
   std::size_t step = 0;  // the plan step that launched it (Executable::steps())
 };
 inline constexpr double kBandwidthTarget = 0.70;

@@ -18,7 +18,7 @@ namespace fxscope::report {
 // One kernel name of a mode, per call of the compiled unit (summed over a call's launches).
 // Achieved bandwidth of a generated memory-bound kernel (engine runs): against a device-to-device
 // copy measured in the same run; held_to_target when it moves enough bytes to be judged and is
-// not compute-bound (issuing its instructions takes alu_us, longer than the target allows).
+// not compute-bound (issuing its instructions takes alu_us, longer than a same-size copy takes).
 struct RunBandwidth {
   double bytes = 0;
   double gbps = 0;
@@ -30,6 +30,8 @@ struct RunBandwidth {
   bool meets_target = false;
   double alu_us = 0;           // 0 in runs written before fxscope estimated it
   bool compute_bound = false;  // "bound": "compute"
+  // alu_us over the judged time: how near a compute-bound kernel runs to the issue rate.
+  double share_of_issue_rate = 0;
   // A cudaMemcpy of the same bytes in the same run and the kernel's share of its bandwidth (0 in
   // runs that judged against the 256 MiB copy alone).
   double same_size_copy_us = 0;
