@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "memory_kernels/after_gemm.h"
+#include "memory_kernels/chain_reduction.h"
 #include "memory_kernels/harness.h"
 #include "memory_kernels/resnet_misses.h"
 
@@ -411,6 +412,10 @@ int main(int argc, char** argv) {
   }
   if (only_resnet) {
     resnet_misses(rs.data(), rd.data());
+    return 0;
+  }
+  if (only == "chain") {
+    chain_reduction(rs.data(), rd.data());
     return 0;
   }
 
