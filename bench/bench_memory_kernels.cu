@@ -19,6 +19,8 @@
 //   max-pool): forms a thread, block sizes, float4 lanes, staged rows in shared memory, and the
 //   square root's cost (IEEE sqrtf and division against rsqrtf and __frsqrt_rn). `resnet` as the
 //   argument runs only these.
+// - `chain` as the argument: pointwise_chain's looped var_mean kernel (a chain of full-precision
+//   math, then Welford) in several forms against the chain alone (memory_kernels/chain_reduction).
 // - References: an empty kernel, a 16-byte copy kernel and cudaMemcpy of each form's bytes.
 // - `after-gemm` as the argument: the generated layer norm and a copy kernel of its bytes timed
 //   right after a cuBLAS GEMM that writes their input, in a CUDA graph, on a stream, with the GPU

@@ -4,6 +4,22 @@
 // reduction. These forms split that gap: the reduction's per-element update, the loop's unroll,
 // independent accumulators, and the chain with a plain sum or no reduction at all.
 // `bench_memory_kernels chain` runs them alone.
+//
+// On the H200, session 13, median of 30, from memory / from L2 (BENCH_WARM=1):
+//   Welford, unroll 8 (generated)                25.1 / 22.2 us   (23.4-23.8 in the model)
+//   Welford, unroll 1 / 2 / 4                    25.8 / 25.0 / 25.0;  23.4 / 22.6 / 22.4
+//   shifted sums, unroll 8                       24.3 / 22.0
+//   plain sum, unroll 8 (no variance at all)     22.8 / 20.7
+//   Welford, 8 loads hoisted                     22.7 / 21.9;  shifted sums 21.5 / 20.6
+//   float4 words: Welford / shifted / plain sum  22.6 / 21.6;  21.9 / 20.8;  20.8 / 19.7
+//   the chain alone, float4, written out         15.5 / 14.8
+//   the chain alone, a float a thread            21.4 / 18.0
+// So the gap is not the Welford update (a plain sum still takes 20.7-22.8) nor where the loads
+// sit (hoisting them saves 0.3 us from L2): one chain at a time a thread is latency-bound (a float
+// a thread with no reduction at all takes 18.0), and four independent chains a thread (float4)
+// are what the fast form has. The best reduction form here, shifted sums over float4 words, would
+// be 70% of the kernel's 14.5 us of instructions from L2, against 61% as generated; Inductor's
+// kernel takes 18.7 us. The generator is unchanged so far.
 #include <vector>
 
 #include "chain_reduction.h"
