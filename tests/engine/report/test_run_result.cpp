@@ -194,7 +194,7 @@ TEST_CASE(
     "pointwise_chain's fused kernels are compute-bound and say how near the issue rate they run",
     "[report][run]") {
   // fxscope's engine on pointwise_chain, H200, 2026-12-02 (session 13: compute-bound past the
-  // roofline's ridge, the share of the issue rate written).
+  // roofline's ridge, the share of the issue rate written; the team reduction's butterfly).
   const auto run = report::read_run_result(data("runs/pointwise_chain_engine_s13_h200.json"));
   REQUIRE(run.ok());
   for (const char* mode : {"default", "reduce-overhead", "max-autotune"}) {
@@ -215,9 +215,10 @@ TEST_CASE(
       if (k.name.find("triton_poi_") != std::string::npos) {
         CHECK(b.share_of_issue_rate == Approx(0.885).margin(0.01));
       } else {
-        // The looped var_mean: one chain at a time a thread (bench_memory_kernels chain).
+        // The looped var_mean, its team's warps merged by a butterfly since session 13 (61-62%
+        // before; bench_memory_kernels chain).
         CHECK(k.name.find("triton_red_") != std::string::npos);
-        CHECK(b.share_of_issue_rate == Approx(0.615).margin(0.01));
+        CHECK(b.share_of_issue_rate == Approx(0.695).margin(0.01));
       }
     }
     CHECK(compute == 2);
