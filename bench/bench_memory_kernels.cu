@@ -36,6 +36,7 @@
 #include "memory_kernels/chain_reduction.h"
 #include "memory_kernels/harness.h"
 #include "memory_kernels/resnet_misses.h"
+#include "memory_kernels/welford.cuh"
 
 using namespace fxbench;
 
@@ -44,28 +45,6 @@ namespace {
 // ---- layer norm: out = LN(a + (bias + m)) * w + beta; mean and var per row ----
 constexpr int L = 768;
 
-struct Wf {
-  float mean, m2, n;
-};
-__device__ __forceinline__ Wf wf_add(Wf a, float x) {
-  const float n = a.n + 1.0f;
-  const float d = x - a.mean;
-  const float mean = a.mean + d / n;
-  return {mean, a.m2 + d * (x - mean), n};
-}
-__device__ __forceinline__ Wf wf_combine(Wf a, Wf b) {
-  const float n = a.n + b.n;
-  if (n == 0.0f) return a;
-  const float d = b.mean - a.mean;
-  const float wb = b.n / n;
-  return {a.mean + d * wb, a.m2 + b.m2 + d * d * a.n * wb, n};
-}
-__device__ __forceinline__ float shfl(float v, int m) {
-  return __shfl_xor_sync(0xffffffffu, v, m);
-}
-__device__ __forceinline__ Wf shfl(Wf v, int m) {
-  return {shfl(v.mean, m), shfl(v.m2, m), shfl(v.n, m)};
-}
 struct Sum {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
@@ -209,7 +188,7 @@ struct F2 {
   float s, q;
 };
 __device__ __forceinline__ F2 shfl(F2 v, int m) {
-  return {shfl(v.s, m), shfl(v.q, m)};
+  return {fxbench::shfl(v.s, m), fxbench::shfl(v.q, m)};
 }
 struct SumF2 {
   __device__ F2 operator()(F2 a, F2 b) const { return {a.s + b.s, a.q + b.q}; }

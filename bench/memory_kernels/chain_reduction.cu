@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "chain_reduction.h"
+#include "welford.cuh"
 
 namespace fxbench {
 namespace {
@@ -48,48 +49,23 @@ __device__ __forceinline__ float chain(float x) {
   return sigmoid(tanhf(e / (e + 1.0f)) * 3.0f + x);
 }
 
-struct Wf {
-  float mean, m2, n;
-};
-__device__ __forceinline__ Wf wf_merge(Wf a, Wf b) {
-  const float n = a.n + b.n;
-  if (n == 0.0f) return a;
-  const float d = b.mean - a.mean;
-  const float wb = b.n / n;
-  return {a.mean + d * wb, a.m2 + b.m2 + d * d * a.n * wb, n};
-}
-// As generated (fx_welford_add).
-__device__ __forceinline__ Wf wf_add(Wf a, float x) {
-  const float n = a.n + 1.0f;
-  const float d = x - a.mean;
-  const float mean = a.mean + __fdividef(d, n);
-  return {mean, a.m2 + d * (x - mean), n};
-}
-__device__ __forceinline__ Wf shfl(Wf v, int m) {
-  return {__shfl_xor_sync(~0u, v.mean, m), __shfl_xor_sync(~0u, v.m2, m),
-          __shfl_xor_sync(~0u, v.n, m)};
-}
-__device__ __forceinline__ Wf shfl(Wf v, int m, int w) {
-  return {__shfl_xor_sync(~0u, v.mean, m, w), __shfl_xor_sync(~0u, v.m2, m, w),
-          __shfl_xor_sync(~0u, v.n, m, w)};
-}
 // As generated until session 13 (TREE false): every thread merges the 16 warps' partials one after
 // another, 15 merges with a division each. TREE: each warp merges them as a butterfly, lane l
 // holding warp l % 16's partial: 4 merges.
 template <bool TREE = false>
 __device__ __forceinline__ Wf team_reduce(Wf v) {
-  for (int m = 16; m > 0; m >>= 1) v = wf_merge(v, shfl(v, m));
+  for (int m = 16; m > 0; m >>= 1) v = wf_combine(v, shfl(v, m));
   constexpr int warps = kTeam / 32;
   __shared__ Wf slots[warps];
   if (threadIdx.x % 32 == 0) slots[threadIdx.x / 32] = v;
   __syncthreads();
   if constexpr (TREE) {
     Wf r = slots[threadIdx.x % 32 % warps];
-    for (int m = warps / 2; m > 0; m >>= 1) r = wf_merge(r, shfl(r, m, warps));
+    for (int m = warps / 2; m > 0; m >>= 1) r = wf_combine(r, shfl(r, m, warps));
     return r;
   }
   Wf r = slots[0];
-  for (int k = 1; k < warps; ++k) r = wf_merge(r, slots[k]);
+  for (int k = 1; k < warps; ++k) r = wf_combine(r, slots[k]);
   return r;
 }
 __device__ __forceinline__ void store(double* out, Wf w) {
@@ -116,7 +92,7 @@ __global__ void __launch_bounds__(kTeam)
 #pragma unroll UNROLL
   for (int r = threadIdx.x; r < kPart; r += kTeam) {
     const float v = chain(p[r]);
-    if constexpr (FORM == 0) acc = wf_add(acc, v);
+    if constexpr (FORM == 0) acc = wf_add_fast(acc, v);
     if constexpr (FORM == 1) {
       const float d = v - k;
       s += d;
@@ -124,9 +100,9 @@ __global__ void __launch_bounds__(kTeam)
     }
     if constexpr (FORM == 2) {
       if ((r / kTeam) % 2)
-        acc2 = wf_add(acc2, v);
+        acc2 = wf_add_fast(acc2, v);
       else
-        acc = wf_add(acc, v);
+        acc = wf_add_fast(acc, v);
     }
     if constexpr (FORM == 3) s += v;
   }
@@ -134,7 +110,7 @@ __global__ void __launch_bounds__(kTeam)
     const float n = kPart / kTeam, m = s / n;
     acc = {k + m, q - s * m, n};
   }
-  if constexpr (FORM == 2) acc = wf_merge(acc, acc2);
+  if constexpr (FORM == 2) acc = wf_combine(acc, acc2);
   if constexpr (FORM == 3) acc = {s, 0, 1};
   store(out, team_reduce<TREE>(acc));
 }
@@ -154,7 +130,7 @@ __global__ void __launch_bounds__(kTeam)
     const float v[4] = {chain(w.x), chain(w.y), chain(w.z), chain(w.w)};
 #pragma unroll
     for (int l = 0; l < 4; ++l) {
-      if constexpr (FORM == 0) acc = wf_add(acc, v[l]);
+      if constexpr (FORM == 0) acc = wf_add_fast(acc, v[l]);
       if constexpr (FORM == 1) {
         const float d = v[l] - k;
         s += d;
@@ -188,7 +164,7 @@ __global__ void __launch_bounds__(kTeam)
     for (int u = 0; u < HOIST; ++u) {
       if (r0 + u * kTeam >= kPart) break;
       const float v = chain(in[u]);
-      if constexpr (FORM == 0) acc = wf_add(acc, v);
+      if constexpr (FORM == 0) acc = wf_add_fast(acc, v);
       if constexpr (FORM == 1) {
         if (r0 == threadIdx.x && u == 0) k = v;
         const float d = v - k;
