@@ -145,8 +145,9 @@ __device__ __forceinline__ FxArgState fx_shfl(FxArgState v, int m, int w) {
 // in a row. With a team of 512 merging Welford states (a division each), that took
 // pointwise_chain's split var_mean kernel from 23.4-23.7 to 20.8-21.0 us on an H200 (session 13).
 // Lanes may now differ in the last bit where a merge is not symmetric (Welford's); lane 0, which
-// writes a team's result, always merges the lower warps' side first (an argmax's first NaN wins). Every thread of the block must call it
-// (threads without a row contribute the identity), since it synchronises the block.
+// writes a team's result, always merges the lower warps' side first (an argmax's first NaN wins).
+// Every thread of the block must call it (threads without a row contribute the identity), since
+// it synchronises the block.
 template <class T, class Op>
 __device__ __forceinline__ T fx_team_reduce(T v, Op op, int team) {
   const int width = team < 32 ? team : 32;
