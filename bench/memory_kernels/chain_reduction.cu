@@ -239,9 +239,9 @@ void chain_reduction(Word* const* rs, Word* const* rd) {
   }
   const double red_bytes = n * 4.0;
   const Refs red_refs = references(red_bytes, rs, rd);
-  const int blocks = kRows * kParts;
-  auto run = [&](const char* what, const char* name, auto kernel) {
-    repeat([&](int s) { kernel<<<blocks, kTeam>>>(xs[s], outs[s]); });
+  // KERNEL over PARTS parts a row, a block each.
+  auto run = [&](const char* what, const char* name, auto kernel, int parts = kParts) {
+    repeat([&](int s) { kernel<<<kRows * parts, kTeam>>>(xs[s], outs[s]); });
     print(what, red_bytes, take(name), red_refs);
   };
   run("chain + Welford, unroll 8 (generated)", "chain_redILi0ELi8ELb0", chain_red<0, 8>);
@@ -261,20 +261,16 @@ void chain_reduction(Word* const* rs, Word* const* rd) {
   run("chain + Welford, float4", "chain_red4ILi0", chain_red4<0>);
   run("chain + shifted sums, float4", "chain_red4ILi1", chain_red4<1>);
   run("chain + plain sum, float4", "chain_red4ILi3", chain_red4<3>);
-  auto run_parts = [&](const char* what, const char* name, auto kernel, int parts) {
-    repeat([&](int s) { kernel<<<kRows * parts, kTeam>>>(xs[s], outs[s]); });
-    print(what, red_bytes, take(name), red_refs);
-  };
-  run_parts("shifted, float4, 8 parts, words loaded first", "chain_red4_partsILi8",
-            chain_red4_parts<8>, 8);
-  run_parts("shifted, float4, 16 parts, words loaded first", "chain_red4_partsILi16",
-            chain_red4_parts<16>, 16);
-  run_parts("shifted, float4, 32 parts, one word a thread", "chain_red4_partsILi32",
-            chain_red4_parts<32>, 32);
-  run_parts("shifted, float4, 8 parts, butterfly team", "chain_red4_partsILi8ELb1",
-            chain_red4_parts<8, true>, 8);
-  run_parts("shifted, float4, 32 parts, butterfly team", "chain_red4_partsILi32ELb1",
-            chain_red4_parts<32, true>, 32);
+  run("shifted, float4, 8 parts, words loaded first", "chain_red4_partsILi8", chain_red4_parts<8>,
+      8);
+  run("shifted, float4, 16 parts, words loaded first", "chain_red4_partsILi16",
+      chain_red4_parts<16>, 16);
+  run("shifted, float4, 32 parts, one word a thread", "chain_red4_partsILi32", chain_red4_parts<32>,
+      32);
+  run("shifted, float4, 8 parts, butterfly team", "chain_red4_partsILi8ELb1",
+      chain_red4_parts<8, true>, 8);
+  run("shifted, float4, 32 parts, butterfly team", "chain_red4_partsILi32ELb1",
+      chain_red4_parts<32, true>, 32);
   const Refs poi_refs = references(2 * red_bytes, rs, rd);
   repeat([&](int s) {
     chain_poi<<<4096, 256>>>(reinterpret_cast<const float4*>(xs[s]),
