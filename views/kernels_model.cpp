@@ -16,12 +16,18 @@ QVariant micros(const std::optional<double>& us) {
   return us ? QVariant(QString::number(*us, 'f', 2)) : QVariant();
 }
 
-// "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges;
-// "· compute" after it where the kernel is compute-bound, so a low share is not read as slow
-// memory access.
+// "3,235 GB/s · 92%": achieved bandwidth and the share of copy bandwidth the target judges. A
+// compute-bound kernel's bound is the issue rate, not memory: "2,016 GB/s · compute 89%", its
+// share of the issue rate, so that a low share of copy is not read as slow memory access.
 QString bandwidth_text(const report::RunBandwidth& b) {
+  const QString gbps = QLocale::c().toString(b.gbps, 'f', 0);
+  if (b.compute_bound && b.share_of_issue_rate > 0) {
+    return QStringLiteral("%1 GB/s · compute %2%")
+        .arg(gbps)
+        .arg(b.share_of_issue_rate * 100, 0, 'f', 0);
+  }
   return QStringLiteral("%1 GB/s · %2%%3")
-      .arg(QLocale::c().toString(b.gbps, 'f', 0))
+      .arg(gbps)
       .arg(b.judged_share * 100, 0, 'f', 0)
       .arg(b.compute_bound ? QStringLiteral(" · compute") : QString());
 }
