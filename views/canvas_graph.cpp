@@ -70,8 +70,9 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     const fusion::KernelGroup& group = plan.groups[g];
     if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
     CanvasGroup shown{
-        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0, {}, {}, 1,
-        {},         {g}};
+        group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0,
+        {},         {},         1,
+        {},         {g},        {group.name}};
     for (graph::NodeId id : group.nodes) {
       if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
       if (to_dynamo == nullptr) {
@@ -92,6 +93,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
       CanvasGroup& joined = out.groups[std::size_t(host)];
       joined.kernels += 1;
       joined.plan_groups.push_back(g);
+      joined.kernel_names.push_back(group.name);
       joined.predicted_us += shown.predicted_us;
       // Its nodes are the host's already: listed once, so measured time per node (summed over
       // the group's nodes for the overlay) is not counted twice.
@@ -121,6 +123,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     CanvasGroup& joined = out.groups[std::size_t(host)];
     joined.kernels += 1;
     joined.plan_groups.push_back(g);
+    joined.kernel_names.push_back(group.name);
     joined.predicted_us += g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
     joined.layout_copies.push_back(group.name);
   }

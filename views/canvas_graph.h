@@ -48,6 +48,9 @@ struct CanvasGroup {
   // Every kernel drawn as this cluster, as indices into the plan's groups (CanvasGraph::fusion),
   // its own first: what the Kernel source view generates.
   std::vector<std::size_t> plan_groups;
+  // The same kernels by name (parallel to plan_groups): what a GPU run's kernels give as their
+  // `group`, so a run's time finds the cluster its kernel is drawn in.
+  std::vector<std::string> kernel_names;
 };
 
 struct CanvasGraph {

@@ -328,6 +328,42 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   CHECK(shown_us == Approx(heat.mode->kernel_us).epsilon(0.01));
 }
 
+TEST_CASE("Each kernel's time lands on the cluster it was run for and not on groups recomputing it",
+          "[views][gpu_run]") {
+  qt_app();
+  MainWindow window;
+  window.show();
+  open_first_unit(window, "pointwise_chain");
+  load_run(window, "runs/pointwise_chain_engine_s13_h200.json");
+  const views::CanvasGraph& graph = *window.graph_panel().shown();
+  const views::HeatOverlay& heat = window.graph_panel().heat();
+  REQUIRE(heat.mode != nullptr);
+  // Two clusters: the var_mean kernel with its split's second pass drawn in it, and the
+  // normalisation kernel, which recomputes the chain the var_mean kernel reduces (its nodes are
+  // the var_mean cluster's too).
+  REQUIRE(graph.groups.size() == 2);
+  double red_us = 0, per_us = 0, poi_us = 0;
+  for (const auto& k : heat.mode->kernels) {
+    if (k.group.starts_with("triton_red_")) red_us += k.us;
+    if (k.group.starts_with("triton_per_")) per_us += k.us;
+    if (k.group.starts_with("triton_poi_")) poi_us += k.us;
+  }
+  REQUIRE(red_us > 20.0);  // 21.0, 2.1 and 16.9 us in this run
+  REQUIRE(per_us > 1.0);
+  REQUIRE(poi_us > 15.0);
+  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
+    INFO(graph.groups[g].name);
+    REQUIRE(heat.groups[g].measured);
+    if (graph.groups[g].name.starts_with("triton_red_")) {
+      CHECK(graph.groups[g].kernel_names.size() == 2);
+      // Split by nodes, 4.5 us of it went to the normalisation's cluster: 18.7 against 21.5.
+      CHECK(heat.groups[g].us == Approx(red_us + per_us));
+    } else {
+      CHECK(heat.groups[g].us == Approx(poi_us));
+    }
+  }
+}
+
 TEST_CASE("ResNet-50's engine run in the window", "[views][gpu_run]") {
   qt_app();
   MainWindow window;
