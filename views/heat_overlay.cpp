@@ -63,12 +63,6 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       if (std::find(gs.begin(), gs.end(), g) == gs.end()) gs.push_back(g);
     }
   }
-  // A layout copy's kernel is the time of the cluster it is drawn in (its nodes are only the
-  // origins it is named after).
-  std::unordered_map<std::string, std::size_t> copy_cluster;
-  for (std::size_t g = 0; g < graph.groups.size(); ++g) {
-    for (const std::string& name : graph.groups[g].layout_copies) copy_cluster.emplace(name, g);
-  }
   // The cluster each kernel of the plan is drawn in, by name, where the name is one cluster's
   // only (eager names its kernels by op: "aten.relu" is many clusters).
   std::unordered_map<std::string, std::size_t> kernel_cluster;
@@ -80,16 +74,22 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
     }
   }
   for (const std::string& name : shared_names) kernel_cluster.erase(name);
-  // A kernel the run ran for a kernel drawn here (its `group` names it) and whose nodes are all
-  // that cluster's is that cluster's time, whole. Split by nodes, a kernel's time would also land
+  // A kernel the run ran for a kernel drawn here (its `group` names it) is that cluster's time,
+  // whole, where its nodes are all the cluster's. Split by nodes, a kernel's time would also land
   // on every group recomputing its nodes: pointwise_chain's normalisation kernel recomputes the
-  // chain its var_mean kernel reduces, and took 4.5 of that kernel's 21 us.
+  // chain its var_mean kernel reduces, and took 4.5 of that kernel's 21 us. A layout copy's nodes
+  // are only the origins it is named after, not the cluster's: its name alone places it.
   const auto own_cluster = [&](const report::RunKernel& kernel) -> std::optional<std::size_t> {
     const auto it = kernel_cluster.find(kernel.group);
-    if (it == kernel_cluster.end() || kernel.nodes.empty()) return std::nullopt;
-    const auto& held = graph.groups[it->second].aten_nodes;
+    if (it == kernel_cluster.end()) return std::nullopt;
+    const CanvasGroup& host = graph.groups[it->second];
+    const auto holds = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (holds(host.layout_copies, kernel.group)) return it->second;
+    if (kernel.nodes.empty()) return std::nullopt;
     for (const std::string& node : kernel.nodes) {
-      if (std::find(held.begin(), held.end(), node) == held.end()) return std::nullopt;
+      if (!holds(host.aten_nodes, node)) return std::nullopt;
     }
     return it->second;
   };
@@ -103,10 +103,7 @@ HeatOverlay build_heat_overlay(const CanvasGraph& graph, const report::RunResult
       const report::RunKernel& kernel = out.mode->kernels[k];
       std::unordered_map<std::size_t, double> hits;
       double total_hits = 0;
-      if (const auto copy = copy_cluster.find(kernel.group); copy != copy_cluster.end()) {
-        hits[copy->second] = 1.0;
-        total_hits = 1.0;
-      } else if (const auto own = own_cluster(kernel)) {
+      if (const auto own = own_cluster(kernel)) {
         hits[*own] = 1.0;
         total_hits = 1.0;
       } else {
