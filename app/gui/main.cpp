@@ -8,12 +8,12 @@
 #include <QSettings>
 #include <cstdio>
 
-#include "gpu_run_controller.h"
-#include "graph_canvas.h"
-#include "graph_panel.h"
-#include "main_window.h"
-#include "open_benchmark.h"
-#include "window_screenshot.h"
+#include "canvas/graph_canvas.h"
+#include "gpu_run/gpu_run_controller.h"
+#include "panels/graph_panel.h"
+#include "window/main_window.h"
+#include "window/open_benchmark.h"
+#include "window/window_screenshot.h"
 
 int main(int argc, char* argv[]) {
   // The open benchmark counts from here: Qt's own start-up is part of what a user waits for.

@@ -15,8 +15,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "loaded_log.h"
 #include "samples.h"
+#include "window/loaded_log.h"
 
 namespace fxscope::test {
 

@@ -10,11 +10,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "export_actions.h"
-#include "gpu_run_controller.h"
-#include "graph_panel.h"
-#include "main_window.h"
+#include "gpu_run/gpu_run_controller.h"
+#include "panels/graph_panel.h"
 #include "views_test_support.h"
+#include "window/export_actions.h"
+#include "window/main_window.h"
 
 namespace fxscope::test {
 

@@ -1,0 +1,109 @@
+#include "cudnn/cudnn_legacy_conv.h"
+
+#include <optional>
+#include <vector>
+
+namespace fxscope::gpu {
+namespace {
+
+// cudnnConvolutionFwdAlgoPerf_t as cuDNN 9 lays it out.
+struct AlgoPerf {
+  int algo;
+  int status;
+  float time;
+  std::size_t memory;
+  int determinism;
+  int math_type;
+  int reserved[3];
+};
+
+std::vector<int> ints(const std::vector<std::int64_t>& v) {
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+CudnnLegacyConv::~CudnnLegacyConv() {
+  if (x_desc_) lib_->destroy_tensor(x_desc_);
+  if (y_desc_) lib_->destroy_tensor(y_desc_);
+  if (w_desc_) lib_->destroy_filter(w_desc_);
+  if (conv_desc_) lib_->destroy_conv(conv_desc_);
+}
+
+Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibrary& L,
+                                                                 const ConvSpec& s,
+                                                                 const std::string& where) {
+  std::unique_ptr<CudnnLegacyConv> c(new CudnnLegacyConv());
+  c->lib_ = &L;
+  const int type = cudnn_data_type(s.dtype);
+  if (type < 0) return make_error(where + ": convolution in " + s.dtype + " is not supported");
+  const auto failed = [&](cudnn::Status status, const char* what) -> std::optional<Error> {
+    if (status == cudnn::CUDNN_STATUS_SUCCESS) return std::nullopt;
+    return make_error(where + ": cuDNN " + what + ": " + L.text(status));
+  };
+  const int rank = static_cast<int>(s.x_sizes.size());
+  if (L.create_tensor(&c->x_desc_) != 0 || L.create_tensor(&c->y_desc_) != 0 ||
+      L.create_filter(&c->w_desc_) != 0 || L.create_conv(&c->conv_desc_) != 0) {
+    return make_error(where + ": cuDNN cannot create the convolution's descriptors");
+  }
+  if (auto e = failed(
+          L.set_tensor_nd(c->x_desc_, type, rank, ints(s.x_sizes).data(), ints(s.x_strides).data()),
+          "input descriptor")) {
+    return *e;
+  }
+  if (auto e = failed(L.set_tensor_nd(c->y_desc_, type, rank, ints(s.out_sizes).data(),
+                                      ints(s.out_strides).data()),
+                      "output descriptor")) {
+    return *e;
+  }
+  if (auto e = failed(
+          L.set_filter_nd(c->w_desc_, type, cudnn::CUDNN_TENSOR_NCHW, rank, ints(s.w_sizes).data()),
+          "filter descriptor")) {
+    return *e;
+  }
+  // Half types accumulate in fp32 too.
+  if (auto e = failed(
+          L.set_conv_nd(c->conv_desc_, rank - 2, s.padding.data(), s.stride.data(),
+                        s.dilation.data(), cudnn::CUDNN_CROSS_CORRELATION, cudnn::CUDNN_DATA_FLOAT),
+          "convolution descriptor")) {
+    return *e;
+  }
+  L.set_group_count(c->conv_desc_, s.groups);
+  // FMA math: no TF32, as the captures ran.
+  L.set_math_type(c->conv_desc_, cudnn::CUDNN_FMA_MATH);
+  if (s.bias) {
+    auto bias = CudnnBiasAdd::create(L, s, where);
+    if (!bias) return bias.error();
+    c->bias_ = std::move(*bias);
+  }
+  AlgoPerf perf[8];
+  int returned = 0;
+  if (auto e = failed(L.get_algo_v7(L.handle, c->x_desc_, c->w_desc_, c->conv_desc_, c->y_desc_, 8,
+                                    &returned, perf),
+                      "algorithm heuristic")) {
+    return *e;
+  }
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != cudnn::CUDNN_STATUS_SUCCESS) continue;
+    std::size_t bytes = 0;
+    if (L.workspace_size(L.handle, c->x_desc_, c->w_desc_, c->conv_desc_, c->y_desc_, perf[i].algo,
+                         &bytes) == cudnn::CUDNN_STATUS_SUCCESS) {
+      c->algo_ = perf[i].algo;
+      c->workspace_bytes_ = bytes;
+      return c;
+    }
+  }
+  return make_error(where + ": cuDNN offers no algorithm for this convolution");
+}
+
+cudnn::Status CudnnLegacyConv::launch(const void* x, const void* w, const void* bias, void* out,
+                                      void* workspace) const {
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  cudnn::Status s = lib_->forward(lib_->handle, &one, x_desc_, x, w_desc_, w, conv_desc_, algo_,
+                                  workspace, workspace_bytes_, &zero, y_desc_, out);
+  if (s == cudnn::CUDNN_STATUS_SUCCESS && bias_) s = bias_->launch(bias, out);
+  return s;
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,422 @@
+#include "fxscope/gpu/engine_run.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "cudnn/cudnn_conv.h"
+#include "cupti/cupti_activity.h"
+#include "fxscope/core/text.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/gpu/engine_compiler.h"
+#include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/output_compare.h"
+#include "fxscope/gpu/random_inputs.h"
+#include "fxscope/ops/alu_cost.h"
+#include "fxscope/trace/trace_log.h"
+#include "kernels/copy_in_place.h"
+#include "kernels/reference_kernels.h"
+#include "run/gpu_timing.h"
+#include "run/mode_measure.h"
+#include "runtime/cuda_device.h"
+#include "runtime/cuda_status.h"
+#include "runtime/executable.h"
+
+namespace fxscope::gpu {
+namespace {
+
+const trace::CompileUnit* find_unit(const trace::TraceLog& log, const std::string& id) {
+  for (const auto& u : log.units()) {
+    if (id.empty() ? u.aot_graph() != nullptr : u.id.without_attempt().str() == id) return &u;
+  }
+  return nullptr;
+}
+
+ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
+  ops::SymbolHints hints;
+  for (const trace::ShapeSymbol& s : unit.symbols) {
+    if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
+  }
+  return hints;
+}
+
+// The same seeded bytes for the I-th input of every graph of the unit; an integer input's range
+// is the tightest any graph indexes with it.
+std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
+                                                const std::vector<const graph::Graph*>& all,
+                                                const ops::SymbolHints& hints, std::uint64_t seed) {
+  const auto ids = graph_inputs(g);
+  std::vector<std::vector<std::byte>> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& meta = g.node(ids[i]).meta;
+    if (!meta || meta->is_sym_scalar()) {
+      out.emplace_back();
+      continue;
+    }
+    std::optional<std::int64_t> bound;
+    for (const graph::Graph* other : all) {
+      const auto other_ids = graph_inputs(*other);
+      if (i >= other_ids.size()) continue;
+      if (const auto b = index_bound(*other, other_ids[i], hints)) {
+        bound = bound ? std::min(*bound, *b) : *b;
+      }
+    }
+    out.push_back(random_tensor(*meta, hints, seed * 1000003ull + i * 7919ull + 1, bound));
+  }
+  return out;
+}
+
+// "all", one mode, or a comma-separated list; eager always runs first (the reference).
+std::vector<std::string> selected_modes(const std::string& mode) {
+  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
+  if (mode == "all") return all;
+  std::vector<std::string> out;
+  for (const std::string& m : all) {
+    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
+  }
+  return out;
+}
+
+// Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the
+// copy bandwidth, and the issue slots each needs. The bytes are those of the kernel's own buffers
+// (codegen::kernel_bytes), not the plan's, which follow Inductor's: the plan has ResNet-50's stem
+// batch norm + max-pool read the ReLU's buffer, where the kernel reads the convolution's output
+// and recomputes the ReLU.
+void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& graph,
+                   const fusion::FusionPlan& plan, const ops::SymbolHints& hints, double copy_gbps,
+                   double alu_slots_per_us) {
+  for (const MeasuredKernel& k : em.measured.kernels) {
+    const auto step = std::find_if(exe.steps().begin(), exe.steps().end(), [&](const StepPlan& s) {
+      return s.kind == StepKind::generated && s.name == k.name;
+    });
+    if (step == exe.steps().end() || k.us <= 0) continue;
+    const fusion::KernelGroup& g = plan.groups[step->group];
+    if (g.kind == fusion::GroupKind::template_gemm || g.kind == fusion::GroupKind::extern_kernel) {
+      continue;
+    }
+    // A gather reads a few rows of its table, but the plan counts the whole table.
+    if (indexes_by_data(*step, graph)) continue;
+    KernelBandwidth b;
+    b.name = k.name;
+    b.group = step->group_name;
+    b.step = static_cast<std::size_t>(step - exe.steps().begin());
+    b.bytes = codegen::kernel_bytes(step->variants.front(), graph, hints);
+    // The median call, not the mean: the target judges the kernel, not a call's stray delay.
+    b.us = (k.median_us > 0 ? k.median_us : k.us) / std::max(k.calls, 1.0);
+    b.gbps = b.bytes / b.us / 1e3;
+    b.share_of_copy = copy_gbps > 0 ? b.gbps / copy_gbps : 0.0;
+    b.alu_us = alu_slots_per_us > 0 ? g.alu_slots / alu_slots_per_us : 0;
+    b.share_of_issue_rate = b.alu_us / b.us;
+    em.bandwidth.push_back(b);
+  }
+}
+
+// Each kernel against copies of its own size (by bytes moved; the target judges the copy kernel's
+// in the kernel's place, IN_PLACE, or alone, COPY_KERNEL_US, where it could not be timed there):
+// which are held to the target and which meet it. A fused chain of full-precision math can take
+// longer to issue than its bytes take to move at the target: such a kernel is compute-bound,
+// reported, not held.
+void judge_bandwidth(EngineMode& em, const std::map<std::uint64_t, double>& copy_us,
+                     const std::map<std::uint64_t, double>& copy_kernel_us,
+                     const std::map<std::size_t, InPlaceCopy>& in_place, double copy_gbps) {
+  for (KernelBandwidth& b : em.bandwidth) {
+    const auto it = copy_us.find(static_cast<std::uint64_t>(b.bytes));
+    b.same_size_copy_us = it == copy_us.end() ? 0.0 : it->second;
+    b.share_of_same_size_copy = b.same_size_copy_us > 0 ? b.same_size_copy_us / b.us : 0.0;
+    const auto kt = copy_kernel_us.find(static_cast<std::uint64_t>(b.bytes));
+    b.alone_copy_kernel_us = kt == copy_kernel_us.end() ? 0.0 : kt->second;
+    b.same_size_copy_kernel_us = b.alone_copy_kernel_us;
+    b.reference_place = "alone";
+    if (const auto pt = in_place.find(b.step); pt != in_place.end()) {
+      b.reference_place = pt->second.place;
+      if (pt->second.us > 0) b.same_size_copy_kernel_us = pt->second.us;
+    }
+    b.share_of_same_size_copy_kernel =
+        b.same_size_copy_kernel_us > 0 ? b.same_size_copy_kernel_us / b.us : 0.0;
+    const double reference_gbps =
+        b.same_size_copy_kernel_us > 0 ? b.bytes / b.same_size_copy_kernel_us / 1e3 : copy_gbps;
+    b.compute_bound = ops::compute_bound(b.alu_us, b.bytes, reference_gbps);
+    b.held_to_target =
+        b.same_size_copy_kernel_us > 0 && !b.compute_bound && b.bytes >= kBandwidthMinBytes;
+    b.meets_target = b.held_to_target && b.share_of_same_size_copy_kernel >= kBandwidthTarget;
+  }
+}
+
+// One line per mode: which generated kernels are held to the bandwidth target, and how each fares.
+std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
+  char head[200];
+  std::snprintf(head, sizeof head,
+                "%s: bandwidth target %.0f%% of a same-size copy kernel timed in the kernel's "
+                "place, for kernels moving >= %.1f MB:",
+                mode.c_str(), kBandwidthTarget * 100, kBandwidthMinBytes / 1e6);
+  std::string line = head;
+  std::size_t held = 0;
+  std::size_t met = 0;
+  std::size_t compute_bound = 0;
+  std::string below;
+  for (const KernelBandwidth& b : em.bandwidth) {
+    if (b.compute_bound && b.bytes >= kBandwidthMinBytes) {
+      char k[160];
+      std::snprintf(k, sizeof k,
+                    " %.1f MB %.1f us compute-bound (%.1f us of instructions, %.0f%% of the issue "
+                    "rate);",
+                    b.bytes / 1e6, b.us, b.alu_us, b.share_of_issue_rate * 100);
+      line += " " + b.name + k;
+      ++compute_bound;
+    }
+    if (!b.held_to_target) continue;
+    ++held;
+    if (b.meets_target) {
+      ++met;
+      continue;
+    }
+    // Names and the place are appended, not formatted into a buffer: group names can be long.
+    char figures[128];
+    std::snprintf(figures, sizeof figures, " %.1f MB %.1f us, %.0f%% of a %.2f us copy kernel ",
+                  b.bytes / 1e6, b.us, b.share_of_same_size_copy_kernel * 100,
+                  b.same_size_copy_kernel_us);
+    char alone[48];
+    std::snprintf(alone, sizeof alone, " (%.2f us alone): below;", b.alone_copy_kernel_us);
+    below += " " + b.name + figures + b.reference_place + alone;
+  }
+  line += below;
+  const std::size_t small = em.bandwidth.size() - held - compute_bound;
+  line += " " + std::to_string(met) + " of " + std::to_string(held) + " held kernels meet it";
+  if (compute_bound) line += ", " + std::to_string(compute_bound) + " compute-bound";
+  if (small) line += ", " + std::to_string(small) + " smaller or unmeasured not judged";
+  return line;
+}
+
+void compare(EngineMode& em, const std::vector<HostOutput>& expected,
+             const std::vector<HostOutput>& actual, const ops::SymbolHints& hints) {
+  if (expected.size() != actual.size()) {
+    em.error += (em.error.empty() ? "" : "; ") + std::string("outputs: eager has ") +
+                std::to_string(expected.size()) + ", this mode " + std::to_string(actual.size());
+    return;
+  }
+  double worst = 0.0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].bytes.empty() || actual[i].bytes.empty()) continue;
+    const double e = relative_error({&expected[i].meta, expected[i].bytes.data()},
+                                    {&actual[i].meta, actual[i].bytes.data()}, hints);
+    em.rel_errs.push_back(e);
+    worst = std::max(worst, e);
+    const double tol = tolerance(expected[i].meta.dtype);
+    em.tolerance = std::max(em.tolerance, tol);
+    if (!(e <= tol)) em.flagged = true;
+  }
+  em.max_rel_err = worst;
+}
+
+bool has_nan(const std::vector<HostOutput>& outputs) {
+  for (const HostOutput& o : outputs) {
+    if (!is_floating(o.meta.dtype)) continue;
+    const auto n = static_cast<std::int64_t>(o.bytes.size() / element_bytes(o.meta.dtype));
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (std::isnan(read_element(o.meta.dtype, o.bytes.data(), i))) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<EngineRun> run_engine(const EngineRunOptions& o) {
+  const auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  auto log = trace::read_trace(o.log_path);
+  if (!log) return log.error();
+  const trace::CompileUnit* unit = find_unit(*log, o.unit);
+  if (!unit) {
+    return make_error(
+        log->path() + ": " +
+        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
+  }
+  const ops::SymbolHints hints = hints_of(*unit);
+  const std::vector<std::string> modes = selected_modes(o.mode);
+  if (modes.empty()) {
+    return make_error("--mode " + o.mode +
+                      ": expected eager, default, reduce-overhead, "
+                      "max-autotune, a comma-separated list of them, or all");
+  }
+  // Plans first: they need no GPU, and an unusable unit is reported before the device opens.
+  std::vector<fusion::GraphFusion> graphs;
+  for (const std::string& name : modes) {
+    auto f = fusion::fuse_unit(*unit, *fusion::parse_mode(name));
+    if (f.empty() || f.front().post_grad.empty()) {
+      return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
+    }
+    graphs.push_back(std::move(f.front()));
+  }
+  auto device = open_cuda_device();
+  if (!device) return device.error();
+  EngineRun run;
+  run.device = device->name;
+  run.unit = unit->id.without_attempt().str();
+  const auto version = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
+  run.cuda_version =
+      version(device->runtime_version) + " (driver " + version(device->driver_version) + ")";
+  run.cudnn = cudnn_location();
+  say("device " + run.device + " (" + device->arch() + "), unit " + run.unit);
+  cudaStream_t stream = nullptr;
+  if (const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    return make_error("cannot create a CUDA stream: " + cuda_text(e));
+  }
+  run.copy_gbps = measure_copy_gbps(stream);
+  run.alu_slots_per_us = ops::alu_slots_per_us(device->sms, device->clock_khz);
+  auto cupti = CuptiActivity::start();
+  if (!cupti) run.notes.push_back("no per-kernel times: " + cupti.error().message);
+  CuptiActivity* tagger = cupti ? cupti->get() : nullptr;
+  const EngineCompiler compiler(device->arch(), o.cache_dir);
+  auto reference = ReferenceKernels::load(compiler);
+  if (!reference) {
+    run.notes.push_back("no reference copy kernel: " + reference.error().message);
+  } else {
+    run.empty_kernel_us = measure_empty_kernel_us(stream, tagger, *reference);
+  }
+
+  std::vector<const graph::Graph*> all;
+  for (const auto& f : graphs) all.push_back(&f.post_grad);
+  std::vector<std::vector<HostOutput>> outputs(modes.size());
+  // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
+  // and an unloaded module's handles are reused by the next one's.
+  std::vector<std::unique_ptr<Executable>> executables(modes.size());
+  std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
+  std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
+  std::optional<std::size_t> eager_index;
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    const std::string& name = modes[mi];
+    const fusion::GraphFusion& f = graphs[mi];
+    EngineMode em;
+    em.measured.mode = name;
+    em.cuda_graph = name == "reduce-overhead" || name == "max-autotune";
+    say(name + ": planning " + std::to_string(f.ours.groups.size()) + " groups");
+    PlannedSteps steps =
+        plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed, device->major >= 9);
+    for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
+    em.coverage.ops = steps.ops;
+    em.coverage.ran = steps.ran_ops;
+    for (const auto& s : steps.skipped) em.coverage.missing.push_back(s.why);
+    if (em.cuda_graph && !f.ours.cuda_graphs.usable) {
+      em.cuda_graph = false;
+      for (const auto& r : f.ours.cuda_graphs.reasons)
+        run.notes.push_back(name + ": no CUDA graph: " + r);
+    }
+    ExecutableOptions eo;
+    eo.hints = hints;
+    eo.tune = name == "max-autotune";
+    eo.progress = [&](const std::string& s) { say(name + ": " + s); };
+    eo.compile = [&](const std::string& source, const std::string& where) {
+      return compiler.compile(source, where);
+    };
+    const auto inputs = make_inputs(f.post_grad, all, hints, o.seed);
+    say(name + ": compiling " + std::to_string(steps.steps.size()) + " steps");
+    std::vector<const std::string*> sources;
+    for (const auto& s : steps.steps) {
+      for (const auto& v : s.variants) sources.push_back(&v.source);
+    }
+    compiler.precompile(sources);
+    // max-autotune's choices timed as the run times the model's kernels (gpu_timing.h).
+    const KernelClock clock(eo.tune ? tagger : nullptr);
+    auto exe = Executable::build(f.post_grad, std::move(steps), inputs, eo, stream);
+    if (!exe) {
+      em.error = exe.error().message;
+      say(name + ": " + em.error);
+      run.modes.push_back(std::move(em));
+      continue;
+    }
+    em.peak_bytes = (*exe)->peak_bytes();
+    em.unplanned_bytes = (*exe)->unplanned_bytes();
+    // Coverage after build: groups that could not be sized, compiled or set up were dropped.
+    em.coverage.ran = (*exe)->planned().ran_ops;
+    em.coverage.missing.clear();
+    for (const auto& s : (*exe)->planned().skipped) em.coverage.missing.push_back(s.why);
+    if (std::string err = (*exe)->launch(stream, nullptr, true); !err.empty()) {
+      em.error = err;
+      say(name + ": " + err);
+      run.modes.push_back(std::move(em));
+      continue;
+    }
+    auto out = (*exe)->read_outputs(stream);
+    if (out) outputs[mi] = std::move(*out);
+    say(name + ": timing " + std::to_string(o.repeats) + " repeats");
+    MeasureOptions mo;
+    mo.warmup = o.warmup;
+    mo.repeats = o.repeats;
+    mo.cuda_graph = em.cuda_graph;
+    if (std::string err = measure_mode(**exe, f.post_grad, stream, tagger, mo, em); !err.empty()) {
+      em.error = err;
+      say(name + ": " + err);
+    } else {
+      em.ran = true;
+    }
+    em.picks = (*exe)->picks();
+    add_bandwidth(em, **exe, f.post_grad, f.ours, hints, run.copy_gbps, run.alu_slots_per_us);
+    if (em.ran && !em.bandwidth.empty()) {
+      std::vector<double> sizes;
+      for (const KernelBandwidth& b : em.bandwidth) {
+        if (b.bytes >= kBandwidthMinBytes) sizes.push_back(b.bytes);
+      }
+      measure_copy_us(stream, tagger, sizes, run.copy_gbps, copy_us);
+      std::map<std::size_t, InPlaceCopy> in_place;
+      if (reference) {
+        measure_copy_kernel_us(stream, tagger, *reference, sizes, copy_kernel_us);
+        std::vector<KernelToPlace> held;
+        for (const KernelBandwidth& b : em.bandwidth) {
+          if (b.bytes >= kBandwidthMinBytes) held.push_back({b.step, b.bytes});
+        }
+        if (tagger) {
+          say(name + ": timing " + std::to_string(held.size()) + " reference copies in place");
+          in_place = measure_copies_in_place(**exe, f.post_grad, held, em.cuda_graph, stream,
+                                             *tagger, *reference);
+        }
+      }
+      judge_bandwidth(em, copy_us, copy_kernel_us, in_place, run.copy_gbps);
+      run.notes.push_back(bandwidth_verdict(name, em));
+    }
+    if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;
+    executables[mi] = std::move(*exe);
+    run.modes.push_back(std::move(em));
+  }
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = run.modes[mi];
+    if (modes[mi] == "eager" || !em.ran) continue;
+    if (!eager_index) {
+      const bool asked = std::find(modes.begin(), modes.end(), "eager") != modes.end();
+      run.notes.push_back(modes[mi] + (asked ? ": not compared (eager did not run completely)"
+                                             : ": not compared (add eager to --mode to check "
+                                               "its outputs)"));
+    } else if (!em.coverage.missing.empty()) {
+      run.notes.push_back(modes[mi] + ": not compared (groups were skipped)");
+    } else {
+      compare(em, outputs[*eager_index], outputs[mi], hints);
+    }
+  }
+  // Where a mode's outputs are not close to eager's, or eager's hold a NaN, say which group
+  // first wrote a NaN.
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = run.modes[mi];
+    const bool suspect = em.flagged || (modes[mi] == "eager" && has_nan(outputs[mi]));
+    if (!suspect || !executables[mi]) continue;
+    if (const std::string where = executables[mi]->first_nonfinite(stream); !where.empty()) {
+      run.notes.push_back(modes[mi] + ": " + where);
+    }
+  }
+  if (const auto it = std::find(modes.begin(), modes.end(), "default"); it != modes.end()) {
+    run.coverage = run.modes[static_cast<std::size_t>(it - modes.begin())].coverage;
+  } else {
+    run.coverage = run.modes.front().coverage;
+  }
+  if (cupti) cupti->reset();
+  cudaStreamDestroy(stream);
+  return run;
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,129 @@
+// An Executable's launches: directly, captured into a CUDA graph, or one step at a time to find
+// the first NaN; and its outputs read back. Building it is executable_build.cpp.
+#include "runtime/executable.h"
+
+#include <cmath>
+
+#include "runtime/executable_impl.h"
+
+namespace fxscope::gpu {
+
+std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
+  std::vector<graph::NodeId> out;
+  for (const graph::Node& n : g.nodes()) {
+    if (n.op != graph::OpKind::output) continue;
+    for (const auto& a : n.args) a.for_each_node([&](graph::NodeId id) { out.push_back(id); });
+  }
+  return out;
+}
+
+Executable::~Executable() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+  if (!impl_) return;
+  impl_->gemms.clear();
+  impl_->convs.clear();
+  impl_->images.clear();
+  if (impl_->lt) cublasLtDestroy(impl_->lt);
+  for (void* p : impl_->allocations) cudaFree(p);
+}
+
+std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool check) {
+  for (std::size_t i = 0; i < launches_.size(); ++i) {
+    if (tagger) tagger->push_step(i);
+    std::string err = launches_[i](stream);
+    if (tagger) tagger->pop_step();
+    if (err.empty() && check) {
+      if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+        err = "group " + std::to_string(steps_.steps[i].group) + " " + steps_.steps[i].group_name +
+              ": " + cuda_text(e);
+      }
+    }
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string Executable::capture(cudaStream_t stream) {
+  if (const cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+      e != cudaSuccess) {
+    return "cannot start a CUDA graph capture: " + cuda_text(e);
+  }
+  const std::string err = launch(stream);
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph_);
+  if (!err.empty()) return "during CUDA graph capture: " + err;
+  if (end != cudaSuccess) return "CUDA graph capture failed: " + cuda_text(end);
+  if (const cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0); e != cudaSuccess) {
+    exec_ = nullptr;
+    return "cannot instantiate the CUDA graph: " + cuda_text(e);
+  }
+  return "";
+}
+
+std::string Executable::replay(cudaStream_t stream) {
+  const cudaError_t e = cudaGraphLaunch(exec_, stream);
+  return e == cudaSuccess ? "" : "CUDA graph launch failed: " + cuda_text(e);
+}
+
+std::pair<const void*, std::size_t> Executable::largest_output(std::size_t i) const {
+  std::pair<const void*, std::size_t> best{nullptr, 0};
+  for (const graph::NodeId n : steps_.steps.at(i).writes) {
+    const auto& meta = impl_->graph->node(n).meta;
+    const char* p = impl_->pointer(n);
+    if (!meta || meta->is_sym_scalar() || p == nullptr) continue;
+    const auto bytes = static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
+                       element_bytes(meta->dtype);
+    if (bytes > best.second) best = {p, bytes};
+  }
+  return best;
+}
+
+Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) const {
+  if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+    return make_error("before reading outputs: " + cuda_text(e));
+  }
+  std::vector<HostOutput> out;
+  for (const graph::NodeId n : output_nodes(*impl_->graph)) {
+    HostOutput h;
+    const auto& meta = impl_->graph->node(n).meta;
+    char* p = impl_->pointer(n);
+    if (meta && !meta->is_sym_scalar() && p) {
+      h.meta = *meta;
+      h.bytes.resize(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
+                     element_bytes(meta->dtype));
+      if (const cudaError_t e =
+              cudaMemcpy(h.bytes.data(), p, h.bytes.size(), cudaMemcpyDeviceToHost);
+          e != cudaSuccess) {
+        return make_error("output " + impl_->graph->node(n).name + ": " + cuda_text(e));
+      }
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::string Executable::first_nonfinite(cudaStream_t stream) {
+  const graph::Graph& g = *impl_->graph;
+  for (std::size_t i = 0; i < launches_.size(); ++i) {
+    if (!launches_[i](stream).empty() || cudaStreamSynchronize(stream) != cudaSuccess) return "";
+    const StepPlan& step = steps_.steps[i];
+    for (const graph::NodeId n : step.writes) {
+      const auto& meta = g.node(n).meta;
+      char* p = impl_->pointer(n);
+      if (!meta || !p || !is_floating(meta->dtype)) continue;
+      std::vector<std::byte> host(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
+                                  element_bytes(meta->dtype));
+      if (cudaMemcpy(host.data(), p, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) return "";
+      const auto count = static_cast<std::int64_t>(host.size() / element_bytes(meta->dtype));
+      for (std::int64_t e = 0; e < count; ++e) {
+        if (std::isnan(read_element(meta->dtype, host.data(), e))) {
+          return "group " + std::to_string(step.group) + " " + step.group_name +
+                 " wrote a NaN into " + g.node(n).name;
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace fxscope::gpu

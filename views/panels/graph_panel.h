@@ -1,0 +1,106 @@
+#pragma once
+// The centre of the window: a toolbar (level, groups, mode, fit, search), a banner for graph
+// breaks, the graph canvas and the node inspector. Planning and layout run on Qt's thread pool;
+// the newest request wins and a result arriving after the panel is gone is dropped.
+
+#include <QModelIndex>
+#include <QWidget>
+#include <cstdint>
+#include <optional>
+
+#include "gpu_run/gpu_runner.h"
+#include "layout/canvas_graph.h"
+#include "layout/heat_overlay.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+
+namespace fxscope::views {
+
+class GraphCanvas;
+class GraphScene;
+
+class GraphPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GraphPanel(QWidget* parent = nullptr);
+
+  void set_log(LoadedLogPtr log);
+  // Shows the unit of a CompileUnitsModel row; a frame row shows the frame's first unit.
+  void show_row(const QModelIndex& index);
+  void show_unit(std::size_t unit);
+  void set_level(GraphLevel level);
+  void set_groups(GroupSource groups);
+  void set_mode(fusion::Mode mode);
+  // Selects and centres the next node whose name or op contains TEXT; false when none does.
+  bool search(const QString& text);
+  // Selects the nodes named NAMES on the shown graph together and brings the first into view;
+  // REASON goes to the status bar. Returns how many were found.
+  int highlight_nodes(const QStringList& names, const QString& reason);
+  void highlight_node_ids(const std::vector<graph::NodeId>& ids, const QString& reason);
+
+  // A GPU run to overlay (null: none). It applies to the graph of its own unit, in each mode
+  // it measured; elsewhere the overlay shows predictions and says why.
+  void set_run(RunResultPtr run);
+  const RunResultPtr& run() const { return run_; }
+  // Colours the groups by time (measured, else predicted) instead of one colour per group.
+  void set_heat_shown(bool shown);
+  bool heat_shown() const;
+  const HeatOverlay& heat() const { return heat_; }
+  fusion::Mode mode() const;
+
+  bool busy() const { return pending_; }
+  const LoadedLogPtr& log() const { return log_; }
+  const CanvasGraphPtr& shown() const;
+  GraphScene& scene() const { return *scene_; }
+  GraphCanvas& canvas() const { return *canvas_; }
+  QString banner_text() const;
+  QString inspector_text() const;
+  // Hands the inspector to a dock of the window (it starts beside the canvas, for a panel used
+  // alone); the panel keeps filling it.
+  QWidget* take_inspector();
+  // Likewise the Kernel source view (the CUDA C of the selected node's kernels), hidden until
+  // taken.
+  QWidget* take_kernel_source();
+  QString kernel_source() const;
+
+ signals:
+  // After every finished request, with or without a graph to draw.
+  void graph_shown();
+  void node_selected(std::size_t id);
+  void status(const QString& message);
+  // The shown graph's timings changed: a new graph, a new run or the colouring switched.
+  void overlay_changed();
+
+ private:
+  void build_toolbar();
+  void request();
+  void on_built(CanvasGraphPtr graph);
+  void on_node_selected(std::size_t id);
+  void update_banner();
+  void update_heat();
+  CanvasRequest current_request() const;
+
+  LoadedLogPtr log_;
+  std::optional<std::size_t> unit_;
+  std::optional<int> frame_;  // set when a frame row, not a unit row, was chosen
+  std::uint64_t generation_ = 0;
+  bool pending_ = false;
+  GraphScene* scene_ = nullptr;
+  GraphCanvas* canvas_ = nullptr;
+  QComboBox* level_ = nullptr;
+  QComboBox* groups_ = nullptr;
+  QComboBox* mode_ = nullptr;
+  QComboBox* colour_ = nullptr;
+  RunResultPtr run_;
+  HeatOverlay heat_;
+  QLineEdit* search_ = nullptr;
+  QLabel* banner_ = nullptr;
+  QPlainTextEdit* inspector_ = nullptr;
+  QPlainTextEdit* source_ = nullptr;
+};
+
+}  // namespace fxscope::views
