@@ -4,7 +4,7 @@
 // the mode launches (captured into a CUDA graph in reduce-overhead and max-autotune, on the stream
 // otherwise).
 //
-// Why (H200, session 11). bench_memory_kernels after-gemm: in a CUDA graph, a 1.2 MB copy kernel
+// Why (H200). bench_memory_kernels after-gemm: in a CUDA graph, a 1.2 MB copy kernel
 // reading what a cuBLAS GEMM had just written took 1.82-1.86 us, against 1.41-1.47 us on a stream
 // and alone; GPT-2's layer norm took 1.86-1.92 us there against 1.60-1.66 us. So the place costs
 // any kernel there, whatever its form, and a copy timed alone does not pay it. In fxscope's run of
