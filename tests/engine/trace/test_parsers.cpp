@@ -153,7 +153,7 @@ TEST_CASE("rank numbers come from the file name", "[trace]") {
 }
 
 TEST_CASE("a recompile reason cut short after its stack header is still read", "[trace]") {
-  // Found by fuzzing: the reader used to throw one past the end of the entry.
+  // Found by fuzzing: a reader that looks one past the end of the entry throws here.
   const auto plain = parse_recompile_reasons("1/0: User stack trace:");
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].user_stack.empty());
