@@ -44,9 +44,9 @@ struct KernelToPlace {
 // that step wrote and the rest of its bytes from a fresh part of a 256 MiB buffer (as the copy
 // alone reads), writing a fresh part of another; the faster of the two copy forms. Where that step
 // wrote no buffer 16-byte words can read, all of it comes from the fresh part; PLACE says which.
-// (A first form re-read the step's output from its start where it is smaller than the copy, as
-// GPT-2's GEMM product, 393 KB of its layer norm's 1.18 MB: the rest then came from L2, where the
-// copy alone reads memory. After GPT-2's GEMMs in the graph it took 1.58-1.76 us, this one
+// (Re-reading the step's output from its start, where it is smaller than the copy, as GPT-2's
+// GEMM product, 393 KB of its layer norm's 1.18 MB, would read the rest from L2, where the copy
+// alone reads memory: after GPT-2's GEMMs in the graph that form took 1.58-1.76 us, this one
 // 1.66-1.81.) A step that indexes by data values (indexes_by_data) is not replayed: on its own,
 // with buffers that later steps reused, its indices may point anywhere. Its successor is then
 // judged against the copy alone, as is the first step.
