@@ -20,7 +20,7 @@
 // 1.41 alone; the generated layer norm 1.86-1.92 / 1.66 / 1.66 / 1.60; a float4 form of it (team
 // of 64) 1.79-1.86 / 1.60 / 1.57-1.60 / 1.57. So the place costs any kernel about 0.4 us, the
 // copy as much as the layer norm, and a float4 form would gain 2-4%. That is why fxscope's run
-// times its reference copy in each kernel's place (engine/gpu/copy_in_place.h).
+// times its reference copy in each kernel's place (engine/gpu/kernels/copy_in_place.h).
 #include <cublas_v2.h>
 
 #include "after_gemm.h"

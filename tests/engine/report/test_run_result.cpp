@@ -1,5 +1,6 @@
-// Reading `fxscope-cli run --json` back: the schema of engine/gpu/torch_run_json.cpp, per-node
-// time that never counts a kernel twice, and one-line errors naming the field on bad input.
+// Reading `fxscope-cli run --json` back: the schema of engine/gpu/torch/torch_run_json.cpp,
+// per-node time that never counts a kernel twice, and one-line errors naming the field on bad
+// input.
 #include <string>
 
 #include <catch2/catch.hpp>
