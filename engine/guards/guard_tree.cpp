@@ -50,46 +50,69 @@ class TreeReader {
  public:
   TreeReader(std::vector<TreeLine> lines, GuardSet& set) : lines_(std::move(lines)), set_(set) {}
 
-  // At depth 0 the RootGuardManager runs before the epilogue LAMBDA_GUARDs printed beside it;
-  // inside every manager, its own guards run before its children.
-  void run() { visit(0, lines_.size(), 0, {}, true); }
+  // Depth 0 holds the RootGuardManager and, printed beside it, the epilogue LAMBDA_GUARDs
+  // that RootGuardManager runs after its whole tree. Inside every manager its own guards run
+  // before its children.
+  void run() {
+    set_.nodes.push_back({});
+    std::vector<std::size_t> epilogue_lines;
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (lines_[i].depth != 0) continue;
+      if (!lines_[i].manager) {
+        epilogue_lines.push_back(i);
+        continue;
+      }
+      // A second manager at depth 0 has never been seen; its content joins the root's.
+      visit(i + 1, end_of(i, 0), 1, manager_source(lines_[i].item), 0);
+    }
+    for (const std::size_t i : epilogue_lines) set_.epilogue.push_back(emit(i, {}));
+  }
 
  private:
+  std::size_t end_of(std::size_t manager, std::size_t depth) const {
+    std::size_t j = manager + 1;
+    while (j < lines_.size() && lines_[j].depth > depth) ++j;
+    return j;
+  }
+
+  // Reads the lines [begin, end) at DEPTH into node NODE: its leaf guards first, as Dynamo
+  // runs them, then each child manager's subtree.
   void visit(std::size_t begin, std::size_t end, std::size_t depth, const std::string& source,
-             bool top) {
-    std::vector<std::pair<std::size_t, std::size_t>> children;  // [first line, end) of each
-    std::vector<std::size_t> leaves;
+             std::size_t node) {
+    std::vector<std::size_t> managers;
     for (std::size_t i = begin; i < end; ++i) {
       if (lines_[i].depth != depth) continue;
       if (lines_[i].manager) {
-        std::size_t j = i + 1;
-        while (j < end && lines_[j].depth > depth) ++j;
-        children.emplace_back(i, j);
+        managers.push_back(i);
       } else {
-        leaves.push_back(i);
+        const std::size_t guard = emit(i, source);
+        set_.nodes[node].guards.push_back(guard);
       }
     }
-    if (!top) emit(leaves, source);
-    for (const auto& [first, last] : children) {
-      const auto src = manager_source(lines_[first].item);
-      visit(first + 1, last, depth + 1, src.empty() ? source : src, false);
+    for (const std::size_t m : managers) {
+      const auto src = manager_source(lines_[m].item);
+      const std::size_t child = set_.nodes.size();
+      // DictGuardManager (and its subclass variant) walks its key/value pairs by index.
+      const auto kind = lines_[m].item.substr(0, lines_[m].item.find_first_of(": "));
+      const bool sorts = !text::starts_with(kind, "Dict") && kind != "KeyValueManager";
+      set_.nodes.push_back({src.empty() ? source : src, {}, {}, sorts});
+      set_.nodes[node].children.push_back(child);
+      const std::string child_source = set_.nodes[child].source;  // nodes grows in visit
+      visit(m + 1, end_of(m, depth), depth + 1, child_source, child);
     }
-    if (top) emit(leaves, source);
   }
 
-  void emit(const std::vector<std::size_t>& leaves, const std::string& source) {
-    for (const std::size_t i : leaves) {
-      const auto item = lines_[i].item;
-      const auto colon = item.find(':');
-      const auto tag = text::trim(item.substr(0, colon));
-      const auto code =
-          colon == std::string_view::npos ? std::string_view() : item.substr(colon + 1);
-      const std::string where = "guard tree line " + std::to_string(lines_[i].line);
-      Guard guard = parse_guard(tag, code, set_.warnings, where);
-      guard.line = lines_[i].line;
-      if (guard.source.empty() && guard.kind != GuardKind::kShape) guard.source = source;
-      set_.guards.push_back(std::move(guard));
-    }
+  std::size_t emit(std::size_t i, const std::string& source) {
+    const auto item = lines_[i].item;
+    const auto colon = item.find(':');
+    const auto tag = text::trim(item.substr(0, colon));
+    const auto code = colon == std::string_view::npos ? std::string_view() : item.substr(colon + 1);
+    const std::string where = "guard tree line " + std::to_string(lines_[i].line);
+    Guard guard = parse_guard(tag, code, set_.warnings, where);
+    guard.line = lines_[i].line;
+    if (guard.source.empty() && guard.kind != GuardKind::kShape) guard.source = source;
+    set_.guards.push_back(std::move(guard));
+    return set_.guards.size() - 1;
   }
 
   std::vector<TreeLine> lines_;
@@ -151,6 +174,8 @@ GuardSet parse_unit_guards(const trace::CompileUnit& unit) {
       if (shape.id.attempt != unit.final_attempt) continue;
       Guard guard = parse_guard("guard_added_fast", shape.expr, set.warnings,
                                 "log line " + std::to_string(shape.line));
+      // Shape guards run as lambdas after the tree would have: the epilogue.
+      set.epilogue.push_back(set.guards.size());
       set.guards.push_back(std::move(guard));
     }
     set.warnings.push_back(

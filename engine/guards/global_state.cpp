@@ -1,0 +1,77 @@
+// GLOBAL_STATE, modelled on GlobalStateGuard in torch/csrc/dynamo/guards.cpp: the guard tree
+// prints the state a cache entry was compiled under as JSON (its to_json), and a failure
+// reads "GLOBAL_STATE changed: " followed by reason()'s names of the fields that differ.
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "guard_checks.h"
+
+namespace fxscope::guards::detail {
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<json> state_json(std::string_view text) {
+  const auto open = text.find('{');
+  const auto close = text.rfind('}');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return std::nullopt;
+  }
+  auto parsed = json::parse(text.substr(open, close - open + 1), nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
+  return parsed;
+}
+
+// AutocastState::operator==: a device where autocast is off in both states is equal whatever
+// its dtype; otherwise the enabled flag and the dtype must agree; then the cache flag.
+bool same_autocast(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  const auto& ea = a.value("enabled", json::array());
+  const auto& eb = b.value("enabled", json::array());
+  const auto& da = a.value("dtype", json::array());
+  const auto& db = b.value("dtype", json::array());
+  if (ea.size() != eb.size() || da.size() != db.size() || ea.size() != da.size()) return false;
+  for (std::size_t i = 0; i < ea.size(); ++i) {
+    if (ea[i] == false && eb[i] == false) continue;
+    if (ea[i] != eb[i] || da[i] != db[i]) return false;
+  }
+  return a.value("cached_enabled", json()) == b.value("cached_enabled", json());
+}
+
+}  // namespace
+
+std::optional<GlobalStateChange> global_state_change(std::string_view expected,
+                                                     std::string_view actual) {
+  const auto a = state_json(expected);
+  const auto b = state_json(actual);
+  if (!a || !b) return std::nullopt;
+  // reason()'s order; torch_function_all_disabled is checked but never named.
+  constexpr std::array<std::string_view, 10> kFields{"grad_mode",
+                                                     "autocast_state",
+                                                     "torch_function",
+                                                     "deterministic_algorithms",
+                                                     "deterministic_algorithms_warn_only",
+                                                     "allow_tf32",
+                                                     "allow_fp16_reduce",
+                                                     "allow_bf16_reduce",
+                                                     "num_threads",
+                                                     "default_dtype"};
+  GlobalStateChange change;
+  for (const auto field : kFields) {
+    const std::string key(field);
+    const json& va = a->contains(key) ? (*a)[key] : json();
+    const json& vb = b->contains(key) ? (*b)[key] : json();
+    const bool same = field == "autocast_state" ? same_autocast(va, vb) : va == vb;
+    if (!same) change.names += (field == "autocast_state" ? std::string("autocast") : key) + " ";
+  }
+  const auto all_disabled = [](const json& state) {
+    return state.value("torch_function_all_disabled", json());
+  };
+  change.changed = !change.names.empty() || all_disabled(*a) != all_disabled(*b);
+  return change;
+}
+
+}  // namespace fxscope::guards::detail
