@@ -1,7 +1,9 @@
 // GLOBAL_STATE, modelled on GlobalStateGuard in torch/csrc/dynamo/guards.cpp: the guard tree
 // prints the state a cache entry was compiled under as JSON (its to_json), and a failure
-// reads "GLOBAL_STATE changed: " followed by reason()'s names of the fields that differ.
+// reads "GLOBAL_STATE changed: " followed by reason()'s names of the fields that differ
+// ("GLOBAL_STATE changed: grad_mode autocast(cuda)_enabled " in PyTorch 2.11).
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,20 +27,36 @@ std::optional<json> state_json(std::string_view text) {
   return parsed;
 }
 
-// AutocastState::operator==: a device where autocast is off in both states is equal whatever
-// its dtype; otherwise the enabled flag and the dtype must agree; then the cache flag.
-bool same_autocast(const json& a, const json& b) {
-  if (!a.is_object() || !b.is_object()) return a == b;
+// at::autocast::_AUTOCAST_SUPPORTED_DEVICES, the order of the JSON's "enabled" and "dtype"
+// arrays, each named as c10::DeviceTypeName(type, lower_case=true) writes it.
+constexpr std::array<std::string_view, 10> kAutocastDevices{
+    "cpu", "cuda", "mtia", "maia", "xpu", "ipu", "hpu", "xla", "privateuseone", "mps"};
+
+// The autocast part of reason() (pytorch#172636): per device "autocast(<device>)_enabled" when
+// the flag differs, else "autocast(<device>)_dtype" when autocast is on and the dtype differs
+// (AutocastState::operator== ignores the dtype of a device where autocast is off), then
+// "autocast_cache_enabled".
+std::string autocast_changes(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b ? "" : "autocast ";
   const auto& ea = a.value("enabled", json::array());
   const auto& eb = b.value("enabled", json::array());
   const auto& da = a.value("dtype", json::array());
   const auto& db = b.value("dtype", json::array());
-  if (ea.size() != eb.size() || da.size() != db.size() || ea.size() != da.size()) return false;
-  for (std::size_t i = 0; i < ea.size(); ++i) {
-    if (ea[i] == false && eb[i] == false) continue;
-    if (ea[i] != eb[i] || da[i] != db[i]) return false;
+  std::string out;
+  const std::size_t n = std::min({ea.size(), eb.size(), da.size(), db.size()});
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string device =
+        i < kAutocastDevices.size() ? std::string(kAutocastDevices[i]) : std::to_string(i);
+    if (ea[i] != eb[i]) {
+      out += "autocast(" + device + ")_enabled ";
+    } else if (ea[i] == true && da[i] != db[i]) {
+      out += "autocast(" + device + ")_dtype ";
+    }
   }
-  return a.value("cached_enabled", json()) == b.value("cached_enabled", json());
+  if (a.value("cached_enabled", json()) != b.value("cached_enabled", json())) {
+    out += "autocast_cache_enabled ";
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,8 +82,11 @@ std::optional<GlobalStateChange> global_state_change(std::string_view expected,
     const std::string key(field);
     const json& va = a->contains(key) ? (*a)[key] : json();
     const json& vb = b->contains(key) ? (*b)[key] : json();
-    const bool same = field == "autocast_state" ? same_autocast(va, vb) : va == vb;
-    if (!same) change.names += (field == "autocast_state" ? std::string("autocast") : key) + " ";
+    if (field == "autocast_state") {
+      change.names += autocast_changes(va, vb);
+    } else if (va != vb) {
+      change.names += key + " ";
+    }
   }
   const auto all_disabled = [](const json& state) {
     return state.value("torch_function_all_disabled", json());

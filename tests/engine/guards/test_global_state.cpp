@@ -35,8 +35,9 @@ TEST_CASE("GLOBAL_STATE names the fields that changed, in GlobalStateGuard's ord
   CHECK(reason(kNoGrad, kNoGrad) == "reused");
   const auto grad = with(kNoGrad, R"("grad_mode":false)", R"("grad_mode":true)");
   CHECK(reason(kNoGrad, grad) == "GLOBAL_STATE changed: grad_mode ");
-  const auto bf16 = with(grad, R"("enabled":[false,)", R"("enabled":[true,)");
-  CHECK(reason(kNoGrad, bf16) == "GLOBAL_STATE changed: grad_mode autocast ");
+  // The arrays follow at::autocast::_AUTOCAST_SUPPORTED_DEVICES: cpu, then cuda.
+  const auto cuda_on = with(grad, R"("enabled":[false,false,)", R"("enabled":[false,true,)");
+  CHECK(reason(kNoGrad, cuda_on) == "GLOBAL_STATE changed: grad_mode autocast(cuda)_enabled ");
   const auto threads = with(kNoGrad, R"("num_threads":16)", R"("num_threads":8)");
   CHECK(reason(kNoGrad, threads) == "GLOBAL_STATE changed: num_threads ");
 }
@@ -46,6 +47,11 @@ TEST_CASE("autocast's dtype counts only on a device where autocast is on",
   // AutocastState::operator== skips devices with autocast off in both states.
   const auto other_dtype = with(kNoGrad, R"("dtype":[15,)", R"("dtype":[5,)");
   CHECK(reason(kNoGrad, other_dtype) == "reused");
+  const auto cpu_on = with(kNoGrad, R"("enabled":[false,)", R"("enabled":[true,)");
+  const auto cpu_half = with(cpu_on, R"("dtype":[15,)", R"("dtype":[5,)");
+  CHECK(reason(cpu_on, cpu_half) == "GLOBAL_STATE changed: autocast(cpu)_dtype ");
+  const auto uncached = with(kNoGrad, R"("cached_enabled":true)", R"("cached_enabled":false)");
+  CHECK(reason(kNoGrad, uncached) == "GLOBAL_STATE changed: autocast_cache_enabled ");
   const auto all_disabled = with(kNoGrad, R"("torch_function_all_disabled":false)",
                                  R"("torch_function_all_disabled":true)");
   // Checked, but reason() names no field for it.
