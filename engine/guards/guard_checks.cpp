@@ -13,14 +13,15 @@ namespace fxscope::guards::detail {
 
 namespace {
 
-// Builders that install at most one check of their kind on a source, its value printed in it.
-constexpr std::array<std::string_view, 11> kValuePrintingTags{
+// Builders that install at most one check of their kind on a source, its value printed in it;
+// "DictGuardManager" is the dict length the tree parser reads off a DictGuardManager.
+constexpr std::array<std::string_view, 12> kValuePrintingTags{
     "ID_MATCH",       "TYPE_MATCH",
     "LENGTH_CHECK",   "DICT_LENGTH",
     "DICT_KEYS",      "DICT_KEYS_MATCH",
     "DICT_VERSION",   "GLOBAL_STATE",
     "DEFAULT_DEVICE", "TORCH_FUNCTION_MODE_STACK",
-    "LAMBDA_GUARD"};
+    "LAMBDA_GUARD",   "DictGuardManager"};
 
 bool is_tensor_type(std::string_view type_name) {
   return type_name.find("Tensor") != std::string_view::npos ||
