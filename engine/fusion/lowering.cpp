@@ -31,6 +31,7 @@ class Lowerer {
     info_.reserve(n_);
     for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
     realized_.assign(n_, false);
+    inlinable_.assign(n_, false);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
@@ -73,6 +74,7 @@ class Lowerer {
       case Lowering::pointwise:
         origins_[i] = std::move(gathered);
         if (info_[i].lowering == Lowering::pointwise) {
+          inlinable_[i] = true;
           opcount_[i] = 1;
           for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
         }
@@ -99,6 +101,14 @@ class Lowerer {
                           node.args[1].as_int() == 0;
     if (realized_[parent] && variance) {
       origins_[i] = {parent};
+      return;
+    }
+    if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
+      // ir.MultiOutput: the output gets a buffer (and a scheduler node) of its own.
+      realized_[i] = true;
+      push(i, {i}, {static_cast<std::int64_t>(alias_[parent])}, i, numel_of(i), 1, false, false,
+           "");
+      sched_.back().launches = false;
       return;
     }
     if (realized_[parent]) {
@@ -158,12 +168,18 @@ class Lowerer {
     const std::string_view base = ops::op_base_name(g_.node(i).target);
     if (base == "convolution") add_layout_copies(args, gathered);
     if (info_[i].op_class == ops::OpClass::attention && args.size() > 3) {
-      // SDPA copies its attention mask to an aligned layout while lowering: that copy runs the
-      // mask's code and carries the origins of everything the call gathered.
+      // SDPA requires its attention mask in an aligned layout (sdpa_constraint): that kernel
+      // runs the mask's code and carries the origins of everything the call gathered. A mask not
+      // yet in memory is realized straight into that layout, so the aligned buffer is the mask
+      // itself and no second kernel computes it.
       std::vector<std::int64_t> reads;
       add_reads(args[3], reads);
-      push(i, gathered, std::move(reads), next_buffer_++, numel_of(args[3]), 1, false, true,
-           std::string(kMaskCopyNote));
+      const NodeId mask = storage(args[3]);
+      const bool in_place = !realized_[mask] && inlinable_[mask];
+      push(i, gathered, std::move(reads),
+           in_place ? static_cast<std::int64_t>(mask) : next_buffer_++, numel_of(args[3]), 1, false,
+           true, std::string(kMaskCopyNote));
+      if (in_place) realized_[mask] = true;
     }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
@@ -197,7 +213,7 @@ class Lowerer {
   // After a pointwise or view is lowered: the realization Inductor decides right away.
   void hint_realize(NodeId i) {
     const NodeId base = storage(i);
-    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    if (realized_[base] || !inlinable_[base]) return;
     const std::size_t users = users_[i].size();
     const std::size_t reads = read_set(base).size();
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
@@ -224,10 +240,10 @@ class Lowerer {
 
   void realize(NodeId i) {
     const NodeId base = storage(i);
-    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    if (realized_[base] || !inlinable_[base]) return;
     std::vector<std::int64_t> reads = read_set(base);
     realized_[base] = true;
-    push(base, origins_[base], std::move(reads), base, numel_of(base), 1, false, true, "");
+    push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   }
 
   std::vector<std::int64_t> read_set(NodeId i) {
@@ -292,6 +308,8 @@ class Lowerer {
   std::vector<std::vector<NodeId>> users_;
   std::vector<ops::OpInfo> info_;
   std::vector<bool> realized_;
+  // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
+  std::vector<bool> inlinable_;
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;
