@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "fxscope/ops/op_cost.h"
 
@@ -15,6 +17,16 @@ namespace {
 
 using graph::NodeId;
 using ops::Lowering;
+
+// The ops Inductor lowers straight to one Reduction IR over some dims (composite ops such as
+// norms, softmax or pooling are decomposed or lowered otherwise, so their sizes say nothing of a
+// reduced size).
+bool plain_reduction(std::string_view target) {
+  static const std::set<std::string_view> kPlain = {
+      "sum", "mean",   "amax",   "amin", "max", "min",      "prod",      "any",
+      "all", "argmax", "argmin", "var",  "std", "var_mean", "logsumexp", "prepare_softmax_online"};
+  return kPlain.count(ops::op_base_name(target)) > 0;
+}
 
 void merge_into(std::vector<NodeId>& into, const std::vector<NodeId>& from) {
   std::vector<NodeId> merged;
@@ -126,6 +138,16 @@ class Lowerer {
     const std::int64_t out = std::max<std::int64_t>(1, output_numel(i));
     const bool scan = info_[i].lowering == Lowering::scan;
     std::int64_t rnumel = scan ? 1 : std::max<std::int64_t>(1, total / out);
+    if (plain_reduction(g_.node(i).target) &&
+        (rnumel == 1 || (rnumel < options_.unroll_rnumel && out > 1))) {
+      // Reduction.create: a reduction over so few elements is unrolled into a Pointwise, which
+      // inlines into its consumers like any other.
+      origins_[i] = std::move(gathered);
+      inlinable_[i] = true;
+      opcount_[i] = static_cast<std::size_t>(rnumel);
+      for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
+      return hint_realize(i);
+    }
     realized_[i] = true;
     if (!scan && out < 2 * options_.sm_count && rnumel > options_.split_rnumel) {
       if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
