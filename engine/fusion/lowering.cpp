@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "fxscope/ops/op_cost.h"
 
@@ -15,6 +17,16 @@ namespace {
 
 using graph::NodeId;
 using ops::Lowering;
+
+// The ops Inductor lowers straight to one Reduction IR over some dims (composite ops such as
+// norms, softmax or pooling are decomposed or lowered otherwise, so their sizes say nothing of a
+// reduced size).
+bool plain_reduction(std::string_view target) {
+  static const std::set<std::string_view> kPlain = {
+      "sum", "mean",   "amax",   "amin", "max", "min",      "prod",      "any",
+      "all", "argmax", "argmin", "var",  "std", "var_mean", "logsumexp", "prepare_softmax_online"};
+  return kPlain.count(ops::op_base_name(target)) > 0;
+}
 
 void merge_into(std::vector<NodeId>& into, const std::vector<NodeId>& from) {
   std::vector<NodeId> merged;
@@ -31,6 +43,7 @@ class Lowerer {
     info_.reserve(n_);
     for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
     realized_.assign(n_, false);
+    inlinable_.assign(n_, false);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
@@ -73,6 +86,7 @@ class Lowerer {
       case Lowering::pointwise:
         origins_[i] = std::move(gathered);
         if (info_[i].lowering == Lowering::pointwise) {
+          inlinable_[i] = true;
           opcount_[i] = 1;
           for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
         }
@@ -101,6 +115,14 @@ class Lowerer {
       origins_[i] = {parent};
       return;
     }
+    if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
+      // ir.MultiOutput: the output gets a buffer (and a scheduler node) of its own.
+      realized_[i] = true;
+      push(i, {i}, {static_cast<std::int64_t>(alias_[parent])}, i, numel_of(i), 1, false, false,
+           "");
+      sched_.back().launches = false;
+      return;
+    }
     if (realized_[parent]) {
       realized_[i] = true;
       alias_[i] = alias_[parent];
@@ -116,6 +138,16 @@ class Lowerer {
     const std::int64_t out = std::max<std::int64_t>(1, output_numel(i));
     const bool scan = info_[i].lowering == Lowering::scan;
     std::int64_t rnumel = scan ? 1 : std::max<std::int64_t>(1, total / out);
+    if (plain_reduction(g_.node(i).target) &&
+        (rnumel == 1 || (rnumel < options_.unroll_rnumel && out > 1))) {
+      // Reduction.create: a reduction over so few elements is unrolled into a Pointwise, which
+      // inlines into its consumers like any other.
+      origins_[i] = std::move(gathered);
+      inlinable_[i] = true;
+      opcount_[i] = static_cast<std::size_t>(rnumel);
+      for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
+      return hint_realize(i);
+    }
     realized_[i] = true;
     if (!scan && out < 2 * options_.sm_count && rnumel > options_.split_rnumel) {
       if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
@@ -158,12 +190,18 @@ class Lowerer {
     const std::string_view base = ops::op_base_name(g_.node(i).target);
     if (base == "convolution") add_layout_copies(args, gathered);
     if (info_[i].op_class == ops::OpClass::attention && args.size() > 3) {
-      // SDPA copies its attention mask to an aligned layout while lowering: that copy runs the
-      // mask's code and carries the origins of everything the call gathered.
+      // SDPA requires its attention mask in an aligned layout (sdpa_constraint): that kernel
+      // runs the mask's code and carries the origins of everything the call gathered. A mask not
+      // yet in memory is realized straight into that layout, so the aligned buffer is the mask
+      // itself and no second kernel computes it.
       std::vector<std::int64_t> reads;
       add_reads(args[3], reads);
-      push(i, gathered, std::move(reads), next_buffer_++, numel_of(args[3]), 1, false, true,
-           std::string(kMaskCopyNote));
+      const NodeId mask = storage(args[3]);
+      const bool in_place = !realized_[mask] && inlinable_[mask];
+      push(i, gathered, std::move(reads),
+           in_place ? static_cast<std::int64_t>(mask) : next_buffer_++, numel_of(args[3]), 1, false,
+           true, std::string(kMaskCopyNote));
+      if (in_place) realized_[mask] = true;
     }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
@@ -197,7 +235,7 @@ class Lowerer {
   // After a pointwise or view is lowered: the realization Inductor decides right away.
   void hint_realize(NodeId i) {
     const NodeId base = storage(i);
-    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    if (realized_[base] || !inlinable_[base]) return;
     const std::size_t users = users_[i].size();
     const std::size_t reads = read_set(base).size();
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
@@ -224,10 +262,10 @@ class Lowerer {
 
   void realize(NodeId i) {
     const NodeId base = storage(i);
-    if (realized_[base] || info_[base].lowering != Lowering::pointwise) return;
+    if (realized_[base] || !inlinable_[base]) return;
     std::vector<std::int64_t> reads = read_set(base);
     realized_[base] = true;
-    push(base, origins_[base], std::move(reads), base, numel_of(base), 1, false, true, "");
+    push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   }
 
   std::vector<std::int64_t> read_set(NodeId i) {
@@ -292,6 +330,8 @@ class Lowerer {
   std::vector<std::vector<NodeId>> users_;
   std::vector<ops::OpInfo> info_;
   std::vector<bool> realized_;
+  // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
+  std::vector<bool> inlinable_;
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;

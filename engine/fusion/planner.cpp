@@ -249,6 +249,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
     if (mode == Mode::max_autotune) fuse_epilogues(lowered, options, groups);
     std::size_t triton_index = 0;
     for (const auto& members : groups) {
+      if (!lowered.nodes[members.front()].launches) continue;
       result.groups.push_back(describe(graph, lowered, members, options, triton_index));
       result.groups.back().id = result.groups.size() - 1;
     }

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "fxscope/fusion/captured_mode.h"
 #include "fxscope/fusion/source_map.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -179,25 +180,6 @@ std::vector<const KernelRecord*> walked(const std::vector<const KernelRecord*>& 
   return out;
 }
 
-// The mode of the compile whose post-grad graph is GRAPH, from the Inductor config of the last
-// fx_graph_runnable logged before it (Inductor logs a compile's runnable first); torch.compile's
-// modes set these options. Empty without a runnable.
-std::string compile_mode(const trace::CompileUnit& unit, const trace::Artifact& graph) {
-  const trace::Artifact* runnable = nullptr;
-  for (const trace::Artifact* r : unit.find_all(trace::ArtifactKind::kFxGraphRunnable)) {
-    if (r->line < graph.line) runnable = r;
-  }
-  if (!runnable) return {};
-  const std::string text = runnable->payload.text();
-  if (text.find("torch._inductor.config.max_autotune = True") != std::string::npos) {
-    return "max-autotune";
-  }
-  if (text.find("torch._inductor.config.triton.cudagraphs = True") != std::string::npos) {
-    return "reduce-overhead";
-  }
-  return "default";
-}
-
 // A structural signature of each node of G: its op, target and arguments, a node argument standing
 // for that node's signature and a placeholder for INPUTS[i], the name of the captured input it
 // receives. The same computation on the same inputs has the same signature in two graphs whatever
@@ -334,7 +316,11 @@ void KernelIndex::add_unit(const trace::CompileUnit& unit, bool driver) {
     KernelPlan plan;
     plan.driver = driver;
     // fuse_unit plans the unit's post-grad graphs in log order, one entry each.
-    if (gi < graphs.size()) plan.mode = compile_mode(unit, *graphs[gi]);
+    if (gi < graphs.size()) {
+      if (const auto mode = fusion::captured_mode(unit, *graphs[gi])) {
+        plan.mode = std::string(fusion::to_string(*mode));
+      }
+    }
     for (const auto& group : g.inductor.groups) {
       PlanKernel pk;
       pk.name = group.name;

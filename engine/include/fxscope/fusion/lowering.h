@@ -25,6 +25,10 @@ struct SchedulerNode {
   bool reduction = false;
   bool fusable = true;         // false for extern kernels and scans
   bool template_gemm = false;  // max-autotune: a Triton GEMM template
+  // false for a MultiOutput: one output of an extern call that returns several (SDPA, a
+  // convolution's backward). It launches nothing, but it is a node of Inductor's scheduler, so
+  // it holds a position in the order that horizontal fusion's distance is measured in.
+  bool launches = true;
   std::string note;
 };
 
