@@ -55,6 +55,10 @@ void* SharedLibrary::symbol(const char* name) const {
   return ::dlsym(handle_, name);
 }
 
+Error SharedLibrary::wrong_version(const std::string& found, const std::string& expected) const {
+  return make_error(path_ + ": " + found + " found, " + expected + " expected");
+}
+
 std::optional<Error> EntryPoints::missing(const std::string& expected) const {
   if (missing_.empty()) return std::nullopt;
   return make_error(library_.path() + " has no " + missing_ + " (" + expected + " expected)");

@@ -54,8 +54,7 @@ std::optional<Error> bind(const SharedLibrary& so, CudnnLibrary& l) {
   points.bind("cudnnCreate", create);
   if (auto e = points.missing("cuDNN 9")) return e;
   if (l.version() < 90000) {
-    return make_error(so.path() + ": cuDNN " + std::to_string(l.version()) +
-                      " found, cuDNN 9 expected");
+    return so.wrong_version("cuDNN " + std::to_string(l.version()), "cuDNN 9");
   }
   if (const cudnn::Status s = create(&l.handle); s != cudnn::CUDNN_STATUS_SUCCESS) {
     return make_error(so.path() + ": cudnnCreate failed: " + l.text(s));

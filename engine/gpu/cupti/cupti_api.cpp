@@ -27,8 +27,8 @@ std::optional<Error> bind(const SharedLibrary& so, CuptiApi& a) {
   std::uint32_t version = 0;
   a.get_version(&version);
   if (version / 10000 != CUPTI_API_VERSION / 10000) {
-    return make_error(so.path() + ": CUPTI API version " + std::to_string(version) + " found, " +
-                      expected + " (" + std::to_string(CUPTI_API_VERSION) + ") expected");
+    return so.wrong_version("CUPTI API version " + std::to_string(version),
+                            expected + " (" + std::to_string(CUPTI_API_VERSION) + ")");
   }
   return std::nullopt;
 }
@@ -43,9 +43,7 @@ std::string CuptiApi::text(CUptiResult r) const {
 
 Result<const CuptiApi*> cupti_api() {
   static const LoadedLibrary<CuptiApi> loaded(
-      cuda_library_search({"CUPTI", "libcupti", kMajor,
-                           "the CUDA " + std::to_string(kMajor) + " toolkit's CUPTI (cuda-cupti-" +
-                               std::to_string(kMajor) + "-0)",
+      cuda_library_search({"CUPTI", "libcupti", kMajor, toolkit_package("CUPTI", "cuda-cupti"),
                            "nvidia-cuda-cupti", "cuda_cupti"}),
       bind);
   return loaded.get();

@@ -27,8 +27,8 @@ std::optional<Error> bind(const SharedLibrary& so, CublasLtApi& a) {
   if (auto e = points.missing(expected)) return e;
   // cublasLtGetVersion: major * 10000 + minor * 100 + patch.
   if (const std::size_t v = a.get_version(); v / 10000 != static_cast<std::size_t>(kMajor)) {
-    return make_error(so.path() + ": cuBLASLt " + std::to_string(v / 10000) + "." +
-                      std::to_string(v / 100 % 100) + " found, " + expected + " expected");
+    return so.wrong_version(
+        "cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100), expected);
   }
   return std::nullopt;
 }
@@ -38,9 +38,7 @@ std::optional<Error> bind(const SharedLibrary& so, CublasLtApi& a) {
 Result<const CublasLtApi*> cublaslt_api() {
   static const LoadedLibrary<CublasLtApi> loaded(
       cuda_library_search({"cuBLASLt", "libcublasLt", kMajor,
-                           "the CUDA " + std::to_string(kMajor) + " toolkit's cuBLAS (libcublas-" +
-                               std::to_string(kMajor) + "-0)",
-                           "nvidia-cublas", "cublas"}),
+                           toolkit_package("cuBLAS", "libcublas"), "nvidia-cublas", "cublas"}),
       bind);
   return loaded.get();
 }

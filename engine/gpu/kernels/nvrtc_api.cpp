@@ -39,8 +39,8 @@ std::optional<Error> bind(const SharedLibrary& so, NvrtcApi& a) {
   int minor = 0;
   a.version(&major, &minor);
   if (major != kMajor) {
-    return make_error(so.path() + ": NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
-                      " found, " + expected + " expected");
+    return so.wrong_version("NVRTC " + std::to_string(major) + "." + std::to_string(minor),
+                            expected);
   }
   load_builtins_beside(so.path(), major, minor);
   return std::nullopt;
@@ -50,9 +50,7 @@ std::optional<Error> bind(const SharedLibrary& so, NvrtcApi& a) {
 
 Result<const NvrtcApi*> nvrtc_api() {
   static const LoadedLibrary<NvrtcApi> loaded(
-      cuda_library_search({"NVRTC", "libnvrtc", kMajor,
-                           "the CUDA " + std::to_string(kMajor) + " toolkit's NVRTC (cuda-nvrtc-" +
-                               std::to_string(kMajor) + "-0)",
+      cuda_library_search({"NVRTC", "libnvrtc", kMajor, toolkit_package("NVRTC", "cuda-nvrtc"),
                            "nvidia-cuda-nvrtc", "cuda_nvrtc"}),
       bind);
   return loaded.get();

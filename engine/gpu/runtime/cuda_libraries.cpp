@@ -47,6 +47,11 @@ std::vector<fs::path> python_package_folders() {
 
 }  // namespace
 
+std::string toolkit_package(const std::string& part, const std::string& debian_package) {
+  const std::string major = std::to_string(CUDART_VERSION / 1000);
+  return "the CUDA " + major + " toolkit's " + part + " (" + debian_package + "-" + major + "-0)";
+}
+
 LibrarySearch cuda_library_search(const CudaLibrary& l) {
   const std::string soname = l.stem + ".so." + std::to_string(l.major);
   std::vector<std::string> folders = configured_folders();

@@ -20,6 +20,10 @@ struct CudaLibrary {
   std::string folder;   // its folder under site-packages/nvidia/ (CUDA 12's layout): "cublas"
 };
 
+// "the CUDA 13 toolkit's cuBLAS (libcublas-13-0)": a part of the toolkit built against, and
+// NVIDIA's Debian package of it.
+std::string toolkit_package(const std::string& part, const std::string& debian_package);
+
 // The candidates in the order above, and what to install when none loads.
 LibrarySearch cuda_library_search(const CudaLibrary& library);
 

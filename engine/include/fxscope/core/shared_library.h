@@ -28,6 +28,8 @@ class SharedLibrary {
 
   const std::string& path() const { return path_; }
   void* symbol(const char* name) const;
+  // "PATH: FOUND found, EXPECTED expected": the library loaded is not the version built for.
+  Error wrong_version(const std::string& found, const std::string& expected) const;
 
  private:
   SharedLibrary(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
