@@ -1,9 +1,13 @@
-# Fails when the ELF file EXECUTABLE names a Graphviz library as NEEDED: fxscope-cli is started
-# by the desktop app on GPU hosts without Graphviz, where such an entry stops it from starting at
-# all; render/ loads Graphviz with dlopen instead. Prints "SKIPPED" (CTest's skip pattern for
-# this test) where readelf is not installed, rather than passing without having looked.
+# Fails when the ELF file EXECUTABLE names a library matching FORBIDDEN (a regex) as NEEDED: such
+# an entry stops the binary from starting at all where that library is missing (Graphviz on a GPU
+# host, CUDA on a laptop), though most commands never call it; WHAT names it in the message.
+# Prints "SKIPPED" (CTest's skip pattern for these tests) where readelf is not installed, rather
+# than passing without having looked.
 if(NOT EXECUTABLE OR NOT EXISTS "${EXECUTABLE}")
   message(FATAL_ERROR "no executable to check: '${EXECUTABLE}'")
+endif()
+if(NOT FORBIDDEN OR NOT WHAT)
+  message(FATAL_ERROR "FORBIDDEN (a regex) and WHAT (its name) are required")
 endif()
 find_program(READELF NAMES readelf llvm-readelf eu-readelf)
 if(NOT READELF)
@@ -20,16 +24,15 @@ string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" needed "${dynamic}")
 if(NOT needed MATCHES "libc\\.so")
   message(FATAL_ERROR "no NEEDED libc.so in `${READELF} -d ${EXECUTABLE}`:\n${dynamic}")
 endif()
-# libgvc, libcgraph and what they bring (libcdt, libpathplan, libxdot), as pkg-config links them.
-set(graphviz "")
+set(found "")
 foreach(entry IN LISTS needed)
-  if(entry MATCHES "lib(gvc|cgraph|cdt|pathplan|xdot)\\.so")
-    list(APPEND graphviz "${entry}")
+  if(entry MATCHES "${FORBIDDEN}")
+    list(APPEND found "${entry}")
   endif()
 endforeach()
-if(graphviz)
-  string(REPLACE ";" "\n" graphviz "${graphviz}")
-  message(FATAL_ERROR "${EXECUTABLE} links Graphviz; it must dlopen it instead:\n${graphviz}")
+if(found)
+  string(REPLACE ";" "\n" found "${found}")
+  message(FATAL_ERROR "${EXECUTABLE} links ${WHAT}; it must dlopen it instead:\n${found}")
 endif()
 list(LENGTH needed n)
-message(STATUS "${EXECUTABLE}: ${n} NEEDED entries, none of them Graphviz")
+message(STATUS "${EXECUTABLE}: ${n} NEEDED entries, none of them ${WHAT}")
