@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config clang-format catch2 nlohmann-json3-dev libcli11-dev
-          qt6-base-dev qt6-svg-dev libgraphviz-dev time)
+          zlib1g-dev libzstd-dev qt6-base-dev qt6-svg-dev libgraphviz-dev time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

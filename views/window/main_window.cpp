@@ -185,8 +185,9 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::open_file_dialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open TORCH_TRACE Log"), {},
-                                                    tr("TORCH_TRACE logs (*.log);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open TORCH_TRACE Log"), {},
+                                   tr("TORCH_TRACE logs (*.log *.gz *.zst);;All files (*)"));
   if (!path.isEmpty()) open_path(path);
 }
 
