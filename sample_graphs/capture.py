@@ -331,21 +331,27 @@ def pytorch_counts(sample):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("sample", choices=sorted(SAMPLES))
-    args = ap.parse_args()
+def command_line(doc, script, choices):
+    """The one name given on the command line, and the TORCH_TRACE directory the log goes to."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("name", choices=sorted(choices))
+    name = ap.parse_args().name
     trace_dir = os.environ.get("TORCH_TRACE")
     if not trace_dir:
-        sys.exit("capture.py: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
+        sys.exit(f"{script}: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
+    return name, trace_dir
+
+
+def main():
+    sample, trace_dir = command_line(__doc__, "capture.py", SAMPLES)
     dev = setup()
-    run, provenance = SAMPLES[args.sample]
+    run, provenance = SAMPLES[sample]
     if provenance:
         enable_provenance()
     run(dev)
     torch.cuda.synchronize()
     with open(os.path.join(trace_dir, "expected.json"), "w") as f:
-        json.dump(pytorch_counts(args.sample), f, indent=1, default=str)
+        json.dump(pytorch_counts(sample), f, indent=1, default=str)
 
 
 if __name__ == "__main__":

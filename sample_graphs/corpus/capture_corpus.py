@@ -9,7 +9,6 @@ Models are built from their configs with random weights (nothing is downloaded).
 it writes expected.json: what PyTorch itself counted (graph breaks by reason, unique graphs,
 recompiles with their reasons) and how the model was compiled. run_capture.py runs them all.
 """
-import argparse
 import contextlib
 import functools
 import importlib
@@ -185,16 +184,11 @@ def versions():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("capture", choices=sorted(BY_NAME))
-    args = ap.parse_args()
-    trace_dir = os.environ.get("TORCH_TRACE")
-    if not trace_dir:
-        sys.exit("capture_corpus.py: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
-    capture = BY_NAME[args.capture]
-
     import torch
-    from capture import enable_provenance, pytorch_counts, setup
+    from capture import command_line, enable_provenance, pytorch_counts, setup
+
+    name, trace_dir = command_line(__doc__, "capture_corpus.py", BY_NAME)
+    capture = BY_NAME[name]
 
     dev = setup()
     enable_provenance()
