@@ -25,6 +25,15 @@ def device():
     return torch.device("cuda")
 
 
+def setup():
+    """The CUDA device, with TF32 off and a fixed seed, as every capture starts."""
+    dev = device()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    return dev
+
+
 def enable_provenance():
     # Inductor's provenance mapping says exactly which post-grad nodes each kernel covers.
     cfg = torch._inductor.config.trace
@@ -305,26 +314,12 @@ SAMPLES = {
 }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("sample", choices=sorted(SAMPLES))
-    args = ap.parse_args()
-    trace_dir = os.environ.get("TORCH_TRACE")
-    if not trace_dir:
-        sys.exit("capture.py: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
-    dev = device()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.manual_seed(0)
-    run, provenance = SAMPLES[args.sample]
-    if provenance:
-        enable_provenance()
-    run(dev)
-    torch.cuda.synchronize()
+def pytorch_counts(sample):
+    """What PyTorch itself counted during this process (torch._dynamo.utils.counters)."""
     from torch._dynamo.utils import counters
 
-    expected = {
-        "sample": args.sample,
+    return {
+        "sample": sample,
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(),
         "graph_break_reasons": {k: v for k, v in counters["graph_break"].items()},
@@ -334,8 +329,29 @@ def main():
         "recompiles": sum(v for k, v in counters["recompiles"].items()) if "recompiles" in counters else None,
         "counters": {k: dict(v) for k, v in counters.items()},
     }
+
+
+def command_line(doc, script, choices):
+    """The one name given on the command line, and the TORCH_TRACE directory the log goes to."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("name", choices=sorted(choices))
+    name = ap.parse_args().name
+    trace_dir = os.environ.get("TORCH_TRACE")
+    if not trace_dir:
+        sys.exit(f"{script}: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
+    return name, trace_dir
+
+
+def main():
+    sample, trace_dir = command_line(__doc__, "capture.py", SAMPLES)
+    dev = setup()
+    run, provenance = SAMPLES[sample]
+    if provenance:
+        enable_provenance()
+    run(dev)
+    torch.cuda.synchronize()
     with open(os.path.join(trace_dir, "expected.json"), "w") as f:
-        json.dump(expected, f, indent=1, default=str)
+        json.dump(pytorch_counts(sample), f, indent=1, default=str)
 
 
 if __name__ == "__main__":
