@@ -155,7 +155,8 @@ std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
     }
     const auto unit_index = static_cast<std::size_t>(unit - units.data());
     const ProposedInput input = unit_input(*unit, guards_of(unit_index));
-    // Dynamo checks the frame's cache entries newest first.
+    // Dynamo checks the frame's cache entries most recently used first (extra_state.cpp moves
+    // a hit to the front); without the hits, which the log does not record, newest first.
     std::vector<std::size_t> earlier;
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& id = units[i].id;
