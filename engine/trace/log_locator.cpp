@@ -51,6 +51,13 @@ std::vector<Candidate> list_logs(const fs::path& dir, std::error_code& ec) {
 
 }  // namespace
 
+std::vector<std::string> trace_logs_in(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (auto& log : list_logs(dir, ec)) paths.push_back(std::move(log.path));
+  return paths;
+}
+
 Result<LocatedLog> locate_log(const std::string& path, int rank) {
   std::error_code ec;
   const auto status = fs::status(path, ec);

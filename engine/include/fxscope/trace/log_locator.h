@@ -20,6 +20,10 @@ struct LocatedLog {
 // ranks are in the names, else the newest log. Errors name the path and what was expected.
 Result<LocatedLog> locate_log(const std::string& path, int rank);
 
+// The dedicated_log_torch_trace*.log files directly in DIR, sorted by path; empty when there are
+// none or DIR cannot be listed.
+std::vector<std::string> trace_logs_in(const std::string& dir);
+
 // The N of "..._rank_N_..." in a log file name, if any.
 std::optional<int> rank_of(const std::string& file_name);
 
