@@ -2,6 +2,7 @@
 // Each subcommand registers itself on the CLI11 app and records its exit status.
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace fxscope::cli {
 
@@ -11,6 +12,11 @@ void add_fuse_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_capture_command(CLI::App& app);
+
+// `summary PATH` as text or JSON on stdout; false, with the reader's message on stderr, when
+// PATH cannot be read. `capture` prints what it captured through it.
+bool print_summary(const std::string& path, int rank, bool json);
 
 // The status of the subcommand that ran: 0 ok, 1 bad input (a message was printed).
 int exit_code();
