@@ -95,8 +95,12 @@ void run_capture(const CaptureArgs& args) {
     return;
   }
   // Here with --open, the app did not start: the summary stands in for it, and the status says so.
-  const bool summarized = print_summary(*dir, args.rank, false);
-  const bool done = summarized && !args.open;
+  const auto units = print_summary(*dir, args.rank, false);
+  if (units == std::size_t{0}) {
+    say("the log holds no compile unit: torch.compile was perhaps never reached (is the "
+        "compiled function called?)");
+  }
+  const bool done = units && !args.open;
   set_exit_code(status != 0 ? status : (done ? 0 : 1));
 }
 

@@ -20,13 +20,13 @@ struct SummaryArgs {
 
 }  // namespace
 
-bool print_summary(const std::string& path, int rank, bool json) {
+std::optional<std::size_t> print_summary(const std::string& path, int rank, bool json) {
   trace::ReadOptions options;
   options.rank = rank;
   auto log = trace::read_trace(path, options);
   if (!log) {
     std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
-    return false;
+    return std::nullopt;
   }
   const auto summary = report::summarize(*log);
   if (json) {
@@ -34,7 +34,7 @@ bool print_summary(const std::string& path, int rank, bool json) {
   } else {
     std::cout << report::to_text(summary);
   }
-  return true;
+  return summary.units.size();
 }
 
 void add_summary_command(CLI::App& app) {

@@ -122,6 +122,30 @@ TEST_CASE("a program that writes no log is an error saying what may have happene
   fs::remove_all(dir);
 }
 
+TEST_CASE("a log without a compile unit is summarized with a hint", "[cli]") {
+  // Only the string-table record of a real log: what a program that imported torch with
+  // TORCH_TRACE set but never compiled would leave, had it logged anything.
+  const fs::path dir = scratch("no_units");
+  const fs::path log = dir.string() + ".log";
+  std::ifstream in(sample_log());
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("] {\"str\": [") != std::string::npos) {
+      std::ofstream(log) << line << "\n";
+      break;
+    }
+  }
+  REQUIRE(fs::file_size(log) > 0);
+  const auto r = test::run_process(
+      cli("capture --dir " + dir.string() + " -- " + fake(log.string()) + " 2>&1"));
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("0 compile units"));
+  CHECK_THAT(r.output, Catch::Contains("the log holds no compile unit: torch.compile was perhaps "
+                                       "never reached"));
+  fs::remove_all(dir);
+  fs::remove(log);
+}
+
 TEST_CASE("capture refuses a missing program, a used folder and an empty command", "[cli]") {
   const auto missing = test::run_process(cli("capture -- fxscope-no-such-program train.py 2>&1"));
   CHECK(missing.status == 127);
