@@ -98,6 +98,13 @@ std::optional<std::string> uncompressed_log_name(const std::string& file_name) {
   return std::nullopt;
 }
 
+std::vector<std::string> trace_logs_in(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (auto& log : list_logs(dir, ec)) paths.push_back(std::move(log.path));
+  return paths;
+}
+
 Result<LocatedLog> locate_log(const std::string& path, int rank) {
   std::error_code ec;
   const auto status = fs::status(path, ec);

@@ -27,6 +27,10 @@ Result<LocatedLog> locate_log(const std::string& path, int rank);
 // "x.log" for a log file named x.log, x.log.gz or x.log.zst; nothing for another name.
 std::optional<std::string> uncompressed_log_name(const std::string& file_name);
 
+// The dedicated_log_torch_trace*.log files (.log.gz and .log.zst too) directly in DIR, sorted by
+// path; empty when there are none or DIR cannot be listed.
+std::vector<std::string> trace_logs_in(const std::string& dir);
+
 // The N of "..._rank_N_..." in a log file name, if any.
 std::optional<int> rank_of(const std::string& file_name);
 
