@@ -80,6 +80,9 @@ void run_capture(const CaptureArgs& args) {
   const auto exit = run_child({args.command, trace::capture_environment(*dir, is_set)});
   if (!exit) {
     say(exit.error().message);
+    // A folder of our own making that nothing was written to is not left behind.
+    std::error_code ignored;
+    if (args.dir.empty()) fs::remove(*dir, ignored);
     set_exit_code(kCannotStart);
     return;
   }

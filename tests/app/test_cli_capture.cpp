@@ -147,9 +147,14 @@ TEST_CASE("a log without a compile unit is summarized with a hint", "[cli]") {
 }
 
 TEST_CASE("capture refuses a missing program, a used folder and an empty command", "[cli]") {
-  const auto missing = test::run_process(cli("capture -- fxscope-no-such-program train.py 2>&1"));
+  const fs::path tmp = scratch("missing_tmp");
+  fs::create_directories(tmp);
+  const auto missing = test::run_process("TMPDIR=" + tmp.string() + " " +
+                                         cli("capture -- fxscope-no-such-program train.py 2>&1"));
   CHECK(missing.status == 127);
   CHECK_THAT(missing.output, Catch::Contains("fxscope-no-such-program: command not found on PATH"));
+  CHECK(fs::is_empty(tmp));  // the folder made for the run is gone again
+  fs::remove_all(tmp);
 
   const fs::path dir = scratch("used");
   fs::create_directories(dir);
@@ -165,8 +170,11 @@ TEST_CASE("capture refuses a missing program, a used folder and an empty command
 }
 
 TEST_CASE("capture passes the program's own options through and explains its defaults", "[cli]") {
-  const auto r = test::run_process(cli("capture -- /bin/sh -c 'echo \"args: $0 $1\"' --lr 3 2>&1"));
+  const fs::path dir = scratch("options");
+  const auto r = test::run_process(
+      cli("capture --dir " + dir.string() + " -- /bin/sh -c 'echo \"args: $0 $1\"' --lr 3 2>&1"));
   CHECK_THAT(r.output, Catch::Contains("args: --lr 3"));
+  fs::remove_all(dir);
   const auto help = test::run_process(cli("capture --help"));
   CHECK(help.status == 0);
   CHECK_THAT(help.output, Catch::Contains("TORCHINDUCTOR_FX_GRAPH_CACHE=0"));

@@ -18,7 +18,10 @@ CaptureSession::CaptureSession(QObject* parent)
     : QObject(parent), process_(new LineProcess(LineProcess::Lines::kMerged, this)) {
   connect(process_, &LineProcess::line, this, &CaptureSession::output);
   connect(process_, &LineProcess::ended, this, &CaptureSession::on_ended);
-  connect(process_, &LineProcess::failed_to_start, this, &CaptureSession::failed);
+  connect(process_, &LineProcess::failed_to_start, this, [this](const QString& message) {
+    QDir().rmdir(dir_);  // made for this run, still empty: not left behind
+    emit failed(message);
+  });
 }
 
 bool CaptureSession::running() const {
