@@ -5,9 +5,10 @@
 #   tools/package.sh [--with-cuda]
 #
 # Without --with-cuda the package has no GPU runtime (`fxscope-cli run` says so). With it the
-# binaries link cuBLASLt, NVRTC and CUPTI from the CUDA toolkit under /usr/local/cuda, which is
-# no Debian package: the package then names no dependency on them and starts only where the
-# toolkit is installed. FXSCOPE_JOBS sets the build's parallelism (default: every core).
+# package also holds the GPU runtime, which opens NVRTC, cuBLASLt, CUPTI and cuDNN only when a run
+# needs them; they are no Debian package, so the package names no dependency on them, and without
+# them every command but `run` works. FXSCOPE_JOBS sets the build's parallelism (default: every
+# core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
