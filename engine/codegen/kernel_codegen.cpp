@@ -61,7 +61,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
   for (const NodeId n : group.nodes) {
     // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.
-    if (!(is_reduction(graph.node(n)) && inputs.count(n))) ctx.members.insert(n);
+    if (!(is_reduction(graph.node(n)) && inputs.count(n)) &&
+        !ops::runs_in_library(graph.node(n).target)) {
+      ctx.members.insert(n);
+    }
   }
   if (group.kind == fusion::GroupKind::eager_op) {
     if (group.nodes.size() != 1) return make_error(where + ": an eager op group has one node");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -44,11 +45,17 @@ class Lowerer {
     for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
     realized_.assign(n_, false);
     inlinable_.assign(n_, false);
+    library_buffer_.assign(n_, -1);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
     stamp_.assign(n_, 0);
     for (NodeId i = 0; i < n_; ++i) alias_[i] = i;
+    graph_output_.assign(n_, false);
+    for (NodeId i = 0; i < n_; ++i) {
+      if (g.node(i).op != graph::OpKind::output) continue;
+      for (const NodeId out : g.inputs(i)) graph_output_[out] = true;
+    }
   }
 
   LoweredGraph run() {
@@ -65,6 +72,9 @@ class Lowerer {
       }
       if (!ops::find_op(node.target)) ++unknown_[node.target];
       lower(i);
+      // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
+      // memory then: later readers load it rather than recompute it.
+      if (graph_output_[i]) realize(i);
     }
     for (const NodeId out : outputs) realize(out);
     LoweredGraph lowered{std::move(sched_), {}};
@@ -188,48 +198,78 @@ class Lowerer {
   void lower_extern(NodeId i, const std::vector<NodeId>& args,
                     const std::vector<NodeId>& gathered) {
     const std::string_view base = ops::op_base_name(g_.node(i).target);
-    if (base == "convolution") add_layout_copies(args, gathered);
-    if (info_[i].op_class == ops::OpClass::attention && args.size() > 3) {
-      // SDPA requires its attention mask in an aligned layout (sdpa_constraint): that kernel
-      // runs the mask's code and carries the origins of everything the call gathered. A mask not
-      // yet in memory is realized straight into that layout, so the aligned buffer is the mask
-      // itself and no second kernel computes it.
-      std::vector<std::int64_t> reads;
-      add_reads(args[3], reads);
-      const NodeId mask = storage(args[3]);
-      const bool in_place = !realized_[mask] && inlinable_[mask];
-      push(i, gathered, std::move(reads),
-           in_place ? static_cast<std::int64_t>(mask) : next_buffer_++, numel_of(args[3]), 1, false,
-           true, std::string(kMaskCopyNote));
-      if (in_place) realized_[mask] = true;
+    // Attention calls and a convolution's backward require their inputs in a stride order of
+    // their own (sdpa_constraint, constrain_to_fx_strides): an input not yet in memory is
+    // computed by a copy made while the call is lowered (ExternKernel.require_stride_order), so
+    // its kernel carries the origins of everything the call gathered, the call included. A
+    // convolution realizes its inputs first (x.realize()), so they keep their own origins.
+    const bool constrained = info_[i].op_class == ops::OpClass::attention ||
+                             (info_[i].op_class == ops::OpClass::conv && base != "convolution");
+    if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
+        realized_[storage(args[3])]) {
+      // A mask already in memory is copied to an aligned layout all the same.
+      push(i, gathered, read_set(args[3]), next_buffer_++, numel_of(args[3]), 1, false, true,
+           std::string(kMaskCopyNote));
     }
+    // A convolution's bias is peeled off on GPUs ("cudnn is slower with it"): the library call
+    // runs without it into a buffer of its own, and the node's value is that buffer plus the
+    // bias, a Pointwise made while the convolution is lowered (so with its origins).
+    const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
+      if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
+      if (constrained) realize_copy(a, gathered);
       realize(a);
       add_reads(a, reads);
     }
-    realized_[i] = true;
+    if (base == "convolution") add_layout_copies(args, gathered);
     const bool is_template = templates_ && base == "addmm";
-    push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), i, output_numel(i),
-         1, false, false, "");
+    const std::int64_t buffer = bias ? next_buffer_++ : static_cast<std::int64_t>(i);
+    push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), buffer,
+         output_numel(i), 1, false, false, "");
     sched_.back().template_gemm = is_template;
+    if (!bias) {
+      realized_[i] = true;
+      return;
+    }
+    library_buffer_[i] = buffer;
+    origins_[i] = gathered;
+    inlinable_[i] = true;
+    opcount_[i] = 1 + (realized_[*bias] ? 0 : opcount_[*bias]);
+    hint_realize(i);
   }
 
-  // With channels-last layout optimisation, a convolution copies graph inputs (and weights
-  // with a spatial kernel) into channels-last buffers while it is lowered.
+  // The node argument at position POS of node I, if there is one.
+  std::optional<NodeId> arg_node(NodeId i, std::size_t pos) const {
+    const graph::Node& node = g_.node(i);
+    if (node.args.size() <= pos || node.args[pos].kind() != graph::Argument::Kind::node) {
+      return std::nullopt;
+    }
+    return node.args[pos].as_node();
+  }
+
+  // With channels-last layout optimisation (layout_opt), a convolution requires channels-last
+  // inputs (require_channels_last): a graph input, whose layout is fixed, is copied while the
+  // convolution is lowered, the copy carrying its origins; a 1x1 weight is the same in both
+  // layouts. Values computed in the graph take the layout they are asked for at no cost (their
+  // layout is still flexible, or Inductor gave them channels-last strides as graph outputs that
+  // feed convolutions).
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered) {
     if (args.size() < 2) return;
-    const auto is_input = [&](NodeId a) { return g_.node(a).op == graph::OpKind::placeholder; };
-    const graph::Node& weight = g_.node(args[1]);
-    const bool spatial = weight.meta && weight.meta->rank() == 4 &&
-                         ops::eval_dim(weight.meta->sizes[2], options_.hints) *
-                                 ops::eval_dim(weight.meta->sizes[3], options_.hints) >
-                             1;
-    for (const NodeId a : {args[1], args[0]}) {
-      if (!is_input(a) || (a == args[1] && !spatial)) continue;
+    for (const NodeId a : {args[0], args[1]}) {
+      if (g_.node(a).op != graph::OpKind::placeholder || (a == args[1] && !spatial(a))) continue;
       push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
            std::string(kLayoutCopyNote));
     }
+  }
+
+  // Whether weight W has a kernel larger than 1x1.
+  bool spatial(NodeId w) const {
+    const graph::Node& weight = g_.node(w);
+    return weight.meta && weight.meta->rank() == 4 &&
+           ops::eval_dim(weight.meta->sizes[2], options_.hints) *
+                   ops::eval_dim(weight.meta->sizes[3], options_.hints) >
+               1;
   }
 
   // After a pointwise or view is lowered: the realization Inductor decides right away.
@@ -247,6 +287,16 @@ class Lowerer {
         reads > options_.realize_acc_reads_threshold) {
       realize(base);
     }
+  }
+
+  // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed
+  // with ORIGINS; what A reads stays unrealized for its other users.
+  void realize_copy(NodeId a, const std::vector<NodeId>& origins) {
+    const NodeId base = storage(a);
+    if (realized_[base] || !inlinable_[base]) return;
+    push(a, origins, read_set(a), a, numel_of(a), 1, false, true, "");
+    realized_[a] = true;
+    alias_[a] = a;
   }
 
   // The node whose storage a chain of unrealized views reads.
@@ -285,6 +335,12 @@ class Lowerer {
       stamp_[i] = generation_;
       if (realized_[i]) {
         reads.push_back(alias_[i]);
+        continue;
+      }
+      if (library_buffer_[i] >= 0) {
+        // A convolution's bias epilogue: the library call's buffer, plus the bias.
+        reads.push_back(library_buffer_[i]);
+        if (const auto bias = arg_node(i, 2)) stack.push_back(*bias);
         continue;
       }
       for (const NodeId a : g_.inputs(i)) stack.push_back(a);
@@ -332,6 +388,9 @@ class Lowerer {
   std::vector<bool> realized_;
   // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
   std::vector<bool> inlinable_;
+  std::vector<bool> graph_output_;
+  // For a convolution whose bias is added after the library call: the call's own buffer.
+  std::vector<std::int64_t> library_buffer_;
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;

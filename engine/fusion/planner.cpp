@@ -46,7 +46,14 @@ double group_alu_slots(const graph::Graph& graph, const PlanOptions& options,
 
 void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGroup& group) {
   if (!is_layout_copy(group)) {
-    for (const NodeId id : group.nodes) group.flops += ops::op_cost(graph, id, options.hints).flops;
+    for (const NodeId id : group.nodes) {
+      // A generated kernel's origins can name the library call it was made for (an input
+      // copied into the layout a convolution requires), whose work it does not do.
+      if (group.kind != GroupKind::extern_kernel && ops::runs_in_library(graph.node(id).target)) {
+        continue;
+      }
+      group.flops += ops::op_cost(graph, id, options.hints).flops;
+    }
   }
   group.alu_slots = group_alu_slots(graph, options, group);
   const auto tensor_bytes = [&](const graph::Node& node) {
@@ -148,6 +155,9 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
     if (b < graph_size) group.outputs.push_back(static_cast<NodeId>(b));
   }
   if (group.kind == GroupKind::extern_kernel) {
+    // The library call computes its node, whatever buffer the lowering gave it (a convolution
+    // whose bias is added after it writes a buffer of its own).
+    group.outputs = {nodes.front()->node};
     group.name = extern_name(graph.node(nodes.front()->node));
   } else {
     group.name = kernel_name(graph, group.nodes, group.kind, triton_index++);

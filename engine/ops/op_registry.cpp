@@ -87,4 +87,10 @@ OpInfo classify(std::string_view target) {
   return unknown;  // opaque, run alone as an extern kernel: the safe reading of an unknown op
 }
 
+bool runs_in_library(std::string_view target) {
+  const OpInfo* info = find_op(target);
+  return info != nullptr && info->lowering == Lowering::extern_kernel &&
+         info->op_class != OpClass::opaque;
+}
+
 }  // namespace fxscope::ops

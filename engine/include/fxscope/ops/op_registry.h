@@ -22,6 +22,11 @@ const OpInfo* find_op(std::string_view target);
 // The row for TARGET; an opaque extern-kernel row named after the target when the table lacks it.
 OpInfo classify(std::string_view target);
 
+// Whether TARGET is a known library call (a GEMM, convolution or attention kernel): a generated
+// kernel never computes it, though Inductor can name it among a kernel's origins (the bias a
+// convolution adds after the call, an input copied into the layout the call requires).
+bool runs_in_library(std::string_view target);
+
 // Every row, for documentation and tests.
 const std::vector<OpInfo>& op_table();
 
