@@ -46,6 +46,7 @@ class Lowerer {
     realized_.assign(n_, false);
     inlinable_.assign(n_, false);
     library_buffer_.assign(n_, -1);
+    layout_fixed_.assign(n_, false);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
@@ -68,13 +69,17 @@ class Lowerer {
       }
       if (!node.is_op()) {
         realized_[i] = true;  // placeholders and constants are buffers already
+        layout_fixed_[i] = true;
         continue;
       }
       if (!ops::find_op(node.target)) ++unknown_[node.target];
       lower(i);
       // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
       // memory then: later readers load it rather than recompute it.
-      if (graph_output_[i]) realize(i);
+      if (graph_output_[i]) {
+        realize(i);
+        layout_fixed_[storage(i)] = true;
+      }
     }
     for (const NodeId out : outputs) realize(out);
     LoweredGraph lowered{std::move(sched_), {}};
@@ -89,6 +94,7 @@ class Lowerer {
     for (const NodeId a : args) {
       if (!realized_[a]) merge_into(gathered, origins_[a]);
     }
+    if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
     switch (info_[i].lowering) {
       case Lowering::getitem:
         return lower_getitem(i, args);
@@ -112,6 +118,81 @@ class Lowerer {
     }
   }
 
+  // lowering.cat: a pointwise cat (masked loads of every input, inlined like any Pointwise) for
+  // at most max_pointwise_cat_inputs inputs when its users are all pointwise and some input is
+  // not in memory yet, or when every input needs a copy anyway and none carries a reduction;
+  // else a ConcatKernel. Returns false for the pointwise form, which lowers as a pointwise op.
+  bool lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
+    const graph::Node& node = g_.node(i);
+    std::vector<NodeId> pieces;
+    if (!node.args.empty()) {
+      for (const graph::Argument& a : node.args[0].items()) {
+        if (a.is_node()) pieces.push_back(a.as_node());
+      }
+    }
+    if (pieces.size() < 2) return false;  // a clone
+    bool any_lowered = false;
+    bool all_lowered = true;
+    bool reduction = false;
+    for (const NodeId p : pieces) {
+      const NodeId base = storage(p);
+      const bool lowered = !realized_[base] || layout_fixed_[base];
+      any_lowered |= lowered;
+      all_lowered &= lowered;
+      reduction |= reads_reduction(p);
+    }
+    const bool pointwise_users =
+        std::all_of(users_[i].begin(), users_[i].end(), [&](NodeId u) { return pointwise_use(u); });
+    if (pieces.size() <= options_.max_pointwise_cat_inputs &&
+        ((any_lowered && pointwise_users) || (all_lowered && !reduction))) {
+      return false;
+    }
+    // ConcatKernel.create: each input is realized into its slice of the output. One computed in
+    // this graph whose layout is still free is written there by its own kernel; any other (a
+    // view, a graph input, a library call's result, a buffer already laid out) is copied by a
+    // kernel of its own, made while the cat is lowered.
+    std::vector<std::int64_t> reads;
+    for (const NodeId p : pieces) {
+      const NodeId base = storage(p);
+      if (base == p && !realized_[p]) realize(p);
+      if (base == p && realized_[p] && !layout_fixed_[p]) {
+        layout_fixed_[p] = true;
+        reads.push_back(alias_[p]);
+        continue;
+      }
+      const std::int64_t copy = next_buffer_++;
+      push(p, gathered, read_set(p), copy, numel_of(p), 1, false, true, "");
+      reads.push_back(copy);
+    }
+    std::sort(reads.begin(), reads.end());
+    realized_[i] = true;
+    layout_fixed_[i] = true;
+    push(i, {i}, std::move(reads), i, numel_of(i), 1, false, false, "");
+    sched_.back().launches = false;  // the ConcatKernel itself only allocates
+    return true;
+  }
+
+  // is_pointwise_use: a pointwise op, a cat or pad (which lower pointwise-style too), or a view
+  // whose own users all are.
+  bool pointwise_use(NodeId u) const {
+    const std::string_view base = ops::op_base_name(g_.node(u).target);
+    if (base == "cat" || base == "constant_pad_nd") return true;
+    if (info_[u].lowering == Lowering::view) {
+      return std::all_of(users_[u].begin(), users_[u].end(),
+                         [&](NodeId v) { return pointwise_use(v); });
+    }
+    return info_[u].lowering == Lowering::pointwise &&
+           (info_[u].op_class == ops::OpClass::pointwise ||
+            info_[u].op_class == ops::OpClass::broadcast);
+  }
+
+  // can_fuse_reduction: P is a reduction's buffer, or a value not in memory that reads one.
+  bool reads_reduction(NodeId p) {
+    const std::vector<std::int64_t> reads = read_set(p);
+    return std::any_of(reads.begin(), reads.end(),
+                       [&](std::int64_t b) { return reduction_buffers_.count(b) > 0; });
+  }
+
   // getitem of a tuple of views (split) forwards their origins; of a buffer, aliases it. The
   // variance of a Welford reduction is a pointwise of its buffer, so it carries its origin.
   void lower_getitem(NodeId i, const std::vector<NodeId>& args) {
@@ -131,6 +212,7 @@ class Lowerer {
       push(i, {i}, {static_cast<std::int64_t>(alias_[parent])}, i, numel_of(i), 1, false, false,
            "");
       sched_.back().launches = false;
+      layout_fixed_[i] = true;
       return;
     }
     if (realized_[parent]) {
@@ -220,6 +302,7 @@ class Lowerer {
       if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
       if (constrained) realize_copy(a, gathered);
       realize(a);
+      layout_fixed_[storage(a)] = true;
       add_reads(a, reads);
     }
     if (base == "convolution") add_layout_copies(args, gathered);
@@ -230,6 +313,7 @@ class Lowerer {
     sched_.back().template_gemm = is_template;
     if (!bias) {
       realized_[i] = true;
+      layout_fixed_[i] = true;
       return;
     }
     library_buffer_[i] = buffer;
@@ -374,6 +458,7 @@ class Lowerer {
     s.numel = numel;
     s.rnumel = rnumel;
     s.reduction = reduction;
+    if (reduction) reduction_buffers_.insert(buffer);
     s.fusable = fusable;
     s.note = std::move(note);
     sched_.push_back(std::move(s));
@@ -389,6 +474,10 @@ class Lowerer {
   // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
   std::vector<bool> inlinable_;
   std::vector<bool> graph_output_;
+  // Buffers whose layout is settled: graph inputs and outputs, library calls' results, inputs
+  // of library calls, values realized into a ConcatKernel. A cat must copy them.
+  std::vector<bool> layout_fixed_;
+  std::set<std::int64_t> reduction_buffers_;
   // For a convolution whose bias is added after the library call: the call's own buffer.
   std::vector<std::int64_t> library_buffer_;
   std::vector<NodeId> alias_;

@@ -20,6 +20,7 @@ struct PlanOptions {
   std::size_t realize_opcount_threshold = 30;   // ... or with a larger inner function
   std::size_t realize_acc_reads_threshold = 8;  // any pointwise reading more is stored
   std::int64_t unroll_rnumel = 8;               // config.unroll_reductions_threshold
+  std::size_t max_pointwise_cat_inputs = 8;     // config.max_pointwise_cat_inputs
   std::int64_t persistent_rnumel = 1024;        // inner reductions up to this fit one block
   std::int64_t split_rnumel = 8192;             // larger reductions with few outputs split
   std::int64_t sm_count = 132;                  // H200; split when outputs < 2 x SMs
