@@ -32,6 +32,19 @@ std::int64_t closest_divisor(std::int64_t n, std::int64_t target) {
   return best;
 }
 
+// The split size of a reduction too large to spread thinner: 512 elements a thread, or a
+// divisor of R within 50 of it.
+std::int64_t largest_split_size(std::int64_t r) {
+  const std::int64_t closest = closest_divisor(r, kMaxElementsPerThread);
+  return std::llabs(closest - kMaxElementsPerThread) < 50 ? closest : kMaxElementsPerThread;
+}
+
+// The split size from the per-device target when it is near a divisor of R (within SLACK).
+std::int64_t even_split_size(std::int64_t r, std::int64_t target, std::int64_t slack) {
+  const std::int64_t closest = closest_divisor(r, target);
+  return std::llabs(closest - target) < slack ? std::max(closest, kMinElementsPerThread) : target;
+}
+
 std::int64_t inner_splits(std::int64_t r, std::int64_t numel, std::int64_t sms,
                           std::int64_t min_rnumel) {
   if (numel >= 2 * sms || r <= min_rnumel) return 1;
@@ -43,12 +56,9 @@ std::int64_t inner_splits(std::int64_t r, std::int64_t numel, std::int64_t sms,
   } else if (r * numel < max_device) {
     const std::int64_t target_blocks = sms * kThreadsPerSm / (2 * kThreadsPerBlock);
     const std::int64_t blocks_per_output = ceil_div(target_blocks, numel);
-    const std::int64_t tmp = ceil_div(r, kThreadsPerBlock * blocks_per_output);
-    const std::int64_t closest = closest_divisor(r, tmp);
-    split_size = std::llabs(closest - tmp) < 30 ? std::max(closest, kMinElementsPerThread) : tmp;
+    split_size = even_split_size(r, ceil_div(r, kThreadsPerBlock * blocks_per_output), 30);
   } else {
-    const std::int64_t closest = closest_divisor(r, kMaxElementsPerThread);
-    split_size = std::llabs(closest - kMaxElementsPerThread) < 50 ? closest : kMaxElementsPerThread;
+    split_size = largest_split_size(r);
   }
   return ceil_div(r, split_size * kThreadsPerBlock);
 }
@@ -64,12 +74,9 @@ std::int64_t outer_splits(std::int64_t r, std::int64_t numel, std::int64_t sms) 
     split_size = kMinElementsPerThread;
   } else if (r * numel < max_device) {
     const std::int64_t target_blocks = ceil_div(sms * kThreadsPerSm / kThreadsPerBlock, xblocks);
-    const std::int64_t tmp = ceil_div(r, kRValuesPerThread * target_blocks);
-    const std::int64_t closest = closest_divisor(r, tmp);
-    split_size = std::llabs(tmp - closest) < 20 ? std::max(closest, kMinElementsPerThread) : tmp;
+    split_size = even_split_size(r, ceil_div(r, kRValuesPerThread * target_blocks), 20);
   } else {
-    const std::int64_t closest = closest_divisor(r, kMaxElementsPerThread);
-    split_size = std::llabs(closest - kMaxElementsPerThread) < 50 ? closest : kMaxElementsPerThread;
+    split_size = largest_split_size(r);
   }
   return ceil_div(r, kRValuesPerThread * split_size);
 }
