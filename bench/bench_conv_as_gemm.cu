@@ -1,8 +1,8 @@
 // ResNet-50's 3x3 stride-1 convolutions at batch 1 as an im2col and one FP32 GEMM (cuBLAS, TF32
-// off), against a direct reference for correctness. The engine runs them on cuDNN's FP32 plans,
-// and on the H200 (session 8) the heuristics' plan for layer 4's (1x512x7x7 by 512x512x3x3) took
+// off), against a direct reference for correctness. The engine's default mode runs them on cuDNN's
+// FP32 plans, and on the H200 the heuristics' plan for layer 4's (1x512x7x7 by 512x512x3x3) took
 // 115 us with 32 blocks on 132 SMs; layer 3's 74 us. A GEMM of M = 49 positions and K = 4608 is
-// what cuBLAS's split-K kernels are for. This times the alternative before the engine takes it.
+// what cuBLAS's split-K kernels are for. This times the alternative that max-autotune offers.
 //
 //   bench_conv_as_gemm [REPS]   (default 50; medians of CUDA-event times, after 10 warm-ups)
 //

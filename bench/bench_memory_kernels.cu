@@ -14,7 +14,7 @@
 //   comes nearest cudaMemcpy, the reference the target is judged against.
 // - Batch norm + residual + ReLU epilogues of ResNet-50's shapes: a word a thread as generated,
 //   against two words a thread and other block sizes.
-// - ResNet-50's two kernels that stayed under 70% of a same-size copy kernel in session 6 (a
+// - ResNet-50's two kernels nearest the 70% line of a same-size copy kernel (a
 //   double batch norm + add + ReLU over 2048 planes of 7x7, the stem's batch norm + ReLU + 3x3/2
 //   max-pool): forms a thread, block sizes, float4 lanes, staged rows in shared memory, and the
 //   square root's cost (IEEE sqrtf and division against rsqrtf and __frsqrt_rn). `resnet` as the
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(TEAM) ln_no_reduction(LnArgs p) {
   }
 }
 
-// As generated since session 7: shifted sums in one team reduction, but scalar loads, TEAM
+// As generated: shifted sums in one team reduction, but scalar loads, TEAM
 // threads a row (a power of two), ceil(L / TEAM) elements a thread, those past the row guarded.
 // The generated team for 128 rows of 768 is 256; the others say whether the team's size matters
 // before 16-byte words do.

@@ -1,4 +1,5 @@
-// Prints how fast a log is read and summarized, stage by stage, as median of repeats:
+// Prints how fast a log is read and summarized, stage by stage, as median of repeats, in MB/s of
+// the log's text (after decompression, for a .gz or .zst log; read_trace includes it):
 //   bench_summary [LOG_OR_DIR] [REPEATS]   (default: the largest bundled sample, LLaMA 48 layers,
 //   15 repeats)
 #include <algorithm>
@@ -22,6 +23,11 @@ double median_ms(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The fastest run: on a shared machine, the one least slowed by others' work.
+double best_ms(const std::vector<double>& v) {
+  return *std::min_element(v.begin(), v.end());
+}
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -33,6 +39,8 @@ int main(int argc, char** argv) {
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 15;
   std::vector<double> read_ms, summarize_ms, json_ms, text_ms, total_ms;
   std::size_t bytes = 0;
+  std::size_t stored = 0;
+  auto compression = fxscope::trace::Compression::none;
   for (int i = 0; i < repeats; ++i) {
     const auto t0 = Clock::now();
     auto log = fxscope::trace::read_trace(path);
@@ -42,6 +50,8 @@ int main(int argc, char** argv) {
     }
     read_ms.push_back(ms_since(t0));
     bytes = log->stats().bytes;
+    stored = log->stored_bytes();
+    compression = log->compression();
     const auto t1 = Clock::now();
     const auto summary = fxscope::report::summarize(*log);
     summarize_ms.push_back(ms_since(t1));
@@ -55,14 +65,21 @@ int main(int argc, char** argv) {
     if (json.empty() || text.empty()) return 1;
   }
   const double mb = static_cast<double>(bytes) / 1e6;
-  std::printf("log: %s (%.1f MB), median of %d runs\n", path.c_str(), mb, repeats);
-  std::printf("  read_trace      %8.2f ms  %8.0f MB/s\n", median_ms(read_ms),
-              mb / median_ms(read_ms) * 1e3);
+  const bool plain = compression == fxscope::trace::Compression::none;
+  std::printf("log: %s (%.1f MB of text; %s, %.1f MB on disk), median of %d runs\n", path.c_str(),
+              mb, std::string(fxscope::trace::compression_name(compression)).c_str(),
+              static_cast<double>(stored) / 1e6, repeats);
+  std::printf("  read_trace      %8.2f ms  %8.0f MB/s  (best %.2f ms, %.0f MB/s)\n",
+              median_ms(read_ms), mb / median_ms(read_ms) * 1e3, best_ms(read_ms),
+              mb / best_ms(read_ms) * 1e3);
   std::printf("  summarize       %8.2f ms  (parses every graph and output code)\n",
               median_ms(summarize_ms));
   std::printf("  to_json + dump  %8.2f ms\n", median_ms(json_ms));
   std::printf("  to_text         %8.2f ms\n", median_ms(text_ms));
-  std::printf("  summary --json  %8.2f ms  %8.0f MB/s (in process; target >= 300 MB/s)\n",
-              median_ms(total_ms), mb / median_ms(total_ms) * 1e3);
+  std::printf(
+      "  summary --json  %8.2f ms  %8.0f MB/s  (best %.2f ms, %.0f MB/s; in process, target "
+      ">= %d MB/s)\n",
+      median_ms(total_ms), mb / median_ms(total_ms) * 1e3, best_ms(total_ms),
+      mb / best_ms(total_ms) * 1e3, plain ? 300 : 150);
   return 0;
 }

@@ -25,6 +25,15 @@ def device():
     return torch.device("cuda")
 
 
+def setup():
+    """The CUDA device, with TF32 off and a fixed seed, as every capture starts."""
+    dev = device()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    return dev
+
+
 def enable_provenance():
     # Inductor's provenance mapping says exactly which post-grad nodes each kernel covers.
     cfg = torch._inductor.config.trace
@@ -189,6 +198,104 @@ def run_reduce_overhead_dynamic(dev):
                 cmodel(torch.randn(batch, 256, device=dev))
 
 
+class StackBreak(nn.Module):
+    """A graph break in a callee while tensors sit on the caller's stack: the resume function
+    receives them as ___stack0, ___stack1 (Dynamo's names for stack inputs)."""
+
+    def __init__(self, dim=64):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(dim, dim) for _ in range(2))
+        self.layers[0].scale = 1.0
+
+    def tail(self, y):
+        print("guard_order: tail", tuple(y.shape))  # graph break inside the callee
+        return y * self.layers[0].scale
+
+    def forward(self, x):
+        y = torch.sin(self.layers[0](x))
+        z = torch.cos(y)
+        out = z + self.tail(y)  # z is on the stack and a live local at the break
+        return out + self.layers[1](z)
+
+
+def width_fn(x):
+    return torch.sin(x) * 2.0 + 1.0
+
+
+def scaled_fn(x, n):
+    return torch.cos(x) * n
+
+
+def dtype_fn(x):
+    return torch.tanh(x) + 1.0
+
+
+def activation_fn(x, act):
+    return act(x) * 2.0
+
+
+def matmul_fn(x):
+    return x @ x.t()
+
+
+def branchy_fn(x):
+    return x * 2.0 if x.shape[0] > 8 else x + 2.0
+
+
+GUARD_TABLE = torch.ones(4, 16)
+
+
+def global_fn(x):
+    return x + GUARD_TABLE.to(x.device).sum()
+
+
+def run_guard_order(dev):
+    global GUARD_TABLE
+    # Sizes before strides: after automatic dynamic makes dim 0 a symbol, a new width fails
+    # the size check at index 1, not the stride check at index 0.
+    fn = torch.compile(width_fn)
+    for shape in ((8, 64), (16, 64), (16, 128)):
+        fn(torch.randn(*shape, device=dev))
+    # A guard manager sorts its children by failure count after a failure: once n failed,
+    # n is checked before x.
+    fn = torch.compile(scaled_fn)
+    x8 = torch.randn(8, 32, device=dev)
+    fn(x8, 1), fn(x8, 2), fn(torch.randn(16, 32, device=dev), 3)
+    # Cache entries are looked up most recently used first: 0/0, hit again after 0/1 exists,
+    # is listed first when f16 recompiles (a hit the log does not record).
+    fn = torch.compile(dtype_fn)
+    xf = torch.randn(8, 32, device=dev)
+    fn(xf), fn(xf.double()), fn(xf), fn(xf.half())
+    # A symbolic shape guard fails (dynamic=True, a branch on the size).
+    fn = torch.compile(branchy_fn, dynamic=True)
+    fn(torch.randn(16, 8, device=dev)), fn(torch.randn(4, 8, device=dev))
+    # ID_MATCH on a function argument, then a float where the int was (TYPE_MATCH).
+    fn = torch.compile(activation_fn)
+    fn(x8, torch.tanh), fn(x8, torch.sigmoid)
+    fn = torch.compile(scaled_fn)
+    fn(x8, 2.5)
+    # The global state: autocast on, then grad mode.
+    fn = torch.compile(matmul_fn)
+    with torch.no_grad():
+        fn(xf)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            fn(xf)
+    fn(xf)
+    # A global tensor changes shape.
+    fn = torch.compile(global_fn)
+    fn(x8)
+    GUARD_TABLE = torch.ones(8, 16)
+    fn(x8)
+    # Resume functions' stack inputs and a nested module's attribute.
+    model = StackBreak().to(dev).eval()
+    cmodel = torch.compile(model)
+    with torch.no_grad():
+        cmodel(torch.randn(8, 64, device=dev))
+        cmodel(torch.randn(16, 64, device=dev))
+        model.layers[0].scale = 2.0
+        cmodel(torch.randn(16, 64, device=dev))
+
+
 SAMPLES = {
     "resnet18": (lambda dev: run_resnet(dev, "resnet18"), False),
     "resnet50": (lambda dev: run_resnet(dev, "resnet50"), False),
@@ -203,29 +310,16 @@ SAMPLES = {
     "graph_breaks": (run_breaks, False),
     "reduce_overhead_dynamic": (run_reduce_overhead_dynamic, False),
     "max_autotune_mlp": (lambda dev: run_mlp(dev, mode="max-autotune"), False),
+    "guard_order": (run_guard_order, False),
 }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("sample", choices=sorted(SAMPLES))
-    args = ap.parse_args()
-    trace_dir = os.environ.get("TORCH_TRACE")
-    if not trace_dir:
-        sys.exit("capture.py: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
-    dev = device()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.manual_seed(0)
-    run, provenance = SAMPLES[args.sample]
-    if provenance:
-        enable_provenance()
-    run(dev)
-    torch.cuda.synchronize()
+def pytorch_counts(sample):
+    """What PyTorch itself counted during this process (torch._dynamo.utils.counters)."""
     from torch._dynamo.utils import counters
 
-    expected = {
-        "sample": args.sample,
+    return {
+        "sample": sample,
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(),
         "graph_break_reasons": {k: v for k, v in counters["graph_break"].items()},
@@ -235,8 +329,29 @@ def main():
         "recompiles": sum(v for k, v in counters["recompiles"].items()) if "recompiles" in counters else None,
         "counters": {k: dict(v) for k, v in counters.items()},
     }
+
+
+def command_line(doc, script, choices):
+    """The one name given on the command line, and the TORCH_TRACE directory the log goes to."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("name", choices=sorted(choices))
+    name = ap.parse_args().name
+    trace_dir = os.environ.get("TORCH_TRACE")
+    if not trace_dir:
+        sys.exit(f"{script}: set TORCH_TRACE=DIR (PyTorch reads it at import time)")
+    return name, trace_dir
+
+
+def main():
+    sample, trace_dir = command_line(__doc__, "capture.py", SAMPLES)
+    dev = setup()
+    run, provenance = SAMPLES[sample]
+    if provenance:
+        enable_provenance()
+    run(dev)
+    torch.cuda.synchronize()
     with open(os.path.join(trace_dir, "expected.json"), "w") as f:
-        json.dump(expected, f, indent=1, default=str)
+        json.dump(pytorch_counts(sample), f, indent=1, default=str)
 
 
 if __name__ == "__main__":

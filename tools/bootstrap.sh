@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# dpkg-dev and file are for tools/package.sh (dpkg-shlibdeps computes the .deb's Depends).
 packages=(cmake ninja-build g++ pkg-config clang-format catch2 nlohmann-json3-dev libcli11-dev
-          qt6-base-dev qt6-svg-dev libgraphviz-dev)
+          zlib1g-dev libzstd-dev qt6-base-dev qt6-svg-dev libgraphviz-dev time dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   fxscope::cli::add_run_command(app);
   fxscope::cli::add_compare_command(app);
   fxscope::cli::add_export_command(app);
+  fxscope::cli::add_capture_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

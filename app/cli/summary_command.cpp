@@ -18,24 +18,24 @@ struct SummaryArgs {
   int rank = 0;
 };
 
-void run_summary(const SummaryArgs& args) {
+}  // namespace
+
+std::optional<std::size_t> print_summary(const std::string& path, int rank, bool json) {
   trace::ReadOptions options;
-  options.rank = args.rank;
-  auto log = trace::read_trace(args.path, options);
+  options.rank = rank;
+  auto log = trace::read_trace(path, options);
   if (!log) {
     std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
-    set_exit_code(1);
-    return;
+    return std::nullopt;
   }
   const auto summary = report::summarize(*log);
-  if (args.json) {
+  if (json) {
     std::cout << report::to_json(summary).dump(1) << "\n";
   } else {
     std::cout << report::to_text(summary);
   }
+  return summary.units.size();
 }
-
-}  // namespace
 
 void add_summary_command(CLI::App& app) {
   auto args = std::make_shared<SummaryArgs>();
@@ -46,7 +46,9 @@ void add_summary_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->add_option("--rank", args->rank, "which rank's log to read in a directory of several")
       ->capture_default_str();
-  cmd->callback([args] { run_summary(*args); });
+  cmd->callback([args] {
+    if (!print_summary(args->path, args->rank, args->json)) set_exit_code(1);
+  });
 }
 
 }  // namespace fxscope::cli

@@ -145,7 +145,7 @@ int main(int argc, char* argv[]) {
         std::fprintf(stderr, "fxscope: no dock %s\n", qPrintable(parser.value(dock)));
         return 2;
       }
-      shown->raise();
+      run->set_dock(shown);
     }
     window.open_path(path);
     return QApplication::exec();

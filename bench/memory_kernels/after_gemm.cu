@@ -1,6 +1,6 @@
 // What GPT-2's layer norm pays for where it runs. The generated form takes 1.63 us in this bench
 // reading from L2 and 1.76-2.14 us in fxscope's run of the model, where it follows a cuBLAS(Lt)
-// GEMM (some split-K) in a CUDA graph (session 10, H200). This section times the layer norm, and a
+// GEMM (some split-K) in a CUDA graph (H200). This section times the layer norm, and a
 // copy kernel of the same bytes reading what the GEMM wrote, in four settings, so that the model's
 // context is measured instead of guessed:
 //
@@ -12,15 +12,15 @@
 //   alone    the kernel by itself, back to back (what the other sections' BENCH_WARM=1 times).
 //
 // If the copy kernel slows after the GEMM as much as the layer norm does, the context costs any
-// small kernel and the judge's reference (a copy timed alone) flatters nothing but misses that;
-// if only the layer norm slows, its form meets the GEMM's leftovers in a way a copy does not.
+// small kernel, and a reference copy timed alone misses that; if only the layer norm slows, its
+// form meets the GEMM's leftovers in a way a copy does not.
 //
-// Measured (H200, session 11, medians of 30): the copy kernel reading the GEMM's product took
+// Measured (H200, medians of 30): the copy kernel reading the GEMM's product took
 // 1.82-1.86 us in the graph against 1.44-1.47 on the stream, 1.44 with the GPU idle in between and
 // 1.41 alone; the generated layer norm 1.86-1.92 / 1.66 / 1.66 / 1.60; a float4 form of it (team
 // of 64) 1.79-1.86 / 1.60 / 1.57-1.60 / 1.57. So the place costs any kernel about 0.4 us, the
-// copy as much as the layer norm, and a float4 form would gain 2-4%. fxscope's run now times its
-// reference copy in each kernel's place (engine/gpu/copy_in_place.h).
+// copy as much as the layer norm, and a float4 form would gain 2-4%. That is why fxscope's run
+// times its reference copy in each kernel's place (engine/gpu/kernels/copy_in_place.h).
 #include <cublas_v2.h>
 
 #include "after_gemm.h"

@@ -1,13 +1,13 @@
 // pointwise_chain's first fused kernel (a chain of sin, exp, a division, tanh and sigmoid, then a
-// looped var_mean) took 23.9 us in the engine against 14.5 us of instructions (ops/alu_cost) and
-// 16.9 us for the second kernel, which computes the same chain element by element with no
+// looped var_mean) takes longer in the engine than its 14.5 us of instructions (ops/alu_cost) and
+// than the 16.9 us of the second kernel, which computes the same chain element by element with no
 // reduction. These forms split that gap: the reduction's per-element update, the loop's unroll,
 // independent accumulators, and the chain with a plain sum or no reduction at all.
 // `bench_memory_kernels chain` runs them alone.
 //
-// On the H200, session 13, median of 30, from memory / from L2 (BENCH_WARM=1):
-//   Welford, unroll 8 (generated until then)     25.1 / 22.2 us   (23.4-23.8 in the model)
-//   the same, the team's warps merged by a butterfly        20.3 from L2 (20.8-21.0 in the model)
+// On the H200, median of 30, from memory / from L2 (BENCH_WARM=1):
+//   Welford, unroll 8, warps merged in turn      25.1 / 22.2 us   (23.4-23.8 in the model)
+//   the same, warps merged by a butterfly (generated)       20.3 from L2 (20.8-21.0 in the model)
 //   Welford, unroll 1 / 2 / 4                    25.8 / 25.0 / 25.0;  23.4 / 22.6 / 22.4
 //   shifted sums, unroll 8                       24.3 / 22.0
 //   plain sum, unroll 8 (no variance at all)     22.8 / 20.7
@@ -49,9 +49,9 @@ __device__ __forceinline__ float chain(float x) {
   return sigmoid(tanhf(e / (e + 1.0f)) * 3.0f + x);
 }
 
-// As generated until session 13 (TREE false): every thread merges the 16 warps' partials one after
-// another, 15 merges with a division each. TREE: each warp merges them as a butterfly, lane l
-// holding warp l % 16's partial: 4 merges.
+// TREE false: every thread merges the 16 warps' partials one after another, 15 merges with a
+// division each. TREE (what the generator writes, fx_team_reduce): each warp merges them as a
+// butterfly, lane l holding warp l % 16's partial: 4 merges.
 template <bool TREE = false>
 __device__ __forceinline__ Wf team_reduce(Wf v) {
   for (int m = 16; m > 0; m >>= 1) v = wf_combine(v, shfl(v, m));

@@ -1,7 +1,7 @@
-// ResNet-50's two kernels that stayed under 70% of a same-size copy kernel in session 6: forms
+// ResNet-50's two kernels nearest the 70% line of a same-size copy kernel: forms
 // timed by bench_memory_kernels (all of it, or `bench_memory_kernels resnet` for these alone).
 //
-// The stem pool's forms on the H200, session 12, `BENCH_WARM=1` (reads from L2, as in the model),
+// The stem pool's forms on the H200, `BENCH_WARM=1` (reads from L2, as in the model),
 // median of 30 (from memory in brackets):
 //   generated per output (pool_gen<256, true>)       2.72 us  (3.36-3.65)
 //   same, fmaxf and IEEE sqrt (pool_gen<256>)         2.72      block 512: 2.66
@@ -13,7 +13,7 @@
 //   staged in shared memory, 4 / 8 / 14 rows a block  2.46 / 2.94 / 3.39
 // So the shuffles lose (lane 0's extra reads and the shuffles sit between load and use) and the
 // staged form wins: the code generator writes that (codegen/staged_pool_kernel.cpp). In the model
-// it took 2.58-2.59 us in default against 2.88 per output (session 12).
+// it takes 2.58-2.59 us in default against 2.88 per output.
 #include <cstring>
 #include <vector>
 
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(BLOCK) dbn_scalar(DbnArgs p) {
     p.relu[i] = fmaxf(s, 0.0f);
   }
 }
-// float4 a thread, each lane reading its own channel's numbers (the form before session 6).
+// float4 a thread, each lane reading its own channel's numbers.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) dbn_lanes(DbnArgs p) {
   const int t = blockIdx.x * BLOCK + threadIdx.x;
@@ -169,7 +169,7 @@ __device__ __forceinline__ float pool_in(const PoolArgs& p, int c, int ih, int i
   const float v = EXACT ? bn_relu_r(p, c, x) : bn_relu(p, c, x);
   return inside ? v : -INFINITY;
 }
-// As generated per output until session 12: an output a thread, its nine inputs each normalised.
+// Per output: an output a thread, its nine inputs each normalised.
 // EXACT: the generator's arithmetic to the letter (see pool_in).
 template <int BLOCK, bool EXACT = false>
 __global__ void __launch_bounds__(BLOCK) pool_gen(PoolArgs p) {

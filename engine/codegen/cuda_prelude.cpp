@@ -142,9 +142,9 @@ __device__ __forceinline__ FxArgState fx_shfl(FxArgState v, int m, int w) {
 // gives every thread of the team the result. Within a warp: a butterfly of shuffles. A team wider
 // than a warp then meets in shared memory, one slot per warp, and each warp combines the slots by
 // a second butterfly, lane l holding warp l % WARPS's: log2(WARPS) merges a thread, not WARPS - 1
-// in a row. With a team of 512 merging Welford states (a division each), that took
-// pointwise_chain's split var_mean kernel from 23.4-23.7 to 20.8-21.0 us on an H200 (session 13).
-// Lanes may now differ in the last bit where a merge is not symmetric (Welford's); lane 0, which
+// in a row. With a team of 512 merging Welford states (a division each), pointwise_chain's split
+// var_mean kernel takes 20.8-21.0 us on an H200 this way, 23.4-23.7 us merging in a row.
+// Lanes may differ in the last bit where a merge is not symmetric (Welford's); lane 0, which
 // writes a team's result, always merges the lower warps' side first (an argmax's first NaN wins).
 // Every thread of the block must call it (threads without a row contribute the identity), since
 // it synchronises the block.

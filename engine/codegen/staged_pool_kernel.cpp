@@ -4,8 +4,8 @@
 //
 // Why: the per-output form computes each input element once per window it falls in and reads
 // it from L2 again for each output row whose window covers it. ResNet's stem (3x3, stride 2,
-// 112x112 -> 56x56) reads 1.5x its input from L2 and normalises each element 2.25 times. It ran
-// at 64-69% of a copy of its bytes in its place in default mode (session 11). Staged 4 rows a
+// 112x112 -> 56x56) reads 1.5x its input from L2 and normalises each element 2.25 times, which
+// kept it at 64-69% of a copy of its bytes in its place in default mode. Staged 4 rows a
 // block, the 9 input rows under them are read once each (1.125x), 16 bytes a thread, and
 // normalised once (bench_memory_kernels resnet, L2-warm: 2.46 against 2.72 us).
 

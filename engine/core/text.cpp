@@ -65,14 +65,28 @@ void split_top_level(std::string_view s, std::string_view sep,
   parts.push_back(s.substr(start));
 }
 
+namespace {
+
+// The parsers ask about every name of every statement: one load a character.
+constexpr std::array<bool, 256> kIdentifierChar = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    table[static_cast<std::size_t>(c)] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+  return table;
+}();
+
+}  // namespace
+
 bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return kIdentifierChar[static_cast<unsigned char>(c)];
 }
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
   for (const char c : s) {
-    if (!is_identifier_char(c)) return false;
+    if (!kIdentifierChar[static_cast<unsigned char>(c)]) return false;
   }
   return true;
 }

@@ -77,8 +77,8 @@ class ReadableParser {
       if (depth == 0) {
         if (t.empty()) return;
         if (t.front() == '#') return on_comment(t, line_no);
-        const std::string_view s = python_text::strip_comment(t);
-        depth = python_text::depth_change(s);
+        const auto [s, change] = python_text::code_of(t);
+        depth = change;
         if (depth <= 0) {
           depth = 0;
           return on_logical_line(s, indent_of(line), line_no);
@@ -89,10 +89,10 @@ class ReadableParser {
         return;
       }
       // Inside a bracket that spans lines: `def forward(\n self,\n ...):` or `return (\n a,\n )`.
-      const std::string_view s = python_text::strip_comment(t);
+      const auto [s, change] = python_text::code_of(t);
       if (!s.empty() && joined.back() != '(' && joined.back() != '[') joined += ' ';
       joined.append(s);
-      depth += python_text::depth_change(s);
+      depth += change;
       if (depth <= 0) {
         depth = 0;
         on_logical_line(joined, joined_indent, joined_line);

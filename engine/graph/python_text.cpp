@@ -89,7 +89,7 @@ std::size_t matching_close(std::string_view s, std::size_t open) {
   return std::string_view::npos;
 }
 
-int depth_change(std::string_view s) {
+CodeLine code_of(std::string_view s) {
   int depth = 0;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -98,7 +98,7 @@ int depth_change(std::string_view s) {
       ++i;
       continue;
     }
-    if (c == '#') break;
+    if (c == '#') return {text::trim(s.substr(0, i)), depth};
     if (c == '\'' || c == '"') {
       i = skip_string(s, i);
       continue;
@@ -107,25 +107,7 @@ int depth_change(std::string_view s) {
     if (is_close(c)) --depth;
     ++i;
   }
-  return depth;
-}
-
-std::string_view strip_comment(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const char c = s[i];
-    if (!text::is_python_syntax(c)) {
-      ++i;
-      continue;
-    }
-    if (c == '#') return text::trim(s.substr(0, i));
-    if (c == '\'' || c == '"') {
-      i = skip_string(s, i);
-      continue;
-    }
-    ++i;
-  }
-  return text::trim(s);
+  return {text::trim(s), depth};
 }
 
 }  // namespace fxscope::graph::python_text

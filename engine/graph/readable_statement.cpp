@@ -68,14 +68,18 @@ std::optional<Target> parse_target(std::string_view lhs) {
   return t;
 }
 
-// `a = b = None`: the code generator freeing names, which carries no graph information.
+// `a = b = None`: the code generator freeing names, which carries no graph information. It
+// follows nearly every statement, so it is read without allocating; names hold no bracket or
+// quote, so a plain search for " = " splits it as a bracket-aware one would.
 bool is_free_statement(std::string_view stmt) {
-  const std::vector<std::string_view> parts = text::split_top_level(text::trim(stmt), " = ");
-  if (parts.size() < 2 || parts.back() != "None") return false;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!text::is_identifier(parts[i])) return false;
+  std::string_view rest = text::trim(stmt);
+  bool named = false;
+  for (std::size_t eq = rest.find(" = "); eq != std::string_view::npos; eq = rest.find(" = ")) {
+    if (!text::is_identifier(rest.substr(0, eq))) return false;
+    named = true;
+    rest = rest.substr(eq + 3);
   }
-  return true;
+  return named && rest == "None";
 }
 
 }  // namespace

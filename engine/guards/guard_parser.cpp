@@ -129,10 +129,9 @@ Guard parse_guard(std::string_view tag, std::string_view text_in, Warnings& warn
   } else if (tag == "TYPE_MATCH" || tag == "ID_MATCH") {
     guard.kind = tag == "TYPE_MATCH" ? GuardKind::kType : GuardKind::kId;
     guard.source = first_argument(code);
+    // The check's text, ", type=<...>" included, is also its failure reason: Dynamo 2.11
+    // reports "___check_obj_id(act, 1396...), type=<built-in method tanh ...>".
     guard.type_name = class_name(code);
-    // Dynamo's failure text is the check itself, without the printed type.
-    const auto type_at = guard.code.find(", type=");
-    if (type_at != std::string::npos) guard.code.resize(type_at);
   } else if (tag == "LENGTH_CHECK" || tag == "DICT_LENGTH") {
     parse_length(guard, warnings, where);
   } else if (one_of(tag, kAmbientTags) ||

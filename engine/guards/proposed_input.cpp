@@ -74,6 +74,14 @@ const Value* ProposedInput::find_constant(std::string_view source) const {
   return nullptr;
 }
 
+const ObservedCheck* ProposedInput::find_observed(std::string_view tag,
+                                                  std::string_view source) const {
+  for (const auto& o : observed) {
+    if (o.tag == tag && o.source == source) return &o;
+  }
+  return nullptr;
+}
+
 TensorInput& ProposedInput::tensor(std::string_view source) {
   const auto wanted = canonical_source(source);
   for (auto& t : tensors) {

@@ -9,6 +9,7 @@
 #include "fxscope/guards/dynamo_text.h"
 #include "fxscope/guards/guard_evaluator.h"
 #include "fxscope/guards/guard_parser.h"
+#include "guard_checks.h"
 
 namespace fxscope::guards {
 
@@ -100,6 +101,9 @@ ProposedInput unit_input(const trace::CompileUnit& unit, const GuardSet& guards)
     } else if (guard.kind == GuardKind::kConstant && guard.value) {
       input.set_constant(guard.source, *guard.value);
     }
+    if (const auto key = detail::observed_key(guard)) {
+      input.observed.push_back({key->tag, key->source, guard.code});
+    }
   }
   // Scalars Dynamo made dynamic (a float from .item(), an int attribute) have no EQUALS_MATCH;
   // their symbol's hint is the value this compile saw.
@@ -130,6 +134,9 @@ std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
   std::vector<RecompileCheck> checks;
   const auto& units = log.units();
   std::vector<std::optional<GuardSet>> parsed(units.size());
+  // Each cache entry's guard managers carry their failure counts from one call to the next;
+  // the recorded recompiles are the calls the log shows.
+  std::vector<std::optional<CheckOrder>> orders(units.size());
   auto guards_of = [&](std::size_t i) -> const GuardSet& {
     if (!parsed[i]) parsed[i] = parse_unit_guards(units[i]);
     return *parsed[i];
@@ -148,7 +155,8 @@ std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
     }
     const auto unit_index = static_cast<std::size_t>(unit - units.data());
     const ProposedInput input = unit_input(*unit, guards_of(unit_index));
-    // Dynamo checks the frame's cache entries newest first.
+    // Dynamo checks the frame's cache entries most recently used first (extra_state.cpp moves
+    // a hit to the front); without the hits, which the log does not record, newest first.
     std::vector<std::size_t> earlier;
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& id = units[i].id;
@@ -162,7 +170,8 @@ std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
       return units[a].id.frame_compile_id > units[b].id.frame_compile_id;
     });
     for (const std::size_t i : earlier) {
-      const auto result = evaluate_guards(guards_of(i), input);
+      if (!orders[i]) orders[i] = fresh_order(guards_of(i));
+      const auto result = evaluate_call(guards_of(i), input, *orders[i]);
       const std::string id = units[i].id.without_attempt().str();
       check.predicted.push_back(
           id + ": " + (result.reused ? std::string("reused") : normalize_reason(result.reason)));

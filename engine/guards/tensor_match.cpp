@@ -76,7 +76,8 @@ Result<TensorMatch> parse_tensor_match(std::string_view code) {
   bool have_device = false, have_grad = false, have_size = false, have_stride = false;
   for (std::size_t i = 4; i < parts.size(); ++i) {
     if (const auto v = keyword(parts[i], "device")) {
-      const auto index = text::parse_int(*v);
+      // A CPU tensor has no device index: Dynamo prints None, c10 reports -1.
+      const auto index = *v == "None" ? std::optional<std::int64_t>(-1) : text::parse_int(*v);
       if (!index) return make_error("unreadable device " + std::string(*v));
       match.device_index = static_cast<int>(*index);
       have_device = true;

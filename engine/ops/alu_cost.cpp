@@ -9,7 +9,7 @@ namespace fxscope::ops {
 namespace {
 
 // Slots per element, full precision, measured by bench/bench_alu_cost on the lent H200 (CUDA
-// 13.0, sm_90, 2026-12-01), rounded. log10, asin, acos, sinh, cosh, erfc, silu, the backward ops
+// 13.0, sm_90), rounded. log10, asin, acos, sinh, cosh, erfc, silu, the backward ops
 // and softmax are not measured: their figures are composed from the measured parts.
 const std::map<std::string, double, std::less<>>& table() {
   static const std::map<std::string, double, std::less<>> t = {

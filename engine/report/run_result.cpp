@@ -126,7 +126,7 @@ Result<std::unordered_map<std::string, RunBandwidth>> read_bandwidth(const json&
     b.held_to_target = r.flag("held_to_target");
     b.meets_target = r.flag("meets_target");
     b.alu_us = r.number("alu_us");
-    // Runs before session 13 did not write it; their alu_us and us give the same figure.
+    // Older runs do not write it; their alu_us and us give the same figure.
     b.share_of_issue_rate = r.number("share_of_issue_rate");
     if (b.share_of_issue_rate == 0 && b.alu_us > 0 && b.us > 0) {
       b.share_of_issue_rate = b.alu_us / b.us;
@@ -219,7 +219,7 @@ Result<RunResult> parse_run_result(std::string_view text, const std::string& whe
   run.torch_version = r.text("torch_version");
   const json* modes = r.array("modes");
   if (const Error* e = r.error()) return *e;
-  // What the bandwidth target judged against (absent in runs before session 6: cudaMemcpy).
+  // What the bandwidth target judged against (absent: cudaMemcpy).
   bool against_copy_kernel = false;
   if (const auto t = j.find("bandwidth_target"); t != j.end() && t->is_object()) {
     const auto ref = t->find("reference");

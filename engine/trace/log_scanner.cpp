@@ -15,9 +15,21 @@ std::string_view envelope_json(std::string_view line) {
   return json;
 }
 
+void LogScanner::extend(std::string_view text, bool whole) {
+  text_ = text;
+  whole_ = whole;
+  if (whole) {
+    end_ = text.size();
+    return;
+  }
+  const void* nl = ::memrchr(text.data() + pos_, '\n', text.size() - pos_);
+  if (nl != nullptr)
+    end_ = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+}
+
 std::string_view LogScanner::next_line() {
   const char* begin = text_.data() + pos_;
-  const std::size_t left = text_.size() - pos_;
+  const std::size_t left = end_ - pos_;
   const void* nl = std::memchr(begin, '\n', left);
   const std::size_t len =
       nl == nullptr ? left : static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
@@ -27,8 +39,9 @@ std::string_view LogScanner::next_line() {
 }
 
 bool LogScanner::next(RawRecord& record) {
-  while (pos_ < text_.size()) {
+  while (pos_ < end_) {
     const std::size_t start = pos_;
+    const std::size_t start_line = line_;
     const std::string_view line = next_line();
     if (line.empty() || line == "\r") continue;
     record = RawRecord{};
@@ -44,7 +57,7 @@ bool LogScanner::next(RawRecord& record) {
     } else {
       record.json = envelope_json(line);
     }
-    while (pos_ < text_.size() && text_[pos_] == '\t') {
+    while (pos_ < end_ && text_[pos_] == '\t') {
       const std::size_t at = pos_;
       const std::string_view payload_line = next_line();
       if (count == 0) {
@@ -53,6 +66,12 @@ bool LogScanner::next(RawRecord& record) {
       }
       payload_end = at + payload_line.size();
       ++count;
+    }
+    if (!whole_ && pos_ == end_) {
+      // The next line, not there yet, may be one more of this record's TAB lines.
+      pos_ = start;
+      line_ = start_line;
+      return false;
     }
     if (count > 0) {
       record.payload.raw = text_.substr(payload_begin, payload_end - payload_begin);

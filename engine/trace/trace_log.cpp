@@ -52,34 +52,44 @@ bool payload_intact(const RawRecord& record) {
 Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options) {
   auto located = locate_log(path, options.rank);
   if (!located) return located.error();
-  auto file = MappedFile::open(located->path);
-  if (!file) return file.error();
-
   TraceLog log;
-  log.file_ = std::move(*file);
+  log.path_ = located->path;
   log.other_logs_ = std::move(located->others);
+  log.other_logs_.insert(log.other_logs_.end(), located->copies.begin(), located->copies.end());
   log.rank_ = located->rank;
-  const std::string_view text = log.text();
-  if (text.empty()) {
-    return make_error(log.path() +
-                      ": empty file; expected a TORCH_TRACE log (lines of "
-                      "glog-prefixed JSON records)");
-  }
 
   TraceBuilder builder(log);
-  LogScanner scanner(text);
+  LogScanner scanner;
   RawRecord record;
   RawRecord last;
-  while (scanner.next(record)) {
-    builder.add(record);
-    if (options.verify_all_payloads && !record.json.empty() && !payload_intact(record)) {
-      log.warnings_.push_back({log.path() + ":" + std::to_string(record.line),
-                               "payload differs from its has_payload md5"});
+  // Records are built as the text arrives, while a compressed log is still being decompressed.
+  const auto read = [&](std::string_view text, bool whole) {
+    scanner.extend(text, whole);
+    while (scanner.next(record)) {
+      builder.add(record);
+      if (options.verify_all_payloads && !record.json.empty() && !payload_intact(record)) {
+        log.warnings_.push_back({log.path() + ":" + std::to_string(record.line),
+                                 "payload differs from its has_payload md5"});
+      }
+      last = record;
     }
-    last = record;
+  };
+  auto file = LogFile::open(located->path, options.max_decompressed_bytes, read);
+  if (!file) return file.error();
+  log.file_ = std::move(*file);
+
+  const std::string_view text = log.text();
+  // Said of a compressed log, whose text is not what is on disk.
+  const std::string decompressed =
+      log.compression() == Compression::none
+          ? std::string()
+          : " after " + std::string(compression_name(log.compression())) + " decompression";
+  if (text.empty()) {
+    return make_error(log.path() + ": empty file" + decompressed +
+                      "; expected a TORCH_TRACE log (lines of glog-prefixed JSON records)");
   }
   if (builder.good_records() == 0) {
-    return make_error(log.path() + ": not a TORCH_TRACE log: none of its " +
+    return make_error(log.path() + ": not a TORCH_TRACE log" + decompressed + ": none of its " +
                       std::to_string(scanner.lines()) +
                       " lines is a glog-prefixed JSON record (\"V1129 12:42:26.033000 458 "
                       "f.py:1] {...}\")");

@@ -124,11 +124,12 @@ TEST_CASE("export: bad input is one line and exit 1, bad usage exit 2", "[cli][e
   std::filesystem::remove(out);
 }
 
-#ifdef FXSCOPE_HIDE_GRAPHVIZ
+#ifdef FXSCOPE_HAS_RENDER
 TEST_CASE("export without Graphviz: svg and png are one line and exit 1, the rest still work",
           "[cli][export]") {
   // The LD_AUDIT module hides libgvc.so.6 from this child only, as on a GPU host without it.
-  const std::string hidden = std::string("LD_AUDIT=") + FXSCOPE_HIDE_GRAPHVIZ + " ";
+  const std::string hidden =
+      std::string("FXSCOPE_HIDDEN_LIBRARIES=libgvc.so LD_AUDIT=") + FXSCOPE_HIDE_LIBRARIES + " ";
   const auto run = [&](const std::string& args, const std::string& out) {
     return test::run_process(hidden + test::cli("export " + test::sample("residual_mlp") + " " +
                                                 args + " -o " + out + " 2>&1"));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "compress.h"
 #include "run_process.h"
 #include "samples.h"
 
@@ -37,6 +38,21 @@ std::string read_file(const std::string& path) {
 
 void write_file(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+nlohmann::json summary_json(const std::string& path) {
+  const auto r = test::run_process(cli("summary --json " + path));
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.output);
+  j.erase("path");
+  return j;
+}
+
+// The text summary but its first line, which names the file read.
+std::string summary_text_body(const std::string& path) {
+  const auto r = test::run_process(cli("summary " + path));
+  REQUIRE(r.status == 0);
+  return r.output.substr(r.output.find('\n'));
 }
 
 }  // namespace
@@ -115,4 +131,48 @@ TEST_CASE("a truncated log or a broken line still gives the summary, with a warn
   CHECK(b["units"].size() == 11);
   REQUIRE(b["warnings"].size() == 1);
   CHECK_THAT(b["warnings"][0]["where"].get<std::string>(), Catch::Contains("broken.log:3"));
+}
+
+TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the plain log's",
+          "[cli][compressed]") {
+  const std::string plain = first_log("graph_breaks");
+  const std::string text = read_file(plain);
+  const fs::path dir = scratch("compressed_same");
+  const std::string gz = (dir / "graph_breaks.log.gz").string();
+  write_file(gz, test::gzip_bytes(text));
+  fs::create_directories(dir / "zst_dir");
+  const std::string zst_dir = (dir / "zst_dir").string();
+  write_file(zst_dir + "/dedicated_log_torch_trace_x.log.zst", test::zstd_bytes(text));
+
+  const auto expected = summary_json(plain);
+  CHECK(expected["units"].size() == 11);
+  CHECK(summary_json(gz) == expected);
+  CHECK(summary_json(zst_dir) == expected);
+  const std::string body = summary_text_body(plain);
+  CHECK(summary_text_body(gz) == body);
+  CHECK(summary_text_body(zst_dir) == body);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a truncated or corrupt compressed log is one line naming it, and exit 1",
+          "[cli][compressed]") {
+  const std::string text = read_file(first_log("graph_breaks"));
+  const fs::path dir = scratch("compressed_damaged");
+  const std::string zst = test::zstd_bytes(text);
+  const std::string cut = (dir / "cut.log.zst").string();
+  write_file(cut, zst.substr(0, zst.size() / 3));
+  std::string gz = test::gzip_bytes(text);
+  gz[gz.size() / 2] = static_cast<char>(gz[gz.size() / 2] ^ 0x55);
+  const std::string flipped = (dir / "flipped.log.gz").string();
+  write_file(flipped, gz);
+
+  for (const auto& [path, says] : {std::pair{cut, "truncated"}, std::pair{flipped, "corrupt"}}) {
+    INFO(path);
+    const auto r = test::run_process(cli("summary " + path + " 2>&1"));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Catch::Contains(path + ": "));
+    CHECK_THAT(r.output, Catch::Contains(says));
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  }
+  fs::remove_all(dir);
 }

@@ -21,7 +21,9 @@
 namespace fxscope::test {
 
 // Created on first use and never destroyed: Qt allows one application object per process, and
-// a static one would be destroyed after Qt's own statics, which crashes at exit.
+// a static one would be destroyed after Qt's own statics, which crashes at exit. Its destructor
+// is what joins Qt's thread pool in the app; here pool_drain_listener.cpp does, after each test
+// case.
 inline QApplication& qt_app() {
   static int argc = 1;
   static char name[] = "test_views";

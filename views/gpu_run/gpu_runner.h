@@ -4,13 +4,14 @@
 // Qt's thread pool when the child exits. One run at a time; cancel() kills the child.
 
 #include <QObject>
-#include <QProcess>
 #include <QStringList>
 #include <memory>
 
 #include "fxscope/report/run_result.h"
 
 namespace fxscope::views {
+
+class LineProcess;
 
 using RunResultPtr = std::shared_ptr<const report::RunResult>;
 
@@ -19,12 +20,11 @@ class GpuRunner : public QObject {
 
  public:
   explicit GpuRunner(QObject* parent = nullptr);
-  ~GpuRunner() override;
 
   // Starts ARGV (program first); false, with failed() emitted, when a run is already going.
   bool start(const QStringList& argv);
   void cancel();
-  bool running() const { return process_ != nullptr; }
+  bool running() const;
 
  signals:
   void progress(const QString& line);
@@ -33,17 +33,10 @@ class GpuRunner : public QObject {
   void failed(const QString& message);
 
  private:
-  void read_stderr();
-  void on_finished(int exit_code, QProcess::ExitStatus status);
-  void on_error(QProcess::ProcessError error);
+  void on_ended(int exit_code, bool crashed, bool cancelled);
   void parse(QByteArray json);
-  void end();
 
-  QProcess* process_ = nullptr;
-  QString program_;
-  QByteArray stderr_tail_;  // an unfinished last line
-  QStringList last_lines_;
-  bool cancelled_ = false;
+  LineProcess* process_;
 };
 
 }  // namespace fxscope::views

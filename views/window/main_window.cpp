@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "capture/capture_dialog.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "layout/document_canvas.h"
 #include "models/compile_units_model.h"
@@ -154,6 +155,9 @@ void MainWindow::build_menus() {
       file->addAction(tr("Open Log &Directory..."), this, &MainWindow::open_directory_dialog);
   open_directory->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
   recent_ = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+  auto* capture = file->addAction(tr("&Capture..."), this, &MainWindow::open_capture_dialog);
+  capture->setObjectName(QStringLiteral("capture"));
+  capture->setStatusTip(tr("Run your program with TORCH_TRACE set and open the log it writes"));
   connect(recent_, &RecentFiles::open_requested, this, &MainWindow::open_path);
   connect(loader_, &LogLoader::started, recent_, &RecentFiles::opening);
   connect(this, &MainWindow::log_loaded, recent_, &RecentFiles::loaded);
@@ -185,14 +189,30 @@ void MainWindow::build_menus() {
 }
 
 void MainWindow::open_file_dialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open TORCH_TRACE Log"), {},
-                                                    tr("TORCH_TRACE logs (*.log);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open TORCH_TRACE Log"), {},
+                                   tr("TORCH_TRACE logs (*.log *.gz *.zst);;All files (*)"));
   if (!path.isEmpty()) open_path(path);
 }
 
 void MainWindow::open_directory_dialog() {
   const QString path = QFileDialog::getExistingDirectory(this, tr("Open TORCH_TRACE Directory"));
   if (!path.isEmpty()) open_path(path);
+}
+
+CaptureDialog* MainWindow::capture_dialog() const {
+  return capture_.data();
+}
+
+void MainWindow::open_capture_dialog() {
+  if (!capture_) {
+    capture_ = new CaptureDialog(this);
+    capture_->setAttribute(Qt::WA_DeleteOnClose);
+    connect(capture_, &CaptureDialog::open_requested, this, &MainWindow::open_path);
+  }
+  capture_->show();
+  capture_->raise();
+  capture_->activateWindow();
 }
 
 void MainWindow::open_path(const QString& path) {

@@ -4,6 +4,7 @@
 // LoadedLog at a time.
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -18,6 +19,7 @@ class QTreeView;
 
 namespace fxscope::views {
 
+class CaptureDialog;
 class CompileUnitsModel;
 class ExportActions;
 class GpuRunController;
@@ -64,6 +66,8 @@ class MainWindow : public QMainWindow {
   KernelsPanel& kernels_panel() const { return *kernels_; }
   ModeComparisonPanel& mode_comparison() const { return *ab_; }
   RecentFiles& recent_files() const { return *recent_; }
+  // File > Capture...'s dialog while it is open, else null.
+  CaptureDialog* capture_dialog() const;
 
  signals:
   void log_loaded();
@@ -74,6 +78,7 @@ class MainWindow : public QMainWindow {
   void build_menus();
   void open_file_dialog();
   void open_directory_dialog();
+  void open_capture_dialog();
   void on_load_started(const QString& path);
   void on_loaded(LoadedLogPtr log);
   void on_load_failed(const QString& message);
@@ -104,6 +109,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* inspector_dock_ = nullptr;
   QDockWidget* source_dock_ = nullptr;
   RecentFiles* recent_ = nullptr;
+  QPointer<CaptureDialog> capture_;
 };
 
 }  // namespace fxscope::views

@@ -51,7 +51,18 @@ void WindowScreenshot::wait_for_run(GpuRunController* runs) {
 void WindowScreenshot::grab_when_ready() {
   if (!graph_shown_ || run_pending_ || grabbed_) return;
   grabbed_ = true;
+  show_dock();
+  // Queued: the new dock sizes and column widths are laid out before the grab.
   QTimer::singleShot(0, this, &WindowScreenshot::grab_window);
+}
+
+void WindowScreenshot::show_dock() {
+  if (!dock_ || !window_) return;
+  dock_->raise();
+  const Qt::DockWidgetArea area = window_->dockWidgetArea(dock_);
+  const bool beside = area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
+  window_->resizeDocks({dock_.data()}, {beside ? window_->width() / 2 : window_->height() / 2},
+                       beside ? Qt::Horizontal : Qt::Vertical);
 }
 
 void WindowScreenshot::grab_window() {

@@ -3,6 +3,7 @@
 // first compile unit (or ID), waits for its graph, grabs the window into FILE and reports an exit
 // code. Offscreen.
 
+#include <QDockWidget>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -27,6 +28,11 @@ class WindowScreenshot : public QObject {
   // With a run loading (`--run RUN.json`), grabs only once RUNS has it, so the picture shows its
   // timings; a run that fails to load fails the screenshot with its message.
   void wait_for_run(GpuRunController* runs);
+  // Brings DOCK to the front of its tabs right before the grab (`--dock NAME`), after whatever
+  // loading raised in between (a loaded run brings the Kernels tab forward), and gives it half
+  // the window across its side: the dock is what the picture is of, and its tables and source
+  // lines are cut off at the default layout's size.
+  void set_dock(QDockWidget* dock) { dock_ = dock; }
 
  signals:
   // 0 when FILE was written; otherwise the message went to stderr first.
@@ -34,6 +40,7 @@ class WindowScreenshot : public QObject {
 
  private:
   void grab_when_ready();
+  void show_dock();
   void grab_window();
   void fail(const QString& message);
 
@@ -41,6 +48,7 @@ class WindowScreenshot : public QObject {
   QString file_;
   QString find_;
   QString unit_;
+  QPointer<QDockWidget> dock_;
   bool graph_shown_ = false;
   bool run_pending_ = false;
   bool grabbed_ = false;

@@ -1,12 +1,13 @@
 #include "cupti/cupti_activity.h"
 
-#include <cupti.h>
 #include <cxxabi.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include "cupti/cupti_api.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -16,6 +17,8 @@ constexpr std::size_t kBufferBytes = 8u << 20;
 std::mutex g_mutex;
 ActivityBatch g_batch;
 bool g_active = false;
+// Set by the first start; CUPTI calls buffer_completed only after that.
+const CuptiApi* g_cupti = nullptr;
 
 std::string demangled(const char* name) {
   int status = 0;
@@ -93,31 +96,29 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) keep(record);
+    while (g_cupti->next_record(buffer, valid, &record) == CUPTI_SUCCESS) keep(record);
   }
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   g_pool.push_back(buffer);
-}
-
-std::string cupti_text(CUptiResult r) {
-  const char* text = nullptr;
-  cuptiGetResultString(r, &text);
-  return text ? text : "unknown CUPTI error";
 }
 
 }  // namespace
 
 Result<std::unique_ptr<CuptiActivity>> CuptiActivity::start() {
   if (g_active) return make_error("CUPTI is already recording in this process");
-  if (const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  auto loaded = cupti_api();
+  if (!loaded) return loaded.error();
+  const CuptiApi& cupti = **loaded;
+  g_cupti = &cupti;
+  if (const CUptiResult r = cupti.register_callbacks(buffer_requested, buffer_completed);
       r != CUPTI_SUCCESS) {
-    return make_error("CUPTI refused its activity callbacks: " + cupti_text(r));
+    return make_error("CUPTI refused its activity callbacks: " + cupti.text(r));
   }
   for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
-    if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
+    if (const CUptiResult r = cupti.enable(kind); r != CUPTI_SUCCESS) {
       return make_error("CUPTI cannot record activity kind " + std::to_string(kind) + ": " +
-                        cupti_text(r));
+                        cupti.text(r));
     }
   }
   {
@@ -135,10 +136,10 @@ Result<std::unique_ptr<CuptiActivity>> CuptiActivity::start() {
 
 CuptiActivity::~CuptiActivity() {
   tag_steps(false);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g_cupti->disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  g_cupti->disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+  g_cupti->disable(CUPTI_ACTIVITY_KIND_MEMSET);
+  g_cupti->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_batch = {};
   g_active = false;
@@ -151,9 +152,9 @@ void CuptiActivity::tag_steps(bool on) {
   for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
     if (on) {
-      cuptiActivityEnable(kind);
+      g_cupti->enable(kind);
     } else {
-      cuptiActivityDisable(kind);
+      g_cupti->disable(kind);
     }
   }
 }
@@ -162,26 +163,24 @@ void CuptiActivity::record(bool on) {
   for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                         CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
     if (on) {
-      cuptiActivityEnable(kind);
+      g_cupti->enable(kind);
     } else {
-      cuptiActivityDisable(kind);
+      g_cupti->disable(kind);
     }
   }
 }
 
 void CuptiActivity::push_step(std::uint64_t step) {
-  if (tagging_)
-    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, step);
+  if (tagging_) g_cupti->push_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, step);
 }
 
 void CuptiActivity::pop_step() {
   std::uint64_t last = 0;
-  if (tagging_)
-    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+  if (tagging_) g_cupti->pop_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
 
 ActivityBatch CuptiActivity::take() {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g_cupti->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard<std::mutex> lock(g_mutex);
   ActivityBatch out = std::move(g_batch);
   g_batch = {};

@@ -20,7 +20,7 @@ struct Owned {
   cublasLtHandle_t lt = nullptr;
   cudaStream_t stream = nullptr;
   ~Owned() {
-    if (lt) cublasLtDestroy(lt);
+    destroy_cublaslt_handle(lt);
     if (stream) cudaStreamDestroy(stream);
   }
 };
@@ -45,9 +45,11 @@ Result<std::vector<float>> run_gemm_conv(const ConvSpec& spec, const ConvData& d
   for (const auto* r : {&x, &w, &b, &y, &col, &ws}) {
     if (!*r) return make_error(where + ": " + r->error().message);
   }
-  if (cublasLtCreate(&own.lt) != CUBLAS_STATUS_SUCCESS ||
-      cudaStreamCreate(&own.stream) != cudaSuccess) {
-    return make_error(where + ": cannot create a cuBLASLt handle or a stream");
+  auto lt = create_cublaslt_handle();
+  if (!lt) return make_error(where + ": " + lt.error().message);
+  own.lt = *lt;
+  if (cudaStreamCreate(&own.stream) != cudaSuccess) {
+    return make_error(where + ": cannot create a stream");
   }
   const std::string arch = dev->arch();
   const CompileFn compile = [&](const std::string& source, const std::string& at) {

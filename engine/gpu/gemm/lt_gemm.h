@@ -3,7 +3,6 @@
 // handed over as their column-major transposes (D^T = B^T A^T), so no operand is ever copied.
 // The bias of addmm rides in the epilogue, as PyTorch's own addmm does.
 
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -12,6 +11,7 @@
 
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/gemm_spec.h"
+#include "gemm/cublaslt_api.h"
 
 namespace fxscope::gpu {
 
@@ -43,6 +43,7 @@ class LtGemm {
  private:
   LtGemm() = default;
 
+  const CublasLtApi* lt_ = nullptr;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr;  // cuBLASLt's A: spec.b's storage
@@ -58,7 +59,5 @@ class LtGemm {
   std::size_t workspace_bytes_ = 0;
   std::string where_;
 };
-
-std::string cublas_text(cublasStatus_t status);
 
 }  // namespace fxscope::gpu

@@ -4,7 +4,7 @@
 // the mode launches (captured into a CUDA graph in reduce-overhead and max-autotune, on the stream
 // otherwise).
 //
-// Why (H200, session 11). bench_memory_kernels after-gemm: in a CUDA graph, a 1.2 MB copy kernel
+// Why (H200). bench_memory_kernels after-gemm: in a CUDA graph, a 1.2 MB copy kernel
 // reading what a cuBLAS GEMM had just written took 1.82-1.86 us, against 1.41-1.47 us on a stream
 // and alone; GPT-2's layer norm took 1.86-1.92 us there against 1.60-1.66 us. So the place costs
 // any kernel there, whatever its form, and a copy timed alone does not pay it. In fxscope's run of
@@ -44,9 +44,9 @@ struct KernelToPlace {
 // that step wrote and the rest of its bytes from a fresh part of a 256 MiB buffer (as the copy
 // alone reads), writing a fresh part of another; the faster of the two copy forms. Where that step
 // wrote no buffer 16-byte words can read, all of it comes from the fresh part; PLACE says which.
-// (A first form re-read the step's output from its start where it is smaller than the copy, as
-// GPT-2's GEMM product, 393 KB of its layer norm's 1.18 MB: the rest then came from L2, where the
-// copy alone reads memory. After GPT-2's GEMMs in the graph it took 1.58-1.76 us, this one
+// (Re-reading the step's output from its start, where it is smaller than the copy, as GPT-2's
+// GEMM product, 393 KB of its layer norm's 1.18 MB, would read the rest from L2, where the copy
+// alone reads memory: after GPT-2's GEMMs in the graph that form took 1.58-1.76 us, this one
 // 1.66-1.81.) A step that indexes by data values (indexes_by_data) is not replayed: on its own,
 // with buffers that later steps reused, its indices may point anywhere. Its successor is then
 // judged against the copy alone, as is the first step.

@@ -4,7 +4,6 @@
 
 #include "fxscope/gpu/nvrtc_compiler.h"
 
-#include <nvrtc.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include <sstream>
 
 #include "fxscope/trace/md5.h"
+#include "kernels/nvrtc_api.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -70,9 +70,12 @@ Result<CompiledCubin> compile_cuda(const std::string& source, const std::string&
   std::vector<std::string> args = {"--gpu-architecture=" + options.arch, "-std=c++17",
                                    "-default-device"};
   args.insert(args.end(), options.extra.begin(), options.extra.end());
+  auto loaded = nvrtc_api();
+  if (!loaded) return make_error(entry + ": " + loaded.error().message);
+  const NvrtcApi& nvrtc = **loaded;
   int major = 0;
   int minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc.version(&major, &minor);
   std::string key_text = "nvrtc " + std::to_string(major) + "." + std::to_string(minor) + "\n";
   for (const std::string& a : args) key_text += a + "\n";
   key_text += source;
@@ -92,30 +95,30 @@ Result<CompiledCubin> compile_cuda(const std::string& source, const std::string&
   nvrtcProgram prog = nullptr;
   const std::string file = entry + ".cu";
   if (const nvrtcResult r =
-          nvrtcCreateProgram(&prog, source.c_str(), file.c_str(), 0, nullptr, nullptr);
+          nvrtc.create_program(&prog, source.c_str(), file.c_str(), 0, nullptr, nullptr);
       r != NVRTC_SUCCESS) {
-    return make_error(entry + ": NVRTC: " + nvrtcGetErrorString(r));
+    return make_error(entry + ": NVRTC: " + nvrtc.error_string(r));
   }
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
-  const nvrtcResult built = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult built = nvrtc.compile_program(prog, static_cast<int>(argv.size()), argv.data());
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
+  nvrtc.program_log_size(prog, &log_size);
   if (log_size > 1) {
     out.log.resize(log_size);
-    nvrtcGetProgramLog(prog, out.log.data());
+    nvrtc.program_log(prog, out.log.data());
     out.log.resize(log_size - 1);  // the log's terminating NUL
   }
   if (built != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
+    nvrtc.destroy_program(&prog);
     const std::string line = first_error_line(out.log);
-    return make_error(entry + ": NVRTC: " + (line.empty() ? nvrtcGetErrorString(built) : line));
+    return make_error(entry + ": NVRTC: " + (line.empty() ? nvrtc.error_string(built) : line));
   }
   std::size_t size = 0;
-  nvrtcGetCUBINSize(prog, &size);
+  nvrtc.cubin_size(prog, &size);
   out.cubin.resize(size);
-  if (size) nvrtcGetCUBIN(prog, out.cubin.data());
-  nvrtcDestroyProgram(&prog);
+  if (size) nvrtc.cubin(prog, out.cubin.data());
+  nvrtc.destroy_program(&prog);
   if (out.cubin.empty()) return make_error(entry + ": NVRTC produced no cubin for " + options.arch);
   if (options.use_cache) write_atomically(out.cache_path, out.cubin);
   return out;

@@ -17,7 +17,9 @@
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
+#include "gemm/cublaslt_api.h"
 #include "kernels/copy_in_place.h"
+#include "kernels/nvrtc_api.h"
 #include "kernels/reference_kernels.h"
 #include "run/gpu_timing.h"
 #include "run/mode_measure.h"
@@ -222,6 +224,19 @@ bool has_nan(const std::vector<HostOutput>& outputs) {
   return false;
 }
 
+// NVRTC and cuBLASLt, which every engine run needs, are loaded before the device opens: a
+// machine without them is told which to install, whether or not it has a GPU. (Without CUPTI a
+// run still measures each mode, with no per-kernel times: a note says so.)
+std::optional<Error> missing_run_libraries() {
+  std::string missing;
+  if (auto nvrtc = nvrtc_api(); !nvrtc) missing = nvrtc.error().message;
+  if (auto lt = cublaslt_api(); !lt) {
+    missing += (missing.empty() ? "" : "; ") + lt.error().message;
+  }
+  if (missing.empty()) return std::nullopt;
+  return make_error("the GPU run needs NVIDIA's CUDA libraries: " + missing);
+}
+
 }  // namespace
 
 Result<EngineRun> run_engine(const EngineRunOptions& o) {
@@ -252,6 +267,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     }
     graphs.push_back(std::move(f.front()));
   }
+  if (auto missing = missing_run_libraries()) return *missing;
   auto device = open_cuda_device();
   if (!device) return device.error();
   EngineRun run;

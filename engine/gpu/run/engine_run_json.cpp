@@ -33,12 +33,14 @@ nlohmann::json to_json(const EngineRun& run) {
   j["copy_gbps"] = run.copy_gbps;
   j["empty_kernel_us"] = run.empty_kernel_us;
   // Which kernels' bandwidth is judged: those moving at least min_bytes and not compute-bound,
-  // against a copy of their own size made by the reference copy kernel (runs before session 6
-  // judged against cudaMemcpy's and wrote "share_of_same_size_copy" here instead of "share").
+  // against a copy of their own size made by the reference copy kernel. (A run without
+  // "reference" here was judged against cudaMemcpy and says "share_of_same_size_copy" instead
+  // of "share"; report/run_result reads both.)
   j["bandwidth_target"] = {{"share", kBandwidthTarget},
                            {"reference", "same_size_copy_kernel"},
-                           // Since session 11 the copy is timed in the kernel's place (after the
-                           // step before it, in the mode's CUDA graph or stream); "alone" before.
+                           // The copy is timed in the kernel's place (after the step before
+                           // it, in the mode's CUDA graph or stream); a run without "place"
+                           // timed it alone.
                            {"place", "in_place"},
                            {"min_bytes", kBandwidthMinBytes},
                            {"alu_slots_per_us", run.alu_slots_per_us}};

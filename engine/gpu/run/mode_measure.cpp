@@ -215,10 +215,11 @@ struct CopyMethod {
 
 // Times the copy of each size of BYTES not in CACHE: the median of 3 rounds of 10 after 3
 // warm-ups, each reading a different part of a 256 MiB buffer so that it comes from memory, not
-// L2. About 2 ms of work first, in case the clocks dropped while the host set the buffers up: in
-// session 10, 3 of about 20 single-mode runs timed the 1.2 MB copy at 1.54-1.64 us where the
-// others read 1.41-1.46. It did not remove that: in session 11, with it, the same copy read
-// 1.41-1.50 us from one process to the next.
+// L2. About 2 ms of work first, in case the clocks dropped while the host set the buffers up
+// (without it, 3 of about 20 single-mode runs on an H200 timed the 1.2 MB copy at 1.54-1.64 us
+// where the others read 1.41-1.46). It does not steady the copy across processes: with it the
+// same copy reads 1.41-1.50 us from one process to the next, which is why the target judges the
+// copy timed in the kernel's place, in the same process (copy_in_place.h).
 void time_copies(cudaStream_t stream, CuptiActivity* cupti, const std::vector<double>& bytes,
                  double copy_gbps, std::map<std::uint64_t, double>& cache,
                  const CopyMethod& method) {

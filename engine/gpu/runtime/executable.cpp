@@ -24,7 +24,7 @@ Executable::~Executable() {
   impl_->gemms.clear();
   impl_->convs.clear();
   impl_->images.clear();
-  if (impl_->lt) cublasLtDestroy(impl_->lt);
+  destroy_cublaslt_handle(impl_->lt);
   for (void* p : impl_->allocations) cudaFree(p);
 }
 

@@ -333,7 +333,9 @@ struct Executable::Builder {
   // cuBLASLt's handle and workspace, made at the first GEMM; "" or why they could not be.
   std::string ensure_lt() {
     if (im.lt) return "";
-    cublasLtCreate(&im.lt);
+    auto handle = create_cublaslt_handle();
+    if (!handle) return handle.error().message;
+    im.lt = *handle;
     auto ws = im.allocate(kGemmWorkspace, "the cuBLASLt workspace");
     if (!ws) return ws.error().message;
     im.gemm_workspace = *ws;

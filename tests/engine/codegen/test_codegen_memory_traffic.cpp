@@ -114,7 +114,7 @@ TEST_CASE("a kernel's bytes are its own buffers': the stem pool's output, a copy
     const double bytes = codegen::kernel_bytes(*k, p.fusion.post_grad, p.hints);
     if (pool) {
       // The plan follows Inductor's buffers: it reads the ReLU's (3.2 MB) and writes the pooled
-      // getitem of the pool's tuple (0.8 MB; the tuple itself counted nothing before session 7).
+      // getitem of the pool's tuple (0.8 MB; the tuple itself counts nothing).
       // The kernel reads the convolution's output and four vectors of 64 and recomputes the ReLU.
       CHECK(g.bytes_read == 64.0 * 112 * 112 * 4);
       CHECK(g.bytes_written == 64.0 * 56 * 56 * 4);

@@ -111,9 +111,12 @@ TEST_CASE("a parameter's tensor reason names it as Dynamo does", "[guards][evalu
   const auto guards = unit_guards("graph_breaks", "0/0");
   ProposedInput half;
   half.tensor("L['self']._modules['lin1']._parameters['weight']").dtype = parse_dtype("half");
+  // TENSOR_MATCH::check_verbose_nopybind appends its advice when the tensor is a Parameter.
   CHECK(reason(guards, half) ==
         "tensor 'self._modules['lin1']._parameters['weight']' dtype mismatch. expected Float, "
-        "actual Half");
+        "actual Half. Guard failed on a parameter, consider using "
+        "torch._dynamo.config.force_parameter_static_shapes = False to allow dynamism on "
+        "parameters.");
 }
 
 TEST_CASE("symbolic shape guards of a dynamic batch are evaluated", "[guards][evaluator]") {
@@ -129,9 +132,9 @@ TEST_CASE("symbolic shape guards of a dynamic batch are evaluated", "[guards][ev
   CHECK(reason(guards, huge) == "256*x.size()[0] <= 2147483647");
   ProposedInput narrow;
   narrow.tensors.push_back(tensor("x", {4, 128}));
-  // Dynamo checks size and stride index by index: a contiguous [4, 128] fails on stride 0.
-  CHECK(reason(guards, narrow) ==
-        "tensor 'x' stride mismatch at index 0. expected 256, actual 128");
+  // TensorCheck::check_verbose compares every size before any stride: a contiguous [4, 128]
+  // against size [None, 256], stride [256, 1] fails on size 1, not on stride 0.
+  CHECK(reason(guards, narrow) == "tensor 'x' size mismatch at index 1. expected 256, actual 128");
 
   const auto transposed = unit_guards("graph_breaks", "4/3");
   ProposedInput square;

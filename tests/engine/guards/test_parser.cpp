@@ -145,3 +145,47 @@ TEST_CASE("bad and garbage guard text never crashes", "[guards][parser]") {
     CHECK((result.reused || !result.reason.empty()));
   }
 }
+
+TEST_CASE("a DictGuardManager's length check is kept, and a multi-line repr stays one guard",
+          "[guards][parser]") {
+  // Lines as PyTorch 2.11 prints an optimizer step's tree (a repr over several lines) and a
+  // dict whose keys are guarded.
+  const std::string tree = R"(TREE_GUARD_MANAGER:
++- RootGuardManager
+| +- GuardManager: source=L['self'], accessed_by=FrameLocalsGuardAccessor(key='self', framelocals_idx=0), type=<class 'torch.optim.sgd.SGD'>, tag_safe=(False, False)
+| | +- ID_MATCH: ___check_obj_id(L['self'], 140570313720512), type=SGD (
+Parameter Group 0
+    lr: 0.01
+)  # for group in self.param_groups:  # optim/sgd.py:118 in step
+| | +- DictGuardManager: source=L['self'].state, accessed_by=GetAttrGuardAccessor(state), type=<class 'collections.defaultdict'>, tag_safe=(True, False)
+| | | +- KeyValueManager pair at index=0
+| | | | +- ValueManager: DictGuardManager: source=L['self'].state[list(dict.keys(L['self'].state))[0]], type=<class 'dict'>, tag_safe=(True, False)
+| +- DictGuardManager: source=L['cfg'], accessed_by=FrameLocalsGuardAccessor(key='cfg', framelocals_idx=1), type=<class 'dict'>, tag_safe=(True, False)
+| | +- KeyValueManager pair at index=0
+| | | +- KeyManager: GuardManager: source=list(dict.keys(L['cfg']))[0], type=<class 'str'>, tag_safe=(True, False)
+| | | | +- EQUALS_MATCH: list(dict.keys(L['cfg']))[0] == 'a'  # sum(cfg.values())
+)";
+  const auto set = parse_guard_tree(tree);
+  CHECK(set.warnings.empty());
+  std::vector<std::string> lengths;
+  for (const auto& g : set.guards) {
+    if (g.tag == "DictGuardManager") lengths.push_back(g.code);
+    if (g.kind == GuardKind::kId) {
+      CHECK(g.code.find("Parameter Group 0") != std::string::npos);
+      CHECK(g.comment.find("optim/sgd.py:118") != std::string::npos);
+    }
+  }
+  CHECK(lengths ==
+        std::vector<std::string>{"len(L['self'].state) != 1",
+                                 "len(L['self'].state[list(dict.keys(L['self'].state))[0]]) != 0",
+                                 "len(L['cfg']) != 1"});
+  // Pairs are checked by index: a DictGuardManager never re-sorts them.
+  for (const auto& node : set.nodes) {
+    if (node.source == "L['cfg']") CHECK_FALSE(node.sorts_children);
+  }
+
+  // A call whose own tree saw two keys fails on the length first, as Dynamo words it.
+  ProposedInput two_keys;
+  two_keys.observed.push_back({"DictGuardManager", "L['cfg']", "len(L['cfg']) != 2"});
+  CHECK(evaluate_guards(set, two_keys).reason == "len(cfg) != 1");
+}

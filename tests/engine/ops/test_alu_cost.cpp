@@ -98,10 +98,10 @@ TEST_CASE("cheap fused kernels stay memory-bound", "[ops][alu]") {
 }
 
 TEST_CASE("the roofline's ridge divides compute-bound from memory-bound kernels", "[ops][alu]") {
-  // pointwise_chain's 12-op kernel in a session 11 run: 34.1 MB, a copy of its bytes in its place
-  // 10.54 us, 15.05 us of instructions. Past the ridge, so compute-bound; the rule before session
-  // 13 (instructions against the copy's time / 0.7 = 15.06 us) held it to the bandwidth target,
-  // where it measured 62%, and let it go in the next run.
+  // pointwise_chain's 12-op kernel in an H200 run: 34.1 MB, a copy of its bytes in its place
+  // 10.54 us, 15.05 us of instructions. Past the ridge, so compute-bound; a line at the copy's
+  // time / 0.7 (15.06 us) would hold it to the bandwidth target, where it measured 62%, in one
+  // run and let it go in the next.
   const double bytes = 34078720.0;
   const double gbps = bytes / 10.54 / 1e3;
   CHECK(ops::compute_bound(15.05, bytes, gbps));

@@ -1,5 +1,6 @@
-// Reading `fxscope-cli run --json` back: the schema of engine/gpu/torch_run_json.cpp, per-node
-// time that never counts a kernel twice, and one-line errors naming the field on bad input.
+// Reading `fxscope-cli run --json` back: the schema of engine/gpu/torch/torch_run_json.cpp,
+// per-node time that never counts a kernel twice, and one-line errors naming the field on bad
+// input.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -149,7 +150,8 @@ TEST_CASE("The other recorded runs read back", "[report][run]") {
 namespace fxscope::test {
 
 TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][run]") {
-  // fxscope's engine on pointwise_chain, H200, 2026-12-01 (session 4).
+  // fxscope's engine on pointwise_chain, H200: a run in the older form, judged against a
+  // same-size cudaMemcpy.
   const auto run = report::read_run_result(data("runs/pointwise_chain_engine_h200.json"));
   REQUIRE(run.ok());
   CHECK(run->backend == "engine");
@@ -193,9 +195,9 @@ TEST_CASE("An engine run's bandwidth entries land on their kernels", "[report][r
 TEST_CASE(
     "pointwise_chain's fused kernels are compute-bound and say how near the issue rate they run",
     "[report][run]") {
-  // fxscope's engine on pointwise_chain, H200, 2026-12-02 (session 13: compute-bound past the
-  // roofline's ridge, the share of the issue rate written; the team reduction's butterfly).
-  const auto run = report::read_run_result(data("runs/pointwise_chain_engine_s13_h200.json"));
+  // fxscope's engine on pointwise_chain, H200: compute-bound past the roofline's ridge, the share
+  // of the issue rate written, team reductions merging their warps by a butterfly.
+  const auto run = report::read_run_result(data("runs/pointwise_chain_engine_in_place_h200.json"));
   REQUIRE(run.ok());
   for (const char* mode : {"default", "reduce-overhead", "max-autotune"}) {
     INFO(mode);
@@ -215,8 +217,8 @@ TEST_CASE(
       if (k.name.find("triton_poi_") != std::string::npos) {
         CHECK(b.share_of_issue_rate == Approx(0.885).margin(0.01));
       } else {
-        // The looped var_mean, its team's warps merged by a butterfly since session 13 (61-62%
-        // before; bench_memory_kernels chain).
+        // The looped var_mean, its team's warps merged by a butterfly (61-62% merging them in a
+        // row; bench_memory_kernels chain).
         CHECK(k.name.find("triton_red_") != std::string::npos);
         CHECK(b.share_of_issue_rate == Approx(0.695).margin(0.01));
       }
@@ -238,11 +240,10 @@ TEST_CASE(
 
 TEST_CASE("ResNet-50's engine run holds 39 kernels to the target, the stem's max-pool too",
           "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02, all four modes (session 13: each
-  // kernel at its median call, against the faster of two copy kernels of its bytes timed in its
-  // place: right after the step before it, reading first what that step wrote, on the stream or in
-  // the CUDA graph as the mode runs; the copy alone beside it; the stem's max-pool staged in
-  // shared memory, in its final form: no barrier at a tile's end).
+  // fxscope's engine on resnet50 (batch 1), H200, all four modes: each kernel at its median call,
+  // against the faster of two copy kernels of its bytes timed in its place (right after the step
+  // before it, reading first what that step wrote, on the stream or in the CUDA graph as the mode
+  // runs), the copy alone beside it; the stem's max-pool staged in shared memory.
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());
   const report::RunMode* fused = run->find_mode("default");
@@ -271,8 +272,7 @@ TEST_CASE("ResNet-50's engine run holds 39 kernels to the target, the stem's max
     CHECK(b.share_of_same_size_copy_kernel ==
           Approx(b.same_size_copy_kernel_us * b.share_of_same_size_copy / b.same_size_copy_us));
     // Layer 4's 512x512x3x3 weights copied to channels-last: 18.9 MB moved, faster than a plain
-    // copy kernel of the same bytes since its writes are 16-byte words too (110-114%; 62-68% in
-    // session 4, about 96% in session 7).
+    // copy kernel of the same bytes since its writes are 16-byte words too (110-114%).
     if (b.bytes == Approx(18874368.0)) {
       ++weight_copies;
       CHECK(b.judged_share > 1.05);
@@ -282,8 +282,8 @@ TEST_CASE("ResNet-50's engine run holds 39 kernels to the target, the stem's max
   CHECK(held == 39);
   CHECK(read_written == 33);
   CHECK(weight_copies == 3);
-  // The closest: the stem's batch norm + ReLU + max-pool (4.0 MB in 2.62 us; 2.82 per output in
-  // session 11, when it was below). It reads the convolution's output, which the step before it
+  // The closest: the stem's batch norm + ReLU + max-pool (4.0 MB in 2.62 us; 2.82 in the per-output
+  // form, below the target). It reads the convolution's output, which the step before it
   // (the stem's batch norm + ReLU) has just read, from L2; a copy of its bytes reading what that
   // step wrote takes 1.92 us, where the copy alone, from memory, takes 2.40.
   REQUIRE(pool);
@@ -318,8 +318,8 @@ TEST_CASE("ResNet-50's engine run holds 39 kernels to the target, the stem's max
 }
 
 TEST_CASE("GPT-2's engine run holds its layer norms to the target and meets it", "[report][run]") {
-  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200, 2026-12-02 (session 11; the
-  // variance in one pass of shifted sums since session 6). The residual add + layer norm kernels
+  // fxscope's engine on gpt2_12layer (batch 1, 128 tokens), H200 (the variance in one pass of
+  // shifted sums). The residual add + layer norm kernels
   // move 1.2-2.0 MB in about 2 us, each right after a cuBLAS GEMM whose product it reads.
   const auto run = report::read_run_result(data("runs/gpt2_12layer_engine_h200.json"));
   REQUIRE(run.ok());
@@ -396,7 +396,7 @@ TEST_CASE("A bad bandwidth entry is an error naming it", "[report][run]") {
 
 TEST_CASE("ResNet-50's max-autotune runs its convolutions as im2col + GEMM at half default's time",
           "[report][run]") {
-  // fxscope's engine on resnet50 (batch 1), H200, 2026-12-02 (session 13): max-autotune timed each
+  // fxscope's engine on resnet50 (batch 1), H200: max-autotune timed each
   // convolution on cuDNN and as an im2col + one cuBLASLt GEMM, and kept the GEMM for 49 of 53.
   const auto run = report::read_run_result(data("runs/resnet50_engine_h200.json"));
   REQUIRE(run.ok());

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "fxscope/trace/compile_id.h"
 #include "fxscope/trace/graph_break.h"
@@ -11,6 +14,7 @@
 #include "fxscope/trace/payload.h"
 #include "fxscope/trace/recompile.h"
 #include "fxscope/trace/stack_frame.h"
+#include "samples.h"
 
 using namespace fxscope::trace;
 
@@ -90,6 +94,43 @@ TEST_CASE("the scanner splits records and strips one TAB per payload line", "[tr
   CHECK(scanner.payload_lines() == 2);
 }
 
+TEST_CASE("the scanner given the text in parts yields what it yields given it whole", "[trace]") {
+  // A real log handed over in prefixes, as while it is decompressed: cut points fall inside
+  // envelopes, inside payloads and right after newlines.
+  const auto located = locate_log(fxscope::test::sample("graph_breaks"), 0);
+  REQUIRE(located.ok());
+  std::ifstream in(located->path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  REQUIRE(text.size() > 1'000'000);
+  std::vector<RawRecord> whole;
+  LogScanner all(text);
+  for (RawRecord r; all.next(r);) whole.push_back(r);
+  REQUIRE(whole.size() > 100);
+
+  for (const std::size_t step : {std::size_t{4093}, std::size_t{65536}, std::size_t{700'001}}) {
+    INFO(step);
+    LogScanner parts;
+    std::vector<RawRecord> got;
+    for (std::size_t end = 0; end < text.size();) {
+      end = std::min(end + step, text.size());
+      const bool is_whole = end == text.size();
+      parts.extend(std::string_view(text).substr(0, end), is_whole);
+      for (RawRecord r; parts.next(r);) got.push_back(r);
+    }
+    REQUIRE(got.size() == whole.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO(i);
+      CHECK(got[i].line == whole[i].line);
+      CHECK(got[i].whole == whole[i].whole);
+      CHECK(got[i].payload.raw.data() == whole[i].payload.raw.data());
+      CHECK(got[i].payload.raw.size() == whole[i].payload.raw.size());
+      CHECK(got[i].payload.line_count == whole[i].payload.line_count);
+    }
+    CHECK(parts.lines() == all.lines());
+    CHECK(parts.payload_lines() == all.payload_lines());
+  }
+}
+
 TEST_CASE("md5 matches PyTorch's has_payload", "[trace]") {
   CHECK(md5_hex("") == "d41d8cd98f00b204e9800998ecf8427e");
   CHECK(md5_hex("The quick brown fox jumps over the lazy dog") ==
@@ -153,7 +194,7 @@ TEST_CASE("rank numbers come from the file name", "[trace]") {
 }
 
 TEST_CASE("a recompile reason cut short after its stack header is still read", "[trace]") {
-  // Found by fuzzing: the reader used to throw one past the end of the entry.
+  // Found by fuzzing: a reader that looks one past the end of the entry throws here.
   const auto plain = parse_recompile_reasons("1/0: User stack trace:");
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].user_stack.empty());

@@ -307,7 +307,7 @@ TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and 
   CHECK(cell.data().toString().endsWith(QStringLiteral("GB/s · compute 89%")));
   const QString tip = cell.data(Qt::ToolTipRole).toString();
   CHECK(tip.contains(QStringLiteral("56% of a same-size cudaMemcpy")));
-  CHECK(tip.contains(QStringLiteral("judged against the cudaMemcpy")));  // a run before session 6
+  CHECK(tip.contains(QStringLiteral("judged against the cudaMemcpy")));  // a run in the older form
   CHECK(tip.contains(QStringLiteral("48% of the run's 256 MiB copy")));
   CHECK(tip.contains(QStringLiteral("compute-bound")));
   CHECK(tip.contains(QStringLiteral("it runs at 89% of the issue rate")));
@@ -334,7 +334,7 @@ TEST_CASE("Each kernel's time lands on the cluster it was run for and not on gro
   MainWindow window;
   window.show();
   open_first_unit(window, "pointwise_chain");
-  load_run(window, "runs/pointwise_chain_engine_s13_h200.json");
+  load_run(window, "runs/pointwise_chain_engine_in_place_h200.json");
   const views::CanvasGraph& graph = *window.graph_panel().shown();
   const views::HeatOverlay& heat = window.graph_panel().heat();
   REQUIRE(heat.mode != nullptr);

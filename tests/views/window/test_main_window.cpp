@@ -85,6 +85,22 @@ TEST_CASE("MainWindow reports a bad path and keeps working", "[views]") {
   CHECK(window.select_first_unit());
 }
 
+TEST_CASE("MainWindow opens compressed logs: a .gz file, a directory holding a .zst log",
+          "[views][compressed]") {
+  qt_app();
+  MainWindow window;
+  QSignalSpy loaded(&window, &MainWindow::log_loaded);
+  QSignalSpy failed(&window, &MainWindow::load_failed);
+  for (const char* path : {"trace/small.log.gz", "trace/zst_only"}) {
+    INFO(path);
+    window.open_path(QString::fromStdString(data(path)));
+    REQUIRE(loaded.wait(kLoadTimeoutMs));
+    CHECK(window.compile_units().rowCount() == 1);
+    CHECK(window.select_first_unit());
+  }
+  CHECK(failed.count() == 0);
+}
+
 TEST_CASE("MainWindow drops a load that a newer one replaced", "[views]") {
   qt_app();
   MainWindow window;

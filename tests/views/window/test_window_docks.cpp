@@ -1,21 +1,24 @@
 // The window around the canvas, offscreen: the inspector as a dock that follows the canvas and
-// the Kernels tab, File > Open Recent, drag and drop of a log, and graph breaks drawn as cuts
-// between consecutive compile units.
+// the Kernels tab, File > Open Recent, drag and drop of a log, graph breaks drawn as cuts
+// between consecutive compile units, and the dock a screenshot asks for.
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QUrl>
 
 #include "canvas/cut_item.h"
 #include "canvas/graph_scene.h"
+#include "gpu_run/gpu_run_controller.h"
 #include "layout/unit_cuts.h"
 #include "panels/graph_panel.h"
 #include "views_test_support.h"
 #include "window/main_window.h"
 #include "window/recent_files.h"
+#include "window/window_screenshot.h"
 
 namespace fxscope::test {
 namespace {
@@ -129,6 +132,39 @@ TEST_CASE("The inspector is a dock that follows the canvas", "[views][docks]") {
   CHECK(inspector->toPlainText().startsWith(QStringLiteral("addmm")));
   CHECK(window.graph_panel().highlight_nodes({QStringLiteral("no_such_node")},
                                              QStringLiteral("test")) == 0);
+}
+
+TEST_CASE("A screenshot's dock is in front and roomy, even when a run loads after it was asked for",
+          "[views][docks][screenshot]") {
+  qt_app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  MainWindow window;
+  auto* ab = window.findChild<QDockWidget*>(QStringLiteral("mode_comparison_dock"));
+  auto* kernels = window.findChild<QDockWidget*>(QStringLiteral("kernels_dock"));
+  REQUIRE(ab != nullptr);
+  REQUIRE(kernels != nullptr);
+  // As `fxscope PATH --run RUN.json --dock mode_comparison --screenshot FILE` sets it up.
+  auto* shot =
+      new views::WindowScreenshot(&window, dir.filePath(QStringLiteral("ab.png")), &window);
+  shot->set_dock(ab);
+  shot->wait_for_run(&window.gpu_runs());
+  QSignalSpy finished(shot, &views::WindowScreenshot::finished);
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::log_loaded);
+  window.open_path(QString::fromStdString(sample("residual_mlp")));
+  REQUIRE(loaded.wait(kTimeoutMs));
+  // The loaded run raises the Kernels tab, which shares the A/B tab's place.
+  window.gpu_runs().load_run_file(
+      QString::fromStdString(data("runs/residual_mlp_pytorch_h200.json")));
+  REQUIRE(finished.wait(kTimeoutMs));
+  CHECK(finished.takeFirst().at(0).toInt() == 0);
+  // Tabs behind the front one keep their visible flag; what shows is their visible region.
+  CHECK(window.tabifiedDockWidgets(ab).contains(kernels));
+  CHECK_FALSE(ab->widget()->visibleRegion().isEmpty());
+  CHECK(kernels->widget()->visibleRegion().isEmpty());
+  // And it has room: half the window's height, where the default layout gives the tabs 190 px.
+  CHECK(ab->height() >= window.height() / 3);
 }
 
 TEST_CASE("Open Recent remembers loaded paths only, newest first", "[views][docks]") {

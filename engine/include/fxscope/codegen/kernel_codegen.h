@@ -75,9 +75,8 @@ std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
 struct CodegenOptions {
   ops::SymbolHints hints;  // values of symbolic sizes
   // None lets the generator choose (16-byte vectors where it can, threads per row from the row
-  // length and the device's size); a config is used as given, {256, 1, 1} included. (Until
-  // session 10 a config equal to LaunchConfig{} meant "choose", so a tuning candidate of 256
-  // threads, one item, one row silently generated the default kernel again.)
+  // length and the device's size); a config is used as given, {256, 1, 1} included, so that a
+  // tuning candidate equal to LaunchConfig{} is that candidate, not the default kernel again.
   std::optional<LaunchConfig> config;
   // The device runs thread block clusters (compute capability 9.0 and up): a reduction over few
   // long rows may then share each row among the blocks of a cluster.

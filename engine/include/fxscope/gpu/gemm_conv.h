@@ -3,7 +3,7 @@
 // max-autotune lowers 1x1 convolutions to mm and tries GEMM templates). cuDNN's FP32 plans
 // parallelise badly over few output positions: at batch 1 on the H200, ResNet-50's layer-4 3x3
 // convolution (49 positions) took 115 us under cuDNN's heuristics' FP32 plan and 34 us as an
-// im2col plus one cuBLAS GEMM (bench_conv_as_gemm, session 9).
+// im2col plus one cuBLAS GEMM (bench_conv_as_gemm).
 //
 // Per image, with P output positions and K = Cin x KH x KW taps:
 // - output channels-major (NCHW: positions contiguous): out[Cout, P] = W[Cout, K] x col[K, P];

@@ -91,7 +91,7 @@ struct MeasuredKernel {
   double us = 0.0;  // per repeat: the mean, so that the kernels sum to the call
   // The median over repeats of its time in one call (fxscope's runs; 0 where unknown). A few slow
   // calls skew the mean: on the H200 the mean of a held 1-2 us kernel was up to 7% above its
-  // median (ResNet-50 and GPT-2, session 10), 1-2% below at most.
+  // median (ResNet-50 and GPT-2), 1-2% below at most.
   double median_us = 0.0;
   double calls = 0.0;  // per repeat
   std::array<int, 3> grid{};

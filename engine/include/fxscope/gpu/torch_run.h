@@ -36,8 +36,8 @@ struct TorchRun {
   std::string device;
   std::string unit;
   std::string torch_version;
-  // Whether the driver let convolutions and matmuls use TF32; unset for drivers before session 8,
-  // which left PyTorch's defaults (TF32 convolutions, FP32 matmuls).
+  // Whether the driver let convolutions and matmuls use TF32; unset for a run whose driver did
+  // not say, which then ran PyTorch's defaults (TF32 convolutions, FP32 matmuls).
   std::optional<bool> allow_tf32;
   std::vector<ModeMeasurement> modes;
 };

@@ -23,7 +23,7 @@ struct DocumentGraph {
   std::map<NodeId, nlohmann::json> annotations;  // node -> JSON object {key: value}
 };
 
-// Several labelled graphs plus per-node annotations and metadata; see README.md, "fxscope JSON".
+// Several labelled graphs plus per-node annotations and metadata; see docs/formats.md.
 class Document {
  public:
   // Appends GRAPH labelled "[COMPILE_ID] LEVEL"; returns its index.

@@ -1,5 +1,5 @@
 #pragma once
-// fxscope JSON: the versioned file format of a Document (described in README.md, "fxscope JSON").
+// fxscope JSON: the versioned file format of a Document (described in docs/formats.md).
 // to_json -> from_json -> to_json gives the same text.
 
 #include <string>

@@ -14,10 +14,13 @@ std::size_t find_top_level(std::string_view s, std::string_view needle, std::siz
 // text ends first or a different bracket closes it.
 std::size_t matching_close(std::string_view s, std::size_t open);
 
-// Bracket depth change over S ((, [, { minus their closers), quotes and a `#` comment skipped.
-int depth_change(std::string_view s);
-
-// S without a trailing `# comment` (a `#` outside quotes), right-trimmed.
-std::string_view strip_comment(std::string_view s);
+// A line's code: S without a trailing `# comment` (a `#` outside quotes), trimmed, and the
+// bracket depth change over it ((, [, { minus their closers, quotes skipped). One scan for both:
+// the readable-graph parser asks this of every line.
+struct CodeLine {
+  std::string_view code;
+  int depth_change = 0;
+};
+CodeLine code_of(std::string_view s);
 
 }  // namespace fxscope::graph::python_text

@@ -44,9 +44,29 @@ struct Guard {
   std::optional<Expression> expr;     // kShape
 };
 
+// One GuardManager of the tree (torch/csrc/dynamo/guards.cpp, class GuardManager): its leaf
+// guards, which always run first and in a fixed order, and its child managers, which Dynamo
+// re-sorts by failure count (see CheckOrder in guard_evaluator.h).
+struct GuardNode {
+  std::string source;                 // "L['self']._modules['lin']"; "" for the root
+  std::vector<std::size_t> guards;    // into GuardSet::guards
+  std::vector<std::size_t> children;  // into GuardSet::nodes, in the order the tree prints
+  // A plain GuardManager re-sorts its children after failures; a DictGuardManager checks its
+  // key/value pairs by index and never does.
+  bool sorts_children = true;
+};
+
 // The guards of one cache entry in Dynamo's order, with the shape symbols they may name.
 struct GuardSet {
+  // Every guard, in the order a fresh cache entry checks them: the RootGuardManager's tree
+  // depth first, each manager's own guards before its children, then the epilogue.
   std::vector<Guard> guards;
+  // The tree itself (nodes[0] is the RootGuardManager); empty when the log had no tree and
+  // the guards are the unit's shape guards alone, checked in their order.
+  std::vector<GuardNode> nodes;
+  // The LAMBDA_GUARDs printed beside the root: RootGuardManager runs them after the whole
+  // tree (its _epilogue_lambda_guards, symbolic shape guards among them).
+  std::vector<std::size_t> epilogue;
   std::vector<std::pair<std::string, std::string>> symbols;  // s77 -> L['x'].size()[0]
   Warnings warnings;  // every guard that could not be parsed, named by line and text
 };

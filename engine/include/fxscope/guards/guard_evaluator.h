@@ -3,6 +3,7 @@
 // first failing guard in Dynamo's own words, or that the entry would be reused.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,25 @@ struct GuardEvaluation {
   Warnings gaps;
 };
 
+// What a cache entry's guard managers remember between calls (torch/csrc/dynamo/guards.cpp,
+// GuardManager::_fail_count): how often each manager failed, and so the order its children
+// are checked in. check_accessors_nopybind re-sorts a manager's children by failure count,
+// most first, whenever one fails after another passed; check_verbose, which words the reason,
+// walks the order the fast check left.
+struct CheckOrder {
+  std::vector<std::int64_t> fail_counts;           // per GuardSet::nodes entry
+  std::vector<std::vector<std::size_t>> children;  // per node, the order checked now
+};
+
+// The order of a fresh cache entry: the tree's own, no failures counted.
+CheckOrder fresh_order(const GuardSet& guards);
+
+// check_verbose of a fresh cache entry.
 GuardEvaluation evaluate_guards(const GuardSet& guards, const ProposedInput& input);
+
+// One call of the frame with INPUT, as Dynamo makes it: the fast check, which counts the
+// failures and re-sorts ORDER, then, when it failed, check_verbose in the order it left.
+GuardEvaluation evaluate_call(const GuardSet& guards, const ProposedInput& input,
+                              CheckOrder& order);
 
 }  // namespace fxscope::guards

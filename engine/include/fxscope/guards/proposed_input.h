@@ -39,14 +39,26 @@ struct ConstantInput {
   Value value;
 };
 
+// A check as the call's own cache entry printed it, for a value no tensor or constant spells
+// (an object's id, a type's id, a length, the global state): Dynamo prints such a check with
+// the value it saw, so an earlier entry's check of the same kind on the same source holds
+// exactly when it reads the same. Replay fills these from the new compile unit's guards.
+struct ObservedCheck {
+  std::string tag;     // "ID_MATCH", "TYPE_MATCH", "GLOBAL_STATE"
+  std::string source;  // "L['act']"; "" for the global state
+  std::string code;    // "___check_obj_id(L['act'], 140212)"
+};
+
 // The proposed input of one call of the compiled frame.
 struct ProposedInput {
   std::vector<TensorInput> tensors;
   std::vector<ConstantInput> constants;
+  std::vector<ObservedCheck> observed;
 
   // Lookups by source, in either spelling ("x" or "L['x']"); null when not given.
   const TensorInput* find_tensor(std::string_view source) const;
   const Value* find_constant(std::string_view source) const;
+  const ObservedCheck* find_observed(std::string_view tag, std::string_view source) const;
   TensorInput& tensor(std::string_view source);  // finds or adds
   void set_constant(std::string_view source, Value value);
 };

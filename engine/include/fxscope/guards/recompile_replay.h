@@ -15,7 +15,8 @@
 namespace fxscope::guards {
 
 // One recorded recompile and fxscope's prediction for it, both as "4/1: <reason>" lines,
-// newest cache entry first (the order Dynamo checks and logs them).
+// newest cache entry first: Dynamo checks and logs them most recently used first, which is
+// newest first unless an older entry was hit since, and the log records no hits.
 struct RecompileCheck {
   trace::CompileId compile_id;         // the new compile
   std::vector<std::string> recorded;   // Dynamo's reasons, whitespace and comments normalised

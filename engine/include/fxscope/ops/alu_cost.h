@@ -30,11 +30,11 @@ inline double alu_slots_per_us(int sms, int clock_khz) {
 
 // A kernel is compute-bound when issuing its instructions (ALU_US) takes longer than moving its
 // BYTES at COPY_GBPS: it sits right of the roofline's ridge, and its bound is the issue rate, not
-// memory. (Until session 13 the line was a target's share of the copy, ALU_US > copy / 0.7: a
-// kernel between the two was held to a bandwidth it could reach only at the full issue rate, and
-// pointwise_chain's 12-op kernel, 15.05 us of instructions against 15.06 allowed, crossed the line
-// from run to run.) False when the copy bandwidth or the bytes are unknown (a kernel reading only
-// scratch the plan does not count).
+// memory. The line is the ridge itself, not a target's share of the copy (ALU_US > copy / 0.7):
+// that would hold a kernel between the two to a bandwidth it could reach only at the full issue
+// rate, and pointwise_chain's 12-op kernel (15.05 us of instructions against 15.06 allowed) would
+// cross the line from run to run. False when the copy bandwidth or the bytes are unknown (a kernel
+// reading only scratch the plan does not count).
 inline bool compute_bound(double alu_us, double bytes, double copy_gbps) {
   return bytes > 0 && copy_gbps > 0 && alu_us > bytes / (copy_gbps * 1e3);
 }

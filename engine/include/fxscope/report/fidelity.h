@@ -44,7 +44,7 @@ struct LogFidelity {
 
 // One log of the corpus: sample_graphs/<folder> or sample_graphs/corpus/<folder or file>.
 struct CorpusLog {
-  std::string name;  // "resnet18", "corpus/bert_train"
+  std::string name;  // the folder under the samples root: "NAME" or "corpus/NAME"
   std::string path;  // what read_trace opens: the folder, or the log file itself
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The JSON form of a FuseReport (`fxscope-cli fuse --json`); fields are listed in README.md.
+// The JSON form of a FuseReport (`fxscope-cli fuse --json`); fields in docs/cli-json.md.
 
 #include <nlohmann/json.hpp>
 

@@ -22,8 +22,8 @@ namespace fxscope::report {
 struct RunBandwidth {
   double bytes = 0;
   double gbps = 0;
-  // The time a launch the verdict judged (fxscope's engine: the kernel's median call since session
-  // 10, its mean before); 0 in runs that did not write it.
+  // The time a launch the verdict judged (fxscope's engine: the kernel's median call; older runs
+  // wrote its mean); 0 in runs that did not write it.
   double us = 0;
   double share_of_copy = 0;
   bool held_to_target = false;
@@ -40,12 +40,12 @@ struct RunBandwidth {
   // runs).
   double same_size_copy_kernel_us = 0;
   double share_of_same_size_copy_kernel = 0;
-  // Where that copy was timed (engine runs since session 11: "after group 10 ... (GEMM), in the
-  // CUDA graph", or "alone: <why>"; empty before), and the same copy timed alone (0 before).
+  // Where that copy was timed ("after group 10 ... (GEMM), in the CUDA graph", or "alone: <why>";
+  // empty in runs that timed it alone only), and the same copy timed alone (0 in those runs).
   std::string reference_place;
   double alone_copy_kernel_us = 0;
-  // The share the run's target judged and what it was of: the same-size copy kernel (runs since
-  // session 6: "bandwidth_target": {"reference": "same_size_copy_kernel"}), else the same-size
+  // The share the run's target judged and what it was of: the same-size copy kernel (runs with
+  // "bandwidth_target": {"reference": "same_size_copy_kernel"}), else the same-size
   // cudaMemcpy, else the run's 256 MiB copy.
   double judged_share = 0;
   std::string judged_against;  // "copy kernel in its place", "copy kernel", "cudaMemcpy", ...

@@ -1,5 +1,5 @@
 #pragma once
-// The JSON form of a Summary (`fxscope-cli summary --json`); its fields are listed in README.md.
+// The JSON form of a Summary (`fxscope-cli summary --json`); fields in docs/cli-json.md.
 
 #include <nlohmann/json.hpp>
 

@@ -20,10 +20,16 @@ struct RawRecord {
 // Walks the text once. next() yields records in order; lines that are not a record (and TAB
 // lines with no record before them) are counted as bad and handed to the caller as records
 // with an empty json.
+//
+// The text may also come in parts, while it is being decompressed: extend() hands over a longer
+// view of the same buffer, and until it is whole next() yields only the records known to be
+// complete (a line after them that is not one of their TAB lines).
 class LogScanner {
  public:
-  explicit LogScanner(std::string_view text) : text_(text) {}
+  LogScanner() = default;
+  explicit LogScanner(std::string_view text) { extend(text, true); }
 
+  void extend(std::string_view text, bool whole);
   bool next(RawRecord& record);
   std::size_t lines() const { return line_; }
   std::size_t payload_lines() const { return payload_lines_; }
@@ -32,6 +38,8 @@ class LogScanner {
   std::string_view next_line();
 
   std::string_view text_;
+  std::size_t end_ = 0;  // past the last complete line of text_
+  bool whole_ = false;
   std::size_t pos_ = 0;
   std::size_t line_ = 0;
   std::size_t payload_lines_ = 0;

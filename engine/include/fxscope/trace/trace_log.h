@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "fxscope/core/diagnostics.h"
-#include "fxscope/core/mapped_file.h"
 #include "fxscope/core/result.h"
 #include "fxscope/trace/artifact.h"
 #include "fxscope/trace/compile_unit.h"
 #include "fxscope/trace/graph_break.h"
+#include "fxscope/trace/log_file.h"
 #include "fxscope/trace/recompile.h"
 
 namespace fxscope::trace {
@@ -26,7 +26,7 @@ struct KindCount {
 
 // Counts over the whole file, for the summary and for spotting what the reader skipped.
 struct TraceStats {
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;  // of text, after decompression
   std::size_t lines = 0;
   std::size_t records = 0;
   std::size_t payload_lines = 0;
@@ -41,9 +41,12 @@ struct ReadOptions {
   // Check every payload against its md5 (slower); the last record is always checked, since a
   // log cut short ends there.
   bool verify_all_payloads = false;
+  // A gzip or zstd log is decompressed into memory, up to this many bytes of text.
+  std::size_t max_decompressed_bytes = kMaxDecompressedBytes;
 };
 
-// A read log. Owns the mapping that every string_view in it points into, so it is move-only.
+// A read log. Owns the text (mapped, or decompressed) that every string_view in it points into,
+// so it is move-only.
 class TraceLog {
  public:
   TraceLog() = default;
@@ -52,10 +55,14 @@ class TraceLog {
   TraceLog(const TraceLog&) = delete;
   TraceLog& operator=(const TraceLog&) = delete;
 
-  const std::string& path() const { return file_.path(); }  // the log file read
+  const std::string& path() const { return path_; }  // the log file read
+  Compression compression() const { return file_.compression(); }
+  std::size_t stored_bytes() const { return file_.stored_bytes(); }  // on disk
+  // The logs beside it that were not read: other ranks and runs, then other copies (compressed
+  // or plain) of the logs there, this one's included.
   const std::vector<std::string>& other_logs() const { return other_logs_; }
   std::optional<int> rank() const { return rank_; }  // from "_rank_N_" in the name
-  std::string_view text() const { return file_.view(); }
+  std::string_view text() const { return file_.text(); }
 
   const std::vector<CompileUnit>& units() const { return units_; }
   const CompileUnit* find_unit(const CompileId& id) const;  // any attempt of the compile
@@ -71,7 +78,8 @@ class TraceLog {
   friend class TraceBuilder;
   friend Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options);
 
-  MappedFile file_;
+  std::string path_;
+  LogFile file_;
   std::vector<std::string> other_logs_;
   std::optional<int> rank_;
   std::vector<CompileUnit> units_;
@@ -83,7 +91,8 @@ class TraceLog {
   bool truncated_ = false;
 };
 
-// Reads PATH, a TORCH_TRACE log file or a directory holding dedicated_log_torch_trace*.log.
+// Reads PATH, a TORCH_TRACE log file (plain, gzip or zstd) or a directory holding
+// dedicated_log_torch_trace*.log (or .log.gz, .log.zst).
 // Bad lines become warnings; only an unusable input is an Error (one line naming the path).
 Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options = {});
 

@@ -109,9 +109,9 @@ TEST_CASE("every generated kernel of the main samples compiles for sm_90", "[nvr
 
 TEST_CASE("every max-autotune tuning candidate of ResNet-18 and GPT-2 compiles for sm_90",
           "[nvrtc][codegen]") {
-  // Each config is generated as given (a {256, 1, 1} candidate included, which until session 10
-  // regenerated the default kernel), so each must compile; a failing variant would only be left
-  // out of the timing, and this says so here rather than in a run.
+  // Each config is generated as given (a {256, 1, 1} candidate included, though it equals
+  // LaunchConfig{}), so each must compile; a failing variant would only be left out of the
+  // timing, and this says so here rather than in a run.
   TempCache cache("candidates");
   const gpu::EngineCompiler compiler("sm_90", cache.path.string());
   for (const std::string sample : {"resnet18", "gpt2_2layer"}) {

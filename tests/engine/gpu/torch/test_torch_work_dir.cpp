@@ -83,7 +83,7 @@ TEST_CASE("the driver's TF32 setting reaches the run's JSON, and is absent where
   dir.write("cupti.jsonl", kRecords);
   fs::create_directories(dir.path / "trace");
   const std::string log = test::sample("residual_mlp");
-  // Drivers before session 8 said nothing (and left PyTorch's TF32 convolutions on).
+  // A driver output without the flag says nothing (PyTorch's defaults: TF32 convolutions on).
   dir.write("driver.out", kDriverOut);
   auto before = gpu::attribute_work_dir(log, dir.str(), "0/0");
   REQUIRE(before);
@@ -166,9 +166,9 @@ TEST_CASE("a real H200 work dir of gpt2_2layer in max-autotune is attributed in 
 
 TEST_CASE("a real H200 work dir of resnet50 in max-autotune puts each library kernel on its node",
           "[gpu]") {
-  // Saved on the H200 (session 8) and trimmed to two repeats (tests/data/runs/README.md). Inductor
-  // lowered 14 of the 1x1 convolutions to extern mm calls, which no post-grad node runs: before
-  // those took the node their comment names, 18% of the kernel time went to no node.
+  // Saved on the H200 and trimmed to two repeats (tests/data/runs/README.md). Inductor lowered 14
+  // of the 1x1 convolutions to extern mm calls, which no post-grad node runs: unless each takes
+  // the node its comment names, 18% of the kernel time goes to no node.
   auto run = gpu::attribute_work_dir(test::sample("resnet50"),
                                      test::data("runs/resnet50_max-autotune_h200_work_dir"));
   REQUIRE(run);
