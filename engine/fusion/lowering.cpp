@@ -83,7 +83,9 @@ class Lowerer {
       lower(i);
       // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
       // memory then: later readers load it rather than recompute it.
-      if (graph_output_[i]) {
+      // lowering.copy_ -> mutate_to: a graph input mutated in place is stored to right away
+      // (MutationLayout), by the kernel that computes its new value.
+      if (graph_output_[i] || ops::op_base_name(node.target) == "copy_") {
         realize(i);
         layout_fixed_[storage(i)] = true;
       }
