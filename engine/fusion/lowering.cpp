@@ -381,6 +381,9 @@ class Lowerer {
     // runs without it into a buffer of its own, and the node's value is that buffer plus the
     // bias, a Pointwise made while the convolution is lowered (so with its origins).
     const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
+    // The copies come before the inputs' own kernels in the order here (Inductor makes them
+    // after): only the kernels' names depend on it, which recorded engine runs refer to.
+    if (base == "convolution") add_layout_copies(args, gathered);
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
@@ -389,7 +392,6 @@ class Lowerer {
       layout_fixed_[storage(a)] = true;
       add_reads(a, reads);
     }
-    if (base == "convolution") add_layout_copies(args, gathered);
     const bool is_template = templates_ && base == "addmm";
     const std::int64_t buffer = bias ? next_buffer_++ : static_cast<std::int64_t>(i);
     push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), buffer,
@@ -424,7 +426,7 @@ class Lowerer {
   // computed in the graph take the layout they are asked for at no cost.
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered) {
     if (args.size() < 2) return;
-    for (const NodeId a : {args[0], args[1]}) {
+    for (const NodeId a : {args[1], args[0]}) {
       const graph::Node& node = g_.node(a);
       if (node.op != graph::OpKind::placeholder || !layouts_differ(node) ||
           recorded_channels_last(node)) {
