@@ -277,9 +277,10 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
     const std::string prod = cast(a[1], t) + (base == "addcmul" ? " * " : " / ") + cast(a[2], t);
     e = cast(a[0], t) + " + " + (v.empty() ? prod : v + " * " + prod);
   } else if (base == "convert_element_type" || base == "_to_copy" || base == "clone" ||
-             base == "copy" || base == "lift_fresh_copy" || base == "contiguous" ||
-             base == "alias_copy" || base == "detach_copy" || base == "_assert_tensor_metadata") {
-    const std::size_t src = base == "copy" ? 1 : 0;
+             base == "copy" || base == "copy_" || base == "lift_fresh_copy" ||
+             base == "contiguous" || base == "alias_copy" || base == "detach_copy" ||
+             base == "_assert_tensor_metadata") {
+    const std::size_t src = base == "copy" || base == "copy_" ? 1 : 0;
     if (a.size() <= src || a[src].expr.empty()) return fail(node, "has no tensor to copy");
     e = cast(a[src], t);
   } else if (base == "full" || base == "scalar_tensor" || base == "full_like" || base == "zeros" ||

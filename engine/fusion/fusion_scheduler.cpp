@@ -18,6 +18,7 @@ struct Group {
   std::int64_t numel = 1;
   std::int64_t rnumel = 1;
   bool reduction = false;
+  bool no_prologue = false;
   bool alive = true;
 };
 
@@ -39,6 +40,7 @@ class Fuser {
       g.numel = s.numel;
       g.rnumel = s.rnumel;
       g.reduction = s.reduction;
+      g.no_prologue = s.no_prologue;
       for (const std::int64_t b : s.reads) {
         const auto w = writer.find(b);
         if (w != writer.end() && w->second != i) succs_[w->second].push_back(i);
@@ -125,7 +127,7 @@ class Fuser {
     if (a.reduction == b.reduction) return a.numel == b.numel && a.rnumel == b.rnumel;
     const Group& red = a.reduction ? a : b;
     const Group& pw = a.reduction ? b : a;
-    return pw.numel == red.numel * red.rnumel || pw.numel == red.numel;
+    return (pw.numel == red.numel * red.rnumel && !red.no_prologue) || pw.numel == red.numel;
   }
 
   static std::int64_t span(const Group& a, const Group& b) {
@@ -195,6 +197,7 @@ class Fuser {
       ga.rnumel = gb.rnumel;
       ga.reduction = true;
     }
+    ga.no_prologue = ga.no_prologue || gb.no_prologue;
     gb.alive = false;
     owner_[b] = a;
   }

@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 
+#include "fxscope/fusion/reduction_split.h"
 #include "fxscope/ops/op_cost.h"
 
 namespace fxscope::fusion {
@@ -45,8 +46,13 @@ class Lowerer {
     for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
     realized_.assign(n_, false);
     inlinable_.assign(n_, false);
-    library_buffer_.assign(n_, -1);
+    epilogue_of_.assign(n_, -1);
     layout_fixed_.assign(n_, false);
+    channels_last_.assign(n_, false);
+    // GraphLowering.decide_layout_opt: graphs with convolutions compute in channels-last.
+    layout_opt_ = std::any_of(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) {
+      return n.is_op() && ops::op_base_name(n.target) == "convolution";
+    });
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
@@ -70,13 +76,16 @@ class Lowerer {
       if (!node.is_op()) {
         realized_[i] = true;  // placeholders and constants are buffers already
         layout_fixed_[i] = true;
+        channels_last_[i] = recorded_channels_last(g_.node(i));
         continue;
       }
       if (!ops::find_op(node.target)) ++unknown_[node.target];
       lower(i);
       // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
       // memory then: later readers load it rather than recompute it.
-      if (graph_output_[i]) {
+      // lowering.copy_ -> mutate_to: a graph input mutated in place is stored to right away
+      // (MutationLayout), by the kernel that computes its new value.
+      if (graph_output_[i] || ops::op_base_name(node.target) == "copy_") {
         realize(i);
         layout_fixed_[storage(i)] = true;
       }
@@ -90,10 +99,16 @@ class Lowerer {
  private:
   void lower(NodeId i) {
     const std::vector<NodeId> args = g_.inputs(i);
+    // as_strided reinterprets its input's storage, so it realizes the input first (it is in
+    // lowering's needs_realized_inputs).
+    if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
+      for (const NodeId a : args) realize(a);
+    }
     std::vector<NodeId> gathered{i};
     for (const NodeId a : args) {
       if (!realized_[a]) merge_into(gathered, origins_[a]);
     }
+    channels_last_[i] = channels_last(i, args);
     if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
     switch (info_[i].lowering) {
       case Lowering::getitem:
@@ -193,6 +208,27 @@ class Lowerer {
                        [&](std::int64_t b) { return reduction_buffers_.count(b) > 0; });
   }
 
+  // Whether node I's 4-d value is laid out channels-last in Inductor: as the graph records it,
+  // or, with layout optimisation, as a convolution's result or a value computed from one.
+  bool channels_last(NodeId i, const std::vector<NodeId>& args) const {
+    const graph::Node& node = g_.node(i);
+    if (!node.meta || node.meta->rank() != 4) return false;
+    if (recorded_channels_last(node)) return true;
+    const std::string_view base = ops::op_base_name(node.target);
+    if (base == "convolution") return layout_opt_;
+    if (base == "permute" || base == "transpose" || base == "t") return false;
+    return std::any_of(args.begin(), args.end(), [&](NodeId a) {
+      const graph::Node& in = g_.node(a);
+      return channels_last_[a] && in.meta && in.meta->rank() == 4;
+    });
+  }
+
+  // Whether NODE's recorded strides are channels-last (and tell the layouts apart).
+  bool recorded_channels_last(const graph::Node& node) const {
+    if (!layouts_differ(node) || node.meta->strides.size() != 4) return false;
+    return ops::eval_dim(node.meta->strides[1], options_.hints) == 1;
+  }
+
   // getitem of a tuple of views (split) forwards their origins; of a buffer, aliases it. The
   // variance of a Welford reduction is a pointwise of its buffer, so it carries its origin.
   void lower_getitem(NodeId i, const std::vector<NodeId>& args) {
@@ -240,30 +276,78 @@ class Lowerer {
       for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
       return hint_realize(i);
     }
-    realized_[i] = true;
-    if (!scan && out < 2 * options_.sm_count && rnumel > options_.split_rnumel) {
+    // lowering.mean is a sum divided by the count: the Reduction is a buffer of its own and
+    // the node's value a Pointwise of it, inlined into its readers like any other.
+    const bool mean = ops::op_base_name(g_.node(i).target) == "mean";
+    const std::int64_t buffer = mean ? next_buffer_++ : static_cast<std::int64_t>(i);
+    if (mean) {
+      epilogue_of_[i] = buffer;
+      origins_[i] = gathered;
+      inlinable_[i] = true;
+      opcount_[i] = 1;
+    } else {
+      realized_[i] = true;
+    }
+    const bool inner = inner_reduction(i, args);
+    const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
+    if (split > 1) {
       if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
         // Online softmax never splits: Inductor falls back to amax, then the sum of exp(x - max),
         // each a split reduction of its own.
         const std::int64_t amax = next_buffer_++;
-        push_split(i, gathered, reads, amax, out, rnumel);
+        push_split(i, gathered, reads, amax, out, rnumel, split);
         reads.push_back(amax);
       }
-      return push_split(i, std::move(gathered), std::move(reads), i, out, rnumel);
+      push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split);
+      sched_[sched_.size() - 2].no_prologue = !inner && out > 1;
+    } else {
+      push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan,
+           !scan, scan ? "scan" : "");
     }
-    push(i, std::move(gathered), std::move(reads), i, scan ? total : out, rnumel, !scan, !scan,
-         scan ? "scan" : "");
+    if (mean) hint_realize(i);
+  }
+
+  // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
+  // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
+  bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const {
+    if (args.empty()) return true;
+    const graph::Node& in = g_.node(args.front());
+    if (!in.meta || in.meta->rank() == 0) return true;
+    const auto rank = static_cast<std::int64_t>(in.meta->rank());
+    std::vector<std::int64_t> dims;
+    const graph::Node& node = g_.node(i);
+    if (node.args.size() > 1) {
+      const graph::Argument& d = node.args[1];
+      if (d.kind() == graph::Argument::Kind::integer) dims.push_back(d.as_int());
+      for (const graph::Argument& item : d.items()) {
+        if (item.kind() == graph::Argument::Kind::integer) dims.push_back(item.as_int());
+      }
+    }
+    if (dims.empty()) return true;  // every dim: one output, split as an inner reduction
+    std::int64_t innermost = rank - 1;
+    if (channels_last_[args.front()] && rank == 4) {
+      innermost = 1;
+    } else if (in.meta->strides.size() == in.meta->sizes.size()) {
+      for (std::int64_t d = 0; d < rank; ++d) {
+        const auto u = static_cast<std::size_t>(d);
+        if (ops::eval_dim(in.meta->strides[u], options_.hints) == 1 &&
+            ops::eval_dim(in.meta->sizes[u], options_.hints) > 1) {
+          innermost = d;
+        }
+      }
+    }
+    return std::any_of(dims.begin(), dims.end(),
+                       [&](std::int64_t d) { return (d < 0 ? d + rank : d) == innermost; });
   }
 
   // A split reduction: a first kernel reduces `split` partial results per output, a second
   // combines them into BUFFER; both run the code of the same nodes.
   void push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
-                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel) {
-    constexpr std::int64_t kSplit = 8;
+                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, std::int64_t split) {
     const std::int64_t partial = next_buffer_++;
-    push(i, gathered, std::move(reads), partial, out * kSplit, rnumel / kSplit, true, true,
-         std::string(kSplitFirstPassNote));
-    push(i, std::move(gathered), {partial}, buffer, out, kSplit, true, true,
+    push(i, gathered, std::move(reads), partial, out * split, (rnumel + split - 1) / split, true,
+         true, std::string(kSplitFirstPassNote));
+    push(i, std::move(gathered), {partial}, buffer, out, split, true, true,
          std::string(kSplitSecondPassNote));
   }
 
@@ -297,6 +381,9 @@ class Lowerer {
     // runs without it into a buffer of its own, and the node's value is that buffer plus the
     // bias, a Pointwise made while the convolution is lowered (so with its origins).
     const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
+    // The copies come before the inputs' own kernels in the order here (Inductor makes them
+    // after): only the kernels' names depend on it, which recorded engine runs refer to.
+    if (base == "convolution") add_layout_copies(args, gathered);
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
@@ -305,7 +392,6 @@ class Lowerer {
       layout_fixed_[storage(a)] = true;
       add_reads(a, reads);
     }
-    if (base == "convolution") add_layout_copies(args, gathered);
     const bool is_template = templates_ && base == "addmm";
     const std::int64_t buffer = bias ? next_buffer_++ : static_cast<std::int64_t>(i);
     push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), buffer,
@@ -316,7 +402,7 @@ class Lowerer {
       layout_fixed_[i] = true;
       return;
     }
-    library_buffer_[i] = buffer;
+    epilogue_of_[i] = buffer;
     origins_[i] = gathered;
     inlinable_[i] = true;
     opcount_[i] = 1 + (realized_[*bias] ? 0 : opcount_[*bias]);
@@ -334,26 +420,30 @@ class Lowerer {
 
   // With channels-last layout optimisation (layout_opt), a convolution requires channels-last
   // inputs (require_channels_last): a graph input, whose layout is fixed, is copied while the
-  // convolution is lowered, the copy carrying its origins; a 1x1 weight is the same in both
-  // layouts. Values computed in the graph take the layout they are asked for at no cost (their
-  // layout is still flexible, or Inductor gave them channels-last strides as graph outputs that
-  // feed convolutions).
+  // convolution is lowered, the copy carrying its origins, unless it is channels-last already
+  // or both layouts are the same memory (one channel, as in a depthwise weight, or one
+  // position, as in a 1x1 weight: Layout.is_stride_ordered ignores dims of size 1). Values
+  // computed in the graph take the layout they are asked for at no cost.
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered) {
     if (args.size() < 2) return;
-    for (const NodeId a : {args[0], args[1]}) {
-      if (g_.node(a).op != graph::OpKind::placeholder || (a == args[1] && !spatial(a))) continue;
+    for (const NodeId a : {args[1], args[0]}) {
+      const graph::Node& node = g_.node(a);
+      if (node.op != graph::OpKind::placeholder || !layouts_differ(node) ||
+          recorded_channels_last(node)) {
+        continue;
+      }
       push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
            std::string(kLayoutCopyNote));
     }
   }
 
-  // Whether weight W has a kernel larger than 1x1.
-  bool spatial(NodeId w) const {
-    const graph::Node& weight = g_.node(w);
-    return weight.meta && weight.meta->rank() == 4 &&
-           ops::eval_dim(weight.meta->sizes[2], options_.hints) *
-                   ops::eval_dim(weight.meta->sizes[3], options_.hints) >
-               1;
+  // Whether NODE's 4-d value is laid out differently in channels-last and contiguous memory.
+  bool layouts_differ(const graph::Node& node) const {
+    if (!node.meta || node.meta->rank() != 4) return false;
+    const auto dim = [&](std::size_t d) {
+      return ops::eval_dim(node.meta->sizes[d], options_.hints);
+    };
+    return dim(1) > 1 && dim(2) * dim(3) > 1;
   }
 
   // After a pointwise or view is lowered: the realization Inductor decides right away.
@@ -421,10 +511,12 @@ class Lowerer {
         reads.push_back(alias_[i]);
         continue;
       }
-      if (library_buffer_[i] >= 0) {
-        // A convolution's bias epilogue: the library call's buffer, plus the bias.
-        reads.push_back(library_buffer_[i]);
-        if (const auto bias = arg_node(i, 2)) stack.push_back(*bias);
+      if (epilogue_of_[i] >= 0) {
+        // The buffer it is a Pointwise of, plus a convolution's bias.
+        reads.push_back(epilogue_of_[i]);
+        const auto bias =
+            ops::op_base_name(g_.node(i).target) == "convolution" ? arg_node(i, 2) : std::nullopt;
+        if (bias) stack.push_back(*bias);
         continue;
       }
       for (const NodeId a : g_.inputs(i)) stack.push_back(a);
@@ -477,9 +569,12 @@ class Lowerer {
   // Buffers whose layout is settled: graph inputs and outputs, library calls' results, inputs
   // of library calls, values realized into a ConcatKernel. A cat must copy them.
   std::vector<bool> layout_fixed_;
+  std::vector<bool> channels_last_;
+  bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;
-  // For a convolution whose bias is added after the library call: the call's own buffer.
-  std::vector<std::int64_t> library_buffer_;
+  // For a value Inductor computes as a Pointwise over a buffer of its own making (a
+  // convolution's bias added after the library call, a mean divided after its sum): that buffer.
+  std::vector<std::int64_t> epilogue_of_;
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;

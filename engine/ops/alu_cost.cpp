@@ -28,6 +28,7 @@ const std::map<std::string, double, std::less<>>& table() {
       {"clone", 0},
       {"copy", 0},
       {"copy_", 0},
+      {"copy_", 0},
       {"alias", 0},
       {"getitem", 0},
       {"cat", 0},

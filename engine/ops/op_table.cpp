@@ -87,6 +87,8 @@ const std::vector<OpInfo>& op_table() {
       {"aten.convolution", C::conv, L::extern_kernel, 1, F::conv, 0.0F},
       {"aten.convolution_backward", C::conv, L::extern_kernel, 1, F::conv, 0.0F},
       {"aten.copy", C::pointwise, L::pointwise, 1, F::per_output, 1.0F},
+      // copy_(dst, src): a graph input mutated; its value is src, stored into dst's memory.
+      {"aten.copy_", C::pointwise, L::pointwise, 1, F::per_output, 1.0F},
       {"aten.cos", C::pointwise, L::pointwise, 1, F::per_output, 4.0F},
       {"aten.cosh", C::pointwise, L::pointwise, 1, F::per_output, 4.0F},
       {"aten.cumprod", C::reduction, L::scan, 1, F::per_input, 1.0F},

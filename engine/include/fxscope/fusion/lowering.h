@@ -29,6 +29,9 @@ struct SchedulerNode {
   // convolution's backward). It launches nothing, but it is a node of Inductor's scheduler, so
   // it holds a position in the order that horizontal fusion's distance is measured in.
   bool launches = true;
+  // The first pass of an outer split reduction: it reads its input re-indexed by the split, so
+  // no producer's writes match its reads and nothing fuses into it as a prologue.
+  bool no_prologue = false;
   std::string note;
 };
 

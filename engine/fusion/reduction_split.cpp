@@ -1,0 +1,97 @@
+// Inductor's split-reduction heuristic, with its device constants (threads per SM, warps).
+
+#include "fxscope/fusion/reduction_split.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace fxscope::fusion {
+namespace {
+
+constexpr std::int64_t kMinElementsPerThread = 32;
+constexpr std::int64_t kMaxElementsPerThread = 512;
+constexpr std::int64_t kThreadsPerSm = 2048;
+constexpr std::int64_t kThreadsPerBlock = 8 * 32;  // num_warps = 8
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// The divisor of N closest to TARGET (sympy.divisors, the first of equals).
+std::int64_t closest_divisor(std::int64_t n, std::int64_t target) {
+  std::int64_t best = 1;
+  for (std::int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    for (const std::int64_t c : {d, n / d}) {
+      if (std::llabs(c - target) < std::llabs(best - target) ||
+          (std::llabs(c - target) == std::llabs(best - target) && c < best)) {
+        best = c;
+      }
+    }
+  }
+  return best;
+}
+
+// The split size of a reduction too large to spread thinner: 512 elements a thread, or a
+// divisor of R within 50 of it.
+std::int64_t largest_split_size(std::int64_t r) {
+  const std::int64_t closest = closest_divisor(r, kMaxElementsPerThread);
+  return std::llabs(closest - kMaxElementsPerThread) < 50 ? closest : kMaxElementsPerThread;
+}
+
+// The split size from the per-device target when it is near a divisor of R (within SLACK).
+std::int64_t even_split_size(std::int64_t r, std::int64_t target, std::int64_t slack) {
+  const std::int64_t closest = closest_divisor(r, target);
+  return std::llabs(closest - target) < slack ? std::max(closest, kMinElementsPerThread) : target;
+}
+
+std::int64_t inner_splits(std::int64_t r, std::int64_t numel, std::int64_t sms,
+                          std::int64_t min_rnumel) {
+  if (numel >= 2 * sms || r <= min_rnumel) return 1;
+  const std::int64_t min_device = kMinElementsPerThread * sms * kThreadsPerSm;
+  const std::int64_t max_device = kMaxElementsPerThread * sms * kThreadsPerSm;
+  std::int64_t split_size = 0;
+  if (r * numel <= min_device) {
+    split_size = kMinElementsPerThread;
+  } else if (r * numel < max_device) {
+    const std::int64_t target_blocks = sms * kThreadsPerSm / (2 * kThreadsPerBlock);
+    const std::int64_t blocks_per_output = ceil_div(target_blocks, numel);
+    split_size = even_split_size(r, ceil_div(r, kThreadsPerBlock * blocks_per_output), 30);
+  } else {
+    split_size = largest_split_size(r);
+  }
+  return ceil_div(r, split_size * kThreadsPerBlock);
+}
+
+std::int64_t outer_splits(std::int64_t r, std::int64_t numel, std::int64_t sms) {
+  constexpr std::int64_t kRValuesPerThread = 4;
+  constexpr std::int64_t kXValuesPerBlock = 128;
+  const std::int64_t min_device = kMinElementsPerThread * sms * kThreadsPerSm;
+  const std::int64_t max_device = kMaxElementsPerThread * sms * kThreadsPerSm;
+  const std::int64_t xblocks = ceil_div(numel, kXValuesPerBlock);
+  std::int64_t split_size = 0;
+  if (r * numel < min_device) {
+    split_size = kMinElementsPerThread;
+  } else if (r * numel < max_device) {
+    const std::int64_t target_blocks = ceil_div(sms * kThreadsPerSm / kThreadsPerBlock, xblocks);
+    split_size = even_split_size(r, ceil_div(r, kRValuesPerThread * target_blocks), 20);
+  } else {
+    split_size = largest_split_size(r);
+  }
+  return ceil_div(r, kRValuesPerThread * split_size);
+}
+
+}  // namespace
+
+std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner,
+                             const PlanOptions& options) {
+  if (rnumel <= 1) return 1;
+  const std::int64_t sms = options.sm_count;
+  // A single output is always treated as an inner reduction.
+  if (numel == 1) return inner_splits(rnumel, numel, sms, options.split_rnumel);
+  if (rnumel <= kMinElementsPerThread || numel >= sms * 2 * 32) return 1;
+  return inner ? inner_splits(rnumel, numel, sms, options.split_rnumel)
+               : outer_splits(rnumel, numel, sms);
+}
+
+}  // namespace fxscope::fusion
