@@ -29,6 +29,10 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   setBackgroundBrush(QColor(250, 250, 252));
 }
 
+GraphScene::~GraphScene() {
+  blockSignals(true);
+}
+
 QColor GraphScene::group_color(const CanvasGroup& group, std::size_t index) {
   if (group.kind == fusion::GroupKind::extern_kernel) return {214, 214, 218};
   const int hue = int(double(index) * kGoldenAngle) % 360;

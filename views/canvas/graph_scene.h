@@ -19,6 +19,10 @@ class GraphScene : public QGraphicsScene {
 
  public:
   explicit GraphScene(QObject* parent = nullptr);
+  // Silent from here on: QGraphicsScene's destructor deletes the items one by one, and each
+  // selected one removed would announce the rest as the new selection to a canvas and a panel
+  // that are being destroyed with it (closing a window with a kernel's nodes selected would crash).
+  ~GraphScene() override;
 
   // Replaces everything with GRAPH's items; null clears the scene.
   void show_graph(CanvasGraphPtr graph);

@@ -119,16 +119,23 @@ QString ModeComparisonPanel::summary() const {
 }
 
 void ModeComparisonPanel::request() {
-  const std::uint64_t generation = ++generation_;
   const CanvasGraphPtr& graph = graph_->shown();
   const LoadedLogPtr log = graph_->log();
   if (!graph || !log || graph->compile_id.empty() || !graph->problem.empty()) {
+    ++generation_;
+    asked_ = {};
     pending_ = false;
     model_->clear();
     summary_->setText(tr("Select a compile unit to compare two of its modes."));
     emit compared();
     return;
   }
+  Asked asked{log, graph_->run(), graph->compile_id, a_->currentData().toInt(),
+              b_->currentData().toInt()};
+  // Asked already: the comparison shown, or on its way, is this one.
+  if (asked == asked_) return;
+  asked_ = std::move(asked);
+  const std::uint64_t generation = ++generation_;
   pending_ = true;
   summary_->setText(
       tr("Planning %1 in %2 and %3 ...")
@@ -157,9 +164,9 @@ void ModeComparisonPanel::request() {
             self->model_->set_comparison(c);
             emit self->compared();
           });
-  const auto a = fusion::Mode(a_->currentData().toInt());
-  const auto b = fusion::Mode(b_->currentData().toInt());
-  watcher->setFuture(QtConcurrent::run([log, run = graph_->run(), unit = graph->compile_id, a, b] {
+  const auto a = fusion::Mode(asked_.a);
+  const auto b = fusion::Mode(asked_.b);
+  watcher->setFuture(QtConcurrent::run([log, run = asked_.run, unit = asked_.unit, a, b] {
     auto side_a = mode_side(*log, run.get(), unit, a);
     if (!side_a) return Outcome{{}, QString::fromStdString(side_a.error().message)};
     auto side_b = mode_side(*log, run.get(), unit, b);

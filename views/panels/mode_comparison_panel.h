@@ -6,6 +6,10 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <string>
+
+#include "gpu_run/gpu_runner.h"
+#include "window/loaded_log.h"
 
 class QComboBox;
 class QLabel;
@@ -41,6 +45,19 @@ class ModeComparisonPanel : public QWidget {
   QTableView* table_ = nullptr;
   std::uint64_t generation_ = 0;
   bool pending_ = false;
+  // What the newest comparison was asked for. The graph panel's overlay changes with every graph
+  // it shows, the canvas's own mode and level included, which leave the comparison as it is:
+  // planning the unit twice again for each would only load the pool (LLaMA: two fuse reports of
+  // 4,969 nodes per switch).
+  struct Asked {
+    LoadedLogPtr log;
+    RunResultPtr run;
+    std::string unit;
+    int a = -1;
+    int b = -1;
+    bool operator==(const Asked&) const = default;
+  };
+  Asked asked_;
 };
 
 }  // namespace fxscope::views
