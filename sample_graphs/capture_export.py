@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Real torch.export and AOTInductor TORCH_TRACE logs.
+
+    TORCH_DTRACE=sample_graphs/export_program python3 sample_graphs/capture_export.py export
+    TORCH_TRACE=sample_graphs/aoti_provenance python3 sample_graphs/capture_export.py aoti
+
+export (under TORCH_DTRACE: export writes its exported program and guards only to the detailed
+trace): torch.export.export of a small conv + attention model with a dynamic batch (its exported
+program and symbolic guards), then torch.export.draft_export of a model with a data-dependent
+shape and an unbacked .item() (draft export's failures, with their stacks).
+aoti: the same exported program compiled by AOTInductor with provenance tracking on, so the log
+holds the post-grad graph, the generated kernels and Inductor's kernel-to-node mappings.
+"""
+import argparse
+import tempfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 32, 3, padding=1)
+        self.bn = nn.BatchNorm2d(32)
+        self.qkv = nn.Linear(32, 96)
+        self.out = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = F.relu(self.bn(self.conv(x)))
+        tokens = x.flatten(2).transpose(1, 2)
+        q, k, v = self.qkv(tokens).chunk(3, dim=-1)
+        y = F.scaled_dot_product_attention(q, k, v)
+        return self.out(y.mean(dim=1))
+
+
+class DataDependent(nn.Module):
+    # A slice by a value read from a tensor: an unbacked size export cannot guard on.
+    def forward(self, x, lengths):
+        n = lengths.max().item()
+        kept = x[:, :n]
+        return kept.relu() * 2 + kept.sum()
+
+
+def exported(device):
+    model = Block().to(device).eval()
+    x = torch.randn(4, 3, 16, 16, device=device)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    return torch.export.export(model, (x,), dynamic_shapes={"x": {0: batch}}), x
+
+
+def run_export(device):
+    program, _ = exported(device)
+    print(program.graph_module.code[:400], flush=True)
+    args = (torch.randn(4, 12, device=device), torch.tensor([3, 7, 5, 9], device=device))
+    try:
+        draft = torch.export.draft_export(DataDependent().to(device), args)
+        print(draft._report if hasattr(draft, "_report") else draft, flush=True)
+    except Exception as error:
+        print(f"draft_export failed: {type(error).__name__}: {error}", flush=True)
+
+
+def run_aoti(device):
+    import torch._inductor.config as inductor_config
+    for name in ("provenance_tracking_level", "provenance_tracking"):
+        if hasattr(inductor_config.trace, name):
+            setattr(inductor_config.trace, name, 1)
+    program, x = exported(device)
+    package = torch._inductor.aoti_compile_and_package(
+        program, package_path=tempfile.mktemp(suffix=".pt2"))
+    runner = torch._inductor.aoti_load_package(package)
+    print("aoti output", runner(x).shape, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["export", "aoti"])
+    args = parser.parse_args()
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(0)
+    with torch.no_grad() if args.what == "aoti" else torch.enable_grad():
+        (run_export if args.what == "export" else run_aoti)(device)
+
+
+if __name__ == "__main__":
+    main()
