@@ -16,7 +16,10 @@
 #include "commands.h"
 
 #if FXSCOPE_HAS_CUDA
+#include <filesystem>
+
 #include "fxscope/gpu/engine_run.h"
+#include "fxscope/gpu/isolated_run.h"
 #include "fxscope/gpu/torch_run.h"
 #endif
 
@@ -33,6 +36,10 @@ struct RunArgs {
   std::string work_dir;
   std::string from_work_dir;
   std::string ab;
+  // Hidden: run the one mode of --mode in this process and write its result here (what the
+  // parent's child process for that mode does; the parent never opens the device).
+  std::string mode_result;
+  bool same_process = false;  // hidden: every mode in this process (no fault isolation)
   int repeat = 20;
   std::uint64_t seed = 0;
   bool keep_work_dir = false;
@@ -208,7 +215,21 @@ void run_engine_backend(const RunArgs& args) {
   o.repeats = args.repeat;
   o.seed = args.seed;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
-  auto run = gpu::run_engine(o);
+  if (!args.mode_result.empty()) {
+    set_exit_code(gpu::run_mode_child(o, args.mode_result));
+    return;
+  }
+  // Each mode in a process of its own: a CUDA fault in one poisons only its own context.
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const auto child = [&](const std::string& mode, const std::string& result_file) {
+    return ChildCommand{{self, "run", args.path, "--unit", args.unit, "--mode", mode, "--repeat",
+                         std::to_string(args.repeat), "--seed", std::to_string(args.seed),
+                         "--mode-result", result_file},
+                        {}};
+  };
+  auto run =
+      args.same_process || self.empty() ? gpu::run_engine(o) : gpu::run_engine_isolated(o, child);
   if (!run) {
     fail(run.error().message);
     return;
@@ -370,6 +391,8 @@ void add_run_command(CLI::App& app) {
       "--allow-tf32", args->allow_tf32,
       "pytorch: let convolutions and matmuls use TF32 (default: full FP32, as the engine runs)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->add_option("--mode-result", args->mode_result)->group("");
+  cmd->add_flag("--same-process", args->same_process)->group("");
   cmd->callback([args, python, work_dir, keep, from_work_dir, tf32] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
                             from_work_dir->count() > 0 || tf32->count() > 0;

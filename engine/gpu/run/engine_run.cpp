@@ -21,8 +21,10 @@
 #include "kernels/copy_in_place.h"
 #include "kernels/nvrtc_api.h"
 #include "kernels/reference_kernels.h"
+#include "run/engine_modes.h"
 #include "run/gpu_timing.h"
 #include "run/mode_measure.h"
+#include "run/planted_fault.h"
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executable.h"
@@ -67,17 +69,6 @@ std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
       }
     }
     out.push_back(random_tensor(*meta, hints, seed * 1000003ull + i * 7919ull + 1, bound));
-  }
-  return out;
-}
-
-// "all", one mode, or a comma-separated list; eager always runs first (the reference).
-std::vector<std::string> selected_modes(const std::string& mode) {
-  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
-  if (mode == "all") return all;
-  std::vector<std::string> out;
-  for (const std::string& m : all) {
-    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
   }
   return out;
 }
@@ -239,19 +230,40 @@ std::optional<Error> missing_run_libraries() {
 
 }  // namespace
 
-Result<EngineRun> run_engine(const EngineRunOptions& o) {
+std::vector<std::string> selected_modes(const std::string& mode) {
+  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
+  if (mode == "all") return all;
+  std::vector<std::string> out;
+  for (const std::string& m : all) {
+    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
+  }
+  return out;
+}
+
+Result<UnitOfRun> find_run_unit(const EngineRunOptions& o) {
+  auto log = trace::read_trace(o.log_path);
+  if (!log) return log.error();
+  UnitOfRun u;
+  u.log = std::make_unique<trace::TraceLog>(std::move(*log));
+  u.unit = find_unit(*u.log, o.unit);
+  if (!u.unit) {
+    return make_error(
+        u.log->path() + ": " +
+        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
+  }
+  u.hints = hints_of(*u.unit);
+  return u;
+}
+
+Result<ModesRun> run_modes(const EngineRunOptions& o) {
   const auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
-  auto log = trace::read_trace(o.log_path);
-  if (!log) return log.error();
-  const trace::CompileUnit* unit = find_unit(*log, o.unit);
-  if (!unit) {
-    return make_error(
-        log->path() + ": " +
-        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
-  }
-  const ops::SymbolHints hints = hints_of(*unit);
+  auto found = find_run_unit(o);
+  if (!found) return found.error();
+  const trace::TraceLog* log = found->log.get();
+  const trace::CompileUnit* unit = found->unit;
+  const ops::SymbolHints& hints = found->hints;
   const std::vector<std::string> modes = selected_modes(o.mode);
   if (modes.empty()) {
     return make_error("--mode " + o.mode +
@@ -270,7 +282,9 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
   if (auto missing = missing_run_libraries()) return *missing;
   auto device = open_cuda_device();
   if (!device) return device.error();
-  EngineRun run;
+  ModesRun result;
+  result.hints = hints;
+  EngineRun& run = result.run;
   run.device = device->name;
   run.unit = unit->id.without_attempt().str();
   const auto version = [](int v) {
@@ -300,13 +314,13 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
 
   std::vector<const graph::Graph*> all;
   for (const auto& f : graphs) all.push_back(&f.post_grad);
-  std::vector<std::vector<HostOutput>> outputs(modes.size());
+  std::vector<std::vector<HostOutput>>& outputs = result.outputs;
+  outputs.resize(modes.size());
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
-  std::optional<std::size_t> eager_index;
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& name = modes[mi];
     const fusion::GraphFusion& f = graphs[mi];
@@ -317,6 +331,10 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     PlannedSteps steps =
         plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed, device->major >= 9);
     for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
+    if (const std::string planted = plant_fault_if_asked(name, steps); !planted.empty()) {
+      run.notes.push_back(name + ": a fault is planted in group " + planted + " (" +
+                          kPlantFaultVariable + ")");
+    }
     em.coverage.ops = steps.ops;
     em.coverage.ran = steps.ran_ops;
     for (const auto& s : steps.skipped) em.coverage.missing.push_back(s.why);
@@ -346,6 +364,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       em.error = exe.error().message;
       say(name + ": " + em.error);
       run.modes.push_back(std::move(em));
+      if (o.mode_done) o.mode_done(run, outputs[mi]);
       continue;
     }
     em.peak_bytes = (*exe)->peak_bytes();
@@ -358,6 +377,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       em.error = err;
       say(name + ": " + err);
       run.modes.push_back(std::move(em));
+      if (o.mode_done) o.mode_done(run, outputs[mi]);
       continue;
     }
     auto out = (*exe)->read_outputs(stream);
@@ -397,42 +417,59 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       judge_bandwidth(em, copy_us, copy_kernel_us, in_place, run.copy_gbps);
       run.notes.push_back(bandwidth_verdict(name, em));
     }
-    if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;
+    // A NaN in the outputs: name the group that first wrote one.
+    if (has_nan(outputs[mi])) {
+      if (const std::string where = (*exe)->first_nonfinite(stream); !where.empty()) {
+        run.notes.push_back(name + ": " + where);
+      }
+    }
     executables[mi] = std::move(*exe);
     run.modes.push_back(std::move(em));
-  }
-  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
-    EngineMode& em = run.modes[mi];
-    if (modes[mi] == "eager" || !em.ran) continue;
-    if (!eager_index) {
-      const bool asked = std::find(modes.begin(), modes.end(), "eager") != modes.end();
-      run.notes.push_back(modes[mi] + (asked ? ": not compared (eager did not run completely)"
-                                             : ": not compared (add eager to --mode to check "
-                                               "its outputs)"));
-    } else if (!em.coverage.missing.empty()) {
-      run.notes.push_back(modes[mi] + ": not compared (groups were skipped)");
-    } else {
-      compare(em, outputs[*eager_index], outputs[mi], hints);
-    }
-  }
-  // Where a mode's outputs are not close to eager's, or eager's hold a NaN, say which group
-  // first wrote a NaN.
-  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
-    EngineMode& em = run.modes[mi];
-    const bool suspect = em.flagged || (modes[mi] == "eager" && has_nan(outputs[mi]));
-    if (!suspect || !executables[mi]) continue;
-    if (const std::string where = executables[mi]->first_nonfinite(stream); !where.empty()) {
-      run.notes.push_back(modes[mi] + ": " + where);
-    }
-  }
-  if (const auto it = std::find(modes.begin(), modes.end(), "default"); it != modes.end()) {
-    run.coverage = run.modes[static_cast<std::size_t>(it - modes.begin())].coverage;
-  } else {
-    run.coverage = run.modes.front().coverage;
+    if (o.mode_done) o.mode_done(run, outputs[mi]);
   }
   if (cupti) cupti->reset();
   cudaStreamDestroy(stream);
-  return run;
+  return result;
+}
+
+void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
+                        const ops::SymbolHints& hints) {
+  std::optional<std::size_t> eager_index;
+  bool eager_asked = false;
+  for (std::size_t mi = 0; mi < run.modes.size(); ++mi) {
+    const EngineMode& em = run.modes[mi];
+    if (em.measured.mode != "eager") continue;
+    eager_asked = true;
+    if (em.ran && em.coverage.missing.empty() && mi < outputs.size()) eager_index = mi;
+  }
+  for (std::size_t mi = 0; mi < run.modes.size(); ++mi) {
+    EngineMode& em = run.modes[mi];
+    const std::string& name = em.measured.mode;
+    if (name == "eager" || !em.ran) continue;
+    if (!eager_index) {
+      run.notes.push_back(name + (eager_asked ? ": not compared (eager did not run completely)"
+                                              : ": not compared (add eager to --mode to check "
+                                                "its outputs)"));
+    } else if (!em.coverage.missing.empty()) {
+      run.notes.push_back(name + ": not compared (groups were skipped)");
+    } else if (mi < outputs.size()) {
+      compare(em, outputs[*eager_index], outputs[mi], hints);
+    }
+  }
+  const auto def = std::find_if(run.modes.begin(), run.modes.end(),
+                                [](const EngineMode& m) { return m.measured.mode == "default"; });
+  if (def != run.modes.end()) {
+    run.coverage = def->coverage;
+  } else if (!run.modes.empty()) {
+    run.coverage = run.modes.front().coverage;
+  }
+}
+
+Result<EngineRun> run_engine(const EngineRunOptions& o) {
+  auto modes = run_modes(o);
+  if (!modes) return modes.error();
+  compare_with_eager(modes->run, modes->outputs, modes->hints);
+  return std::move(modes->run);
 }
 
 }  // namespace fxscope::gpu

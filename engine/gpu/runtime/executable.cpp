@@ -35,8 +35,9 @@ std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool 
     if (tagger) tagger->pop_step();
     if (err.empty() && check) {
       if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
-        err = "group " + std::to_string(steps_.steps[i].group) + " " + steps_.steps[i].group_name +
-              ": " + cuda_text(e);
+        const StepPlan& step = steps_.steps[i];
+        err = "group " + std::to_string(step.group) + " " + step.group_name + " (kernel " +
+              step.name + "): " + cuda_text(e);
       }
     }
     if (!err.empty()) return err;
