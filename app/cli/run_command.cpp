@@ -222,8 +222,9 @@ void run_engine_backend(const RunArgs& args) {
   // Each mode in a process of its own: a CUDA fault in one poisons only its own context.
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  const auto child = [&](const std::string& mode, const std::string& result_file) {
-    return ChildCommand{{self, "run", args.path, "--unit", args.unit, "--mode", mode, "--repeat",
+  const auto child = [&](const std::string& mode, const std::string& unit,
+                         const std::string& result_file) {
+    return ChildCommand{{self, "run", args.path, "--unit", unit, "--mode", mode, "--repeat",
                          std::to_string(args.repeat), "--seed", std::to_string(args.seed),
                          "--mode-result", result_file},
                         {}};

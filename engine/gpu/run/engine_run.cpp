@@ -15,6 +15,7 @@
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/random_inputs.h"
+#include "fxscope/gpu/run_unit.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "gemm/cublaslt_api.h"
@@ -33,8 +34,9 @@ namespace fxscope::gpu {
 namespace {
 
 const trace::CompileUnit* find_unit(const trace::TraceLog& log, const std::string& id) {
+  if (id.empty()) return default_run_unit(log);
   for (const auto& u : log.units()) {
-    if (id.empty() ? u.aot_graph() != nullptr : u.id.without_attempt().str() == id) return &u;
+    if (u.id.without_attempt().str() == id) return &u;
   }
   return nullptr;
 }
@@ -264,6 +266,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   const trace::TraceLog* log = found->log.get();
   const trace::CompileUnit* unit = found->unit;
   const ops::SymbolHints& hints = found->hints;
+  if (o.unit.empty()) say(default_unit_line(*unit));
   const std::vector<std::string> modes = selected_modes(o.mode);
   if (modes.empty()) {
     return make_error("--mode " + o.mode +

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "fxscope/gpu/run_unit.h"
 #include "run/engine_modes.h"
 
 namespace fxscope::gpu {
@@ -56,6 +57,8 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
                       ": expected eager, default, reduce-overhead, "
                       "max-autotune, a comma-separated list of them, or all");
   }
+  const std::string unit = found->unit->id.without_attempt().str();
+  if (o.unit.empty()) say(default_unit_line(*found->unit));
   const ResultDir dir;
   if (dir.path().empty()) return make_error(dir.error());
   EngineRun run;
@@ -66,7 +69,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
     const std::string file = dir.path() + "/" + mode + ".cbor";
     EngineMode failed;
     failed.measured.mode = mode;
-    const auto exit = run_child(command(mode, file));
+    const auto exit = run_child(command(mode, unit, file));
     if (!exit) {
       failed.error = "cannot start the mode's process: " + exit.error().message;
     } else if (auto result = read_mode_result(file); !result) {
@@ -102,7 +105,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
     run.modes.push_back(std::move(failed));
     outputs.emplace_back();
   }
-  if (run.unit.empty()) run.unit = found->unit->id.without_attempt().str();
+  if (run.unit.empty()) run.unit = unit;
   compare_with_eager(run, outputs, found->hints);
   return run;
 }

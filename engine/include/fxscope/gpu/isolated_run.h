@@ -17,9 +17,10 @@
 
 namespace fxscope::gpu {
 
-// The command that runs MODE of the run alone and writes RESULT_FILE (run_mode_child's side).
-using ModeChildCommand =
-    std::function<ChildCommand(const std::string& mode, const std::string& result_file)>;
+// The command that runs MODE of UNIT (the unit chosen, never empty) alone and writes RESULT_FILE
+// (run_mode_child's side).
+using ModeChildCommand = std::function<ChildCommand(
+    const std::string& mode, const std::string& unit, const std::string& result_file)>;
 
 // Runs each mode OPTIONS selects through COMMAND, one after another. Errors (one line) when
 // nothing can run at all: an unreadable log, no such unit, no known mode, or a failure every

@@ -105,7 +105,7 @@ TEST_CASE("a mode whose process crashes or fails costs that mode only", "[gpu]")
       {"reduce-overhead", "exit 3"},
       {"max-autotune", "cp '" + prepared(dir.path, "max-autotune", {1, 2, 3.5f}) + "' \"$0\""}};
   std::vector<std::string> started;
-  const auto command = [&](const std::string& mode, const std::string& file) {
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
     started.push_back(mode);
     return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
   };
@@ -133,7 +133,7 @@ TEST_CASE("a mode whose process crashes or fails costs that mode only", "[gpu]")
 TEST_CASE("a child that exits cleanly without a result is named", "[gpu]") {
   auto o = options();
   o.mode = "eager,default";
-  const auto command = [](const std::string&, const std::string&) {
+  const auto command = [](const std::string&, const std::string&, const std::string&) {
     return ChildCommand{{"true"}, {}};
   };
   auto run = gpu::run_engine_isolated(o, command);
@@ -154,7 +154,7 @@ TEST_CASE("an error every mode would share is the run's error", "[gpu]") {
   const std::string path = (dir.path / "fatal").string();
   REQUIRE(gpu::write_mode_result(path, fatal).empty());
   int children = 0;
-  const auto command = [&](const std::string&, const std::string& file) {
+  const auto command = [&](const std::string&, const std::string&, const std::string& file) {
     ++children;
     return ChildCommand{{"cp", path, file}, {}};
   };
@@ -168,7 +168,7 @@ TEST_CASE("an unknown unit is refused before any child starts", "[gpu]") {
   auto o = options();
   o.unit = "99/0";
   int children = 0;
-  const auto command = [&](const std::string&, const std::string&) {
+  const auto command = [&](const std::string&, const std::string&, const std::string&) {
     ++children;
     return ChildCommand{{"true"}, {}};
   };
