@@ -89,7 +89,10 @@ TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal
   const auto returned = Clock::now();
   REQUIRE_FALSE(run);
   CHECK(run.error().message == "fxscope_torch_driver: no CUDA GPU is visible to PyTorch 9.9");
-  CHECK(lines == std::vector<std::string>{"PyTorch 9.9 on Test GPU, unit 0/0",
+  // The unit fxscope chose for the driver comes first (the engine would run the same).
+  CHECK(lines == std::vector<std::string>{"unit 0/0 (the first with an ATen graph and a runnable; "
+                                          "--unit picks another)",
+                                          "PyTorch 9.9 on Test GPU, unit 0/0",
                                           "autotuning mm(3136x64, 64x64)",
                                           "max-autotune: timing 20 calls"});
   // The first lines came before the pause, not when the driver ended.
@@ -113,10 +116,12 @@ TEST_CASE("allow_tf32 reaches the driver as --allow-tf32, and only when set", "[
     REQUIRE_FALSE(run);
     return run.error().message;
   };
-  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default");
+  // The driver is always told the unit: the one the engine runs by default.
+  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0");
   o.allow_tf32 = true;
   o.remove_work_dir = true;
-  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --allow-tf32");
+  CHECK(given() ==
+        "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0 --allow-tf32");
 }
 
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {
