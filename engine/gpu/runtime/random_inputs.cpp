@@ -60,6 +60,20 @@ std::optional<std::int64_t> bound_from(const graph::Graph& graph, const graph::N
   return std::nullopt;
 }
 
+// Whether USER's values are INPUT's values moved, not computed: its source tensor of a gather or
+// an index (BERT gathers its token-type buffer by position and embeds the result), a copy, a
+// dtype conversion or a broadcast. A bound on USER's values is then one on INPUT's.
+bool carries_values(const graph::Node& user, graph::NodeId input) {
+  const auto& a = user.args;
+  if (a.empty() || !a[0].is_node() || a[0].as_node() != input) return false;
+  for (const char* op : {"aten.gather", "aten.index_select", "aten.index.Tensor", "aten.clone",
+                         "aten._to_copy", "prims.convert_element_type", "aten.expand", "aten.slice",
+                         "aten.select", "aten.repeat", "aten.contiguous"}) {
+    if (target_is(user, op)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
@@ -95,8 +109,11 @@ std::optional<std::int64_t> index_bound(const graph::Graph& graph, graph::NodeId
     const auto in = graph.inputs(u);
     if (std::find(in.begin(), in.end(), input) == in.end()) continue;
     tighten(bound_from(graph, user, input, hints));
-    // Indices often pass through a view (the AOT graph reshapes token ids before embedding).
-    if (codegen::alias_of(graph, u, hints)) tighten(index_bound(graph, u, hints));
+    // Indices often pass through a view (the AOT graph reshapes token ids before embedding), or
+    // are moved by an op that keeps their values.
+    if (codegen::alias_of(graph, u, hints) || carries_values(user, input)) {
+      tighten(index_bound(graph, u, hints));
+    }
   }
   return bound;
 }
