@@ -8,15 +8,6 @@
 
 namespace fxscope::gpu {
 
-std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
-  std::vector<graph::NodeId> out;
-  for (const graph::Node& n : g.nodes()) {
-    if (n.op != graph::OpKind::output) continue;
-    for (const auto& a : n.args) a.for_each_node([&](graph::NodeId id) { out.push_back(id); });
-  }
-  return out;
-}
-
 Executable::~Executable() {
   if (exec_) cudaGraphExecDestroy(exec_);
   if (graph_) cudaGraphDestroy(graph_);

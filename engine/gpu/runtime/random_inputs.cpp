@@ -86,6 +86,15 @@ std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
   return out;
 }
 
+std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
+  std::vector<graph::NodeId> out;
+  for (const graph::Node& n : g.nodes()) {
+    if (n.op != graph::OpKind::output) continue;
+    for (const auto& a : n.args) a.for_each_node([&](graph::NodeId id) { out.push_back(id); });
+  }
+  return out;
+}
+
 std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHints& hints) {
   std::int64_t last = 0;
   for (std::size_t d = 0; d < meta.sizes.size(); ++d) {

@@ -17,6 +17,8 @@ namespace fxscope::gpu {
 // The graph's inputs in the order the runtime fills them: its placeholders, then the constants
 // it reads with get_attr (the log holds no values for either, so both take random values).
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph);
+// The nodes the graph returns, in its output's order (a node returned twice is listed twice).
+std::vector<graph::NodeId> output_nodes(const graph::Graph& graph);
 
 // Elements the storage of META spans: 1 + sum((size - 1) * stride), 0 for an empty tensor.
 std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHints& hints);
