@@ -148,18 +148,13 @@ void print_text(const gpu::TorchRun& run) {
   }
 }
 
-void print_text(const gpu::EngineRun& run) {
-  std::printf("%s  unit %s  backend engine  CUDA %s  copy %.0f GB/s  cuDNN %s\n",
-              run.device.c_str(), run.unit.c_str(), run.cuda_version.c_str(), run.copy_gbps,
-              run.cudnn.empty() ? "not found" : "found");
-  std::printf("coverage (default graph): %zu of %zu ops\n", run.coverage.ran, run.coverage.ops);
-  std::printf("%-16s %10s %9s %9s %10s %9s %8s %8s %12s %9s\n", "mode", "total_us", "min", "max",
-              "kernel_us", "launches", "host_us", "speedup", "max_rel_err", "peak_MB");
+// One line per mode (with its top kernels, picks and gaps) of MODES, speedups against eager's.
+void print_modes(const std::vector<gpu::EngineMode>& modes) {
   double eager_us = 0;
-  for (const auto& m : run.modes) {
+  for (const auto& m : modes) {
     if (m.measured.mode == "eager" && m.ran) eager_us = m.measured.total_us;
   }
-  for (const auto& m : run.modes) {
+  for (const auto& m : modes) {
     const auto& t = m.measured;
     if (!m.ran) {
       std::printf("%-16s did not run: %s\n", t.mode.c_str(), m.error.c_str());
@@ -182,6 +177,20 @@ void print_text(const gpu::EngineRun& run) {
     for (const auto& miss : m.coverage.missing) std::printf("    not run: %s\n", miss.c_str());
     if (m.flagged)
       std::printf("    ! outputs differ from eager above tolerance %.0e\n", m.tolerance);
+  }
+}
+
+void print_text(const gpu::EngineRun& run) {
+  std::printf("%s  unit %s  backend engine  CUDA %s  copy %.0f GB/s  cuDNN %s\n",
+              run.device.c_str(), run.unit.c_str(), run.cuda_version.c_str(), run.copy_gbps,
+              run.cudnn.empty() ? "not found" : "found");
+  std::printf("coverage (default graph): %zu of %zu ops\n", run.coverage.ran, run.coverage.ops);
+  std::printf("%-16s %10s %9s %9s %10s %9s %8s %8s %12s %9s\n", "mode", "total_us", "min", "max",
+              "kernel_us", "launches", "host_us", "speedup", "max_rel_err", "peak_MB");
+  print_modes(run.modes);
+  if (!run.backward.empty()) {
+    std::printf("backward graph (fed the forward's saved tensors):\n");
+    print_modes(run.backward);
   }
   for (const auto& n : run.notes) std::printf("note: %s\n", n.c_str());
 }

@@ -17,7 +17,8 @@ namespace fxscope::gpu {
 struct ModesRun {
   EngineRun run;
   std::vector<std::vector<HostOutput>> outputs;  // per mode of run.modes; empty where it failed
-  ops::SymbolHints hints;                        // the unit's symbol values
+  std::vector<std::vector<HostOutput>> backward_outputs;  // per mode of run.backward
+  ops::SymbolHints hints;                                 // the unit's symbol values
 };
 
 // Runs OPTIONS.mode (one mode, a list or all) without comparing outputs.
@@ -28,6 +29,10 @@ Result<ModesRun> run_modes(const EngineRunOptions& options);
 // default mode's, else the first mode's).
 void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
                         const ops::SymbolHints& hints);
+// The same for the backward graphs' gradients, against eager's backward.
+void compare_backward_with_eager(EngineRun& run,
+                                 const std::vector<std::vector<HostOutput>>& outputs,
+                                 const ops::SymbolHints& hints);
 
 // The unit OPTIONS names (or the first with an ATen graph) and its symbol hints, read from the
 // log; the error names the log and the unit.

@@ -16,12 +16,14 @@
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/run_unit.h"
+#include "fxscope/gpu/training_pair.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "gemm/cublaslt_api.h"
 #include "kernels/copy_in_place.h"
 #include "kernels/nvrtc_api.h"
 #include "kernels/reference_kernels.h"
+#include "run/backward_run.h"
 #include "run/engine_modes.h"
 #include "run/gpu_timing.h"
 #include "run/mode_measure.h"
@@ -266,7 +268,6 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   const trace::TraceLog* log = found->log.get();
   const trace::CompileUnit* unit = found->unit;
   const ops::SymbolHints& hints = found->hints;
-  if (o.unit.empty()) say(default_unit_line(*unit));
   const std::vector<std::string> modes = selected_modes(o.mode);
   if (modes.empty()) {
     return make_error("--mode " + o.mode +
@@ -275,12 +276,14 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   }
   // Plans first: they need no GPU, and an unusable unit is reported before the device opens.
   std::vector<fusion::GraphFusion> graphs;
+  std::vector<std::optional<fusion::GraphFusion>> backwards;  // per mode; empty for inference
   for (const std::string& name : modes) {
     auto f = fusion::fuse_unit(*unit, *fusion::parse_mode(name));
     if (f.empty() || f.front().post_grad.empty()) {
       return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
     }
     graphs.push_back(std::move(f.front()));
+    backwards.push_back(backward_fusion(*unit, *fusion::parse_mode(name)));
   }
   if (auto missing = missing_run_libraries()) return *missing;
   auto device = open_cuda_device();
@@ -296,7 +299,8 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   run.cuda_version =
       version(device->runtime_version) + " (driver " + version(device->driver_version) + ")";
   run.cudnn = cudnn_location();
-  say("device " + run.device + " (" + device->arch() + "), unit " + run.unit);
+  say("device " + run.device + " (" + device->arch() + "), " +
+      (o.unit.empty() ? default_unit_line(*unit) : "unit " + run.unit));
   cudaStream_t stream = nullptr;
   if (const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
       e != cudaSuccess) {
@@ -322,6 +326,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
+  std::vector<std::unique_ptr<Executable>> backward_executables;
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
@@ -367,7 +372,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       em.error = exe.error().message;
       say(name + ": " + em.error);
       run.modes.push_back(std::move(em));
-      if (o.mode_done) o.mode_done(run, outputs[mi]);
+      if (o.mode_done) o.mode_done(run, outputs[mi], {});
       continue;
     }
     em.peak_bytes = (*exe)->peak_bytes();
@@ -380,7 +385,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       em.error = err;
       say(name + ": " + err);
       run.modes.push_back(std::move(em));
-      if (o.mode_done) o.mode_done(run, outputs[mi]);
+      if (o.mode_done) o.mode_done(run, outputs[mi], {});
       continue;
     }
     auto out = (*exe)->read_outputs(stream);
@@ -426,39 +431,76 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
         run.notes.push_back(name + ": " + where);
       }
     }
+    const bool forward_ran = em.ran;
     executables[mi] = std::move(*exe);
     run.modes.push_back(std::move(em));
-    if (o.mode_done) o.mode_done(run, outputs[mi]);
+    if (backwards[mi] && forward_ran) {
+      BackwardSetup b;
+      b.mode = name;
+      b.forward = &f;
+      b.backward = &*backwards[mi];
+      b.forward_outputs = &outputs[mi];
+      b.hints = hints;
+      b.seed = o.seed;
+      b.warmup = o.warmup;
+      b.repeats = o.repeats;
+      b.cuda_graph = run.modes.back().cuda_graph;
+      b.clusters = device->major >= 9;
+      BackwardResult r = run_backward(b, compiler, stream, tagger, say);
+      if (!r.mode.error.empty()) say(name + " backward: " + r.mode.error);
+      run.notes.insert(run.notes.end(), r.notes.begin(), r.notes.end());
+      run.backward.push_back(std::move(r.mode));
+      result.backward_outputs.push_back(std::move(r.outputs));
+      backward_executables.push_back(std::move(r.loaded));
+    }
+    if (o.mode_done) {
+      o.mode_done(run, outputs[mi],
+                  backwards[mi] && forward_ran ? result.backward_outputs.back()
+                                               : std::vector<HostOutput>{});
+    }
   }
   if (cupti) cupti->reset();
   cudaStreamDestroy(stream);
   return result;
 }
 
-void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
-                        const ops::SymbolHints& hints) {
+namespace {
+
+// Compares each mode of MODES with the one named eager; notes what was not compared, with LABEL
+// ("" or " backward") after the mode's name.
+void compare_modes(std::vector<EngineMode>& modes,
+                   const std::vector<std::vector<HostOutput>>& outputs,
+                   const ops::SymbolHints& hints, const std::string& label,
+                   std::vector<std::string>& notes) {
   std::optional<std::size_t> eager_index;
   bool eager_asked = false;
-  for (std::size_t mi = 0; mi < run.modes.size(); ++mi) {
-    const EngineMode& em = run.modes[mi];
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    const EngineMode& em = modes[mi];
     if (em.measured.mode != "eager") continue;
     eager_asked = true;
     if (em.ran && em.coverage.missing.empty() && mi < outputs.size()) eager_index = mi;
   }
-  for (std::size_t mi = 0; mi < run.modes.size(); ++mi) {
-    EngineMode& em = run.modes[mi];
-    const std::string& name = em.measured.mode;
-    if (name == "eager" || !em.ran) continue;
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = modes[mi];
+    const std::string name = em.measured.mode + label;
+    if (em.measured.mode == "eager" || !em.ran) continue;
     if (!eager_index) {
-      run.notes.push_back(name + (eager_asked ? ": not compared (eager did not run completely)"
-                                              : ": not compared (add eager to --mode to check "
-                                                "its outputs)"));
+      notes.push_back(name + (eager_asked ? ": not compared (eager did not run completely)"
+                                          : ": not compared (add eager to --mode to check "
+                                            "its outputs)"));
     } else if (!em.coverage.missing.empty()) {
-      run.notes.push_back(name + ": not compared (groups were skipped)");
+      notes.push_back(name + ": not compared (groups were skipped)");
     } else if (mi < outputs.size()) {
       compare(em, outputs[*eager_index], outputs[mi], hints);
     }
   }
+}
+
+}  // namespace
+
+void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
+                        const ops::SymbolHints& hints) {
+  compare_modes(run.modes, outputs, hints, "", run.notes);
   const auto def = std::find_if(run.modes.begin(), run.modes.end(),
                                 [](const EngineMode& m) { return m.measured.mode == "default"; });
   if (def != run.modes.end()) {
@@ -468,10 +510,17 @@ void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput
   }
 }
 
+void compare_backward_with_eager(EngineRun& run,
+                                 const std::vector<std::vector<HostOutput>>& outputs,
+                                 const ops::SymbolHints& hints) {
+  compare_modes(run.backward, outputs, hints, " backward", run.notes);
+}
+
 Result<EngineRun> run_engine(const EngineRunOptions& o) {
   auto modes = run_modes(o);
   if (!modes) return modes.error();
   compare_with_eager(modes->run, modes->outputs, modes->hints);
+  compare_backward_with_eager(modes->run, modes->backward_outputs, modes->hints);
   return std::move(modes->run);
 }
 

@@ -58,12 +58,12 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
                       "max-autotune, a comma-separated list of them, or all");
   }
   const std::string unit = found->unit->id.without_attempt().str();
-  if (o.unit.empty()) say(default_unit_line(*found->unit));
   const ResultDir dir;
   if (dir.path().empty()) return make_error(dir.error());
   EngineRun run;
   bool device_known = false;
   std::vector<std::vector<HostOutput>> outputs;
+  std::vector<std::vector<HostOutput>> backward_outputs;  // per entry of run.backward
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& mode = modes[mi];
     const std::string file = dir.path() + "/" + mode + ".cbor";
@@ -90,10 +90,14 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
                          std::make_move_iterator(done.end()));
         run.notes.insert(run.notes.begin(), notes.begin(), notes.end());
         device_known = true;
+        // Said once a mode ran, so that a refusal (no device) stays one line.
+        if (o.unit.empty()) say(default_unit_line(*found->unit));
       } else {
         run.modes.push_back(std::move(result->run.modes.front()));
+        for (auto& b : result->run.backward) run.backward.push_back(std::move(b));
         run.notes.insert(run.notes.end(), result->run.notes.begin(), result->run.notes.end());
       }
+      for (auto& g : result->backward_outputs) backward_outputs.push_back(std::move(g));
       if (!exit->success()) {
         run.notes.push_back(mode + ": its process " + exit->describe() +
                             " after writing its result");
@@ -107,6 +111,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
   }
   if (run.unit.empty()) run.unit = unit;
   compare_with_eager(run, outputs, found->hints);
+  compare_backward_with_eager(run, backward_outputs, found->hints);
   return run;
 }
 
@@ -114,10 +119,13 @@ int run_mode_child(const EngineRunOptions& o, const std::string& result_file) {
   ModeResult written;
   bool wrote = false;
   EngineRunOptions options = o;
-  options.mode_done = [&](const EngineRun& run, const std::vector<HostOutput>& outputs) {
+  options.mode_done = [&](const EngineRun& run, const std::vector<HostOutput>& outputs,
+                          const std::vector<HostOutput>& gradients) {
     written.run = run;
     written.outputs.assign(run.modes.size(), {});
     written.outputs.back() = outputs;
+    written.backward_outputs.assign(run.backward.size(), {});
+    if (!run.backward.empty()) written.backward_outputs.back() = gradients;
     const std::string err = write_mode_result(result_file, written);
     if (!err.empty() && o.progress) o.progress(err);
     wrote = err.empty();

@@ -27,7 +27,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelBandwidth, name, group, bytes, us, gbps
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineMode, measured, ran, error, coverage, peak_bytes,
                                    unplanned_bytes, host_launch_us, cuda_graph, picks, bandwidth)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineRun, device, unit, cuda_version, cudnn, copy_gbps,
-                                   alu_slots_per_us, empty_kernel_us, coverage, modes, notes)
+                                   alu_slots_per_us, empty_kernel_us, coverage, modes, backward,
+                                   notes)
 
 namespace {
 
@@ -71,6 +72,10 @@ std::string write_mode_result(const std::string& path, const ModeResult& result)
     j["run"] = result.run;
     j["outputs"] = nlohmann::json::array();
     for (const auto& o : result.outputs) j["outputs"].push_back(outputs_json(o));
+    j["backward_outputs"] = nlohmann::json::array();
+    for (const auto& o : result.backward_outputs) {
+      j["backward_outputs"].push_back(outputs_json(o));
+    }
   }
   const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(j);
   std::ofstream out(path, std::ios::binary);
@@ -101,10 +106,16 @@ Result<ModeResult> read_mode_result(const std::string& path) {
       if (!outputs) return outputs.error();
       r.outputs.push_back(std::move(*outputs));
     }
+    for (const auto& o : j.at("backward_outputs")) {
+      auto outputs = outputs_from(o, path);
+      if (!outputs) return outputs.error();
+      r.backward_outputs.push_back(std::move(*outputs));
+    }
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": a mode result without the expected fields (" + e.what() + ")");
   }
-  if (r.outputs.size() != r.run.modes.size()) {
+  if (r.outputs.size() != r.run.modes.size() ||
+      r.backward_outputs.size() != r.run.backward.size()) {
     return make_error(path + ": " + std::to_string(r.run.modes.size()) + " modes but outputs of " +
                       std::to_string(r.outputs.size()));
   }

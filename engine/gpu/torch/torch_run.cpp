@@ -249,10 +249,8 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
   std::vector<std::string> argv = {o.python, o.driver, log->path(), "--mode", o.mode};
   // The unit the engine would run by default, so that both backends' defaults are one graph.
   std::string unit = o.unit;
-  if (const trace::CompileUnit* chosen = unit.empty() ? default_run_unit(*log) : nullptr) {
-    unit = chosen->id.without_attempt().str();
-    if (o.progress) o.progress(default_unit_line(*chosen));
-  }
+  const trace::CompileUnit* chosen = unit.empty() ? default_run_unit(*log) : nullptr;
+  if (chosen) unit = chosen->id.without_attempt().str();
   if (!unit.empty()) {
     argv.push_back("--unit");
     argv.push_back(unit);
@@ -275,6 +273,8 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
                           ? "the PyTorch driver failed without a message"
                           : "the PyTorch driver failed (see " + o.work_dir + "/driver.err)");
   }
+  // Said once the run is done, so that a refusal stays one line.
+  if (chosen && o.progress) o.progress(default_unit_line(*chosen));
   auto records = read_cupti_file(records_path);
   if (!records) {
     return make_error(records.error().message + " (was " + o.cupti_lib + " loaded?)");

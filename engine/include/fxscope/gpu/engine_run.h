@@ -33,7 +33,10 @@ struct EngineRunOptions {
   // Called after each mode with the run so far and that mode's outputs, before the device is let
   // go: a mode's child process writes its result here, so a crash while the CUDA context of a
   // faulted mode is torn down loses nothing.
-  std::function<void(const EngineRun&, const std::vector<HostOutput>&)> mode_done;
+  // The second outputs are the backward's (gradients) in a training unit, else empty.
+  std::function<void(const EngineRun&, const std::vector<HostOutput>&,
+                     const std::vector<HostOutput>&)>
+      mode_done;
 };
 
 // Ops of a mode's graph the runtime ran, and the groups it could not.
@@ -112,6 +115,9 @@ struct EngineRun {
   double empty_kernel_us = 0;   // CUPTI's duration of an empty kernel: what every launch costs
   Coverage coverage;            // of the default mode's (post-grad) graph
   std::vector<EngineMode> modes;
+  // A training unit's backward graph per mode that ran its forward, fed the forward's saved
+  // tensors (the compiled autograd function's order); empty for an inference unit.
+  std::vector<EngineMode> backward;
   std::vector<std::string> notes;
 };
 

@@ -37,8 +37,9 @@ int run_mode_child(const EngineRunOptions& options, const std::string& result_fi
 // the run from starting. Read back exactly as written; exposed for tests.
 struct ModeResult {
   EngineRun run;
-  std::vector<std::vector<HostOutput>> outputs;  // per mode of run.modes
-  std::string fatal_error;                       // set instead of run when the run could not start
+  std::vector<std::vector<HostOutput>> outputs;           // per mode of run.modes
+  std::vector<std::vector<HostOutput>> backward_outputs;  // per mode of run.backward
+  std::string fatal_error;  // set instead of run when the run could not start
 };
 std::string write_mode_result(const std::string& path, const ModeResult& result);  // "" or why not
 Result<ModeResult> read_mode_result(const std::string& path);
