@@ -15,29 +15,21 @@ std::vector<std::vector<std::byte>> backward_inputs(const BackwardSetup& s,
                                                     std::vector<std::string>& notes) {
   const graph::Graph& g = s.backward->post_grad;
   const auto ids = graph_inputs(g);
-  std::vector<std::vector<std::byte>> out;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto& meta = g.node(ids[i]).meta;
-    if (!meta || meta->is_sym_scalar()) {
-      out.emplace_back();
-      continue;
-    }
+  const auto saved = [&](std::size_t i,
+                         const graph::TensorMeta& meta) -> std::optional<std::vector<std::byte>> {
+    const auto from = pair.forward_output_of[i];
+    if (!from || *from >= s.forward_outputs->size()) return std::nullopt;
     const std::size_t bytes =
-        static_cast<std::size_t>(storage_elements(*meta, s.hints)) * element_bytes(meta->dtype);
-    if (const auto from = pair.forward_output_of[i]; from && *from < s.forward_outputs->size()) {
-      const HostOutput& saved = (*s.forward_outputs)[*from];
-      if (saved.bytes.size() == bytes) {
-        out.push_back(saved.bytes);
-        continue;
-      }
-      notes.push_back(s.mode + " backward: " + g.node(ids[i]).name + " takes " +
-                      std::to_string(bytes) + " bytes, the forward saved " +
-                      std::to_string(saved.bytes.size()) + ": random values instead");
-    }
-    out.push_back(random_tensor(*meta, s.hints, s.seed * 1000003ull + i * 7919ull + 2,
-                                index_bound(g, ids[i], s.hints)));
-  }
-  return out;
+        static_cast<std::size_t>(storage_elements(meta, s.hints)) * element_bytes(meta.dtype);
+    const HostOutput& out = (*s.forward_outputs)[*from];
+    if (out.bytes.size() == bytes) return out.bytes;
+    notes.push_back(s.mode + " backward: " + g.node(ids[i]).name + " takes " +
+                    std::to_string(bytes) + " bytes, the forward saved " +
+                    std::to_string(out.bytes.size()) + ": random values instead");
+    return std::nullopt;
+  };
+  const auto bound = [&](std::size_t i) { return index_bound(g, ids[i], s.hints); };
+  return seeded_inputs(g, s.hints, s.seed * 1000003ull + 2, bound, saved);
 }
 
 }  // namespace

@@ -56,25 +56,18 @@ ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
 std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
                                                 const std::vector<const graph::Graph*>& all,
                                                 const ops::SymbolHints& hints, std::uint64_t seed) {
-  const auto ids = graph_inputs(g);
-  std::vector<std::vector<std::byte>> out;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto& meta = g.node(ids[i]).meta;
-    if (!meta || meta->is_sym_scalar()) {
-      out.emplace_back();
-      continue;
-    }
-    std::optional<std::int64_t> bound;
+  const auto bound = [&](std::size_t i) {
+    std::optional<std::int64_t> tightest;
     for (const graph::Graph* other : all) {
       const auto other_ids = graph_inputs(*other);
       if (i >= other_ids.size()) continue;
       if (const auto b = index_bound(*other, other_ids[i], hints)) {
-        bound = bound ? std::min(*bound, *b) : *b;
+        tightest = tightest ? std::min(*tightest, *b) : *b;
       }
     }
-    out.push_back(random_tensor(*meta, hints, seed * 1000003ull + i * 7919ull + 1, bound));
-  }
-  return out;
+    return tightest;
+  };
+  return seeded_inputs(g, hints, seed * 1000003ull + 1, bound);
 }
 
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the

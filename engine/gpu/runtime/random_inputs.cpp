@@ -157,4 +157,27 @@ std::vector<std::byte> random_tensor(const graph::TensorMeta& meta, const ops::S
   return out;
 }
 
+std::vector<std::vector<std::byte>> seeded_inputs(const graph::Graph& graph,
+                                                  const ops::SymbolHints& hints,
+                                                  std::uint64_t base_seed, const InputBound& bound,
+                                                  const InputFill& fill) {
+  const auto ids = graph_inputs(graph);
+  std::vector<std::vector<std::byte>> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& meta = graph.node(ids[i]).meta;
+    if (!meta || meta->is_sym_scalar()) {
+      out.emplace_back();
+      continue;
+    }
+    if (fill) {
+      if (auto given = fill(i, *meta)) {
+        out.push_back(std::move(*given));
+        continue;
+      }
+    }
+    out.push_back(random_tensor(*meta, hints, base_seed + i * 7919ull, bound(i)));
+  }
+  return out;
+}
+
 }  // namespace fxscope::gpu
