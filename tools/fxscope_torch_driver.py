@@ -284,7 +284,9 @@ def main():
     if not runnables:
         refuse("%s: no fx_graph_runnable artifact in the log (capture with TORCH_TRACE on "
                "PyTorch 2.6 or newer)" % opts.log)
-    unit = opts.unit or sorted(runnables)[0]
+    # fxscope-cli passes the unit it chose (the engine's default too); alone, the driver takes the
+    # first in compile order: "2/0" before "10/0", which a sort of the strings would reverse.
+    unit = opts.unit or min(runnables, key=lambda u: tuple(int(p) for p in u.split("/")))
     if unit not in runnables:
         refuse("%s: compile unit %s has no fx_graph_runnable (units that have one: %s)"
                % (opts.log, unit, ", ".join(sorted(runnables))))

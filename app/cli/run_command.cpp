@@ -16,7 +16,10 @@
 #include "commands.h"
 
 #if FXSCOPE_HAS_CUDA
+#include <filesystem>
+
 #include "fxscope/gpu/engine_run.h"
+#include "fxscope/gpu/isolated_run.h"
 #include "fxscope/gpu/torch_run.h"
 #endif
 
@@ -33,6 +36,10 @@ struct RunArgs {
   std::string work_dir;
   std::string from_work_dir;
   std::string ab;
+  // Hidden: run the one mode of --mode in this process and write its result here (what the
+  // parent's child process for that mode does; the parent never opens the device).
+  std::string mode_result;
+  bool same_process = false;  // hidden: every mode in this process (no fault isolation)
   int repeat = 20;
   std::uint64_t seed = 0;
   bool keep_work_dir = false;
@@ -141,18 +148,13 @@ void print_text(const gpu::TorchRun& run) {
   }
 }
 
-void print_text(const gpu::EngineRun& run) {
-  std::printf("%s  unit %s  backend engine  CUDA %s  copy %.0f GB/s  cuDNN %s\n",
-              run.device.c_str(), run.unit.c_str(), run.cuda_version.c_str(), run.copy_gbps,
-              run.cudnn.empty() ? "not found" : "found");
-  std::printf("coverage (default graph): %zu of %zu ops\n", run.coverage.ran, run.coverage.ops);
-  std::printf("%-16s %10s %9s %9s %10s %9s %8s %8s %12s %9s\n", "mode", "total_us", "min", "max",
-              "kernel_us", "launches", "host_us", "speedup", "max_rel_err", "peak_MB");
+// One line per mode (with its top kernels, picks and gaps) of MODES, speedups against eager's.
+void print_modes(const std::vector<gpu::EngineMode>& modes) {
   double eager_us = 0;
-  for (const auto& m : run.modes) {
+  for (const auto& m : modes) {
     if (m.measured.mode == "eager" && m.ran) eager_us = m.measured.total_us;
   }
-  for (const auto& m : run.modes) {
+  for (const auto& m : modes) {
     const auto& t = m.measured;
     if (!m.ran) {
       std::printf("%-16s did not run: %s\n", t.mode.c_str(), m.error.c_str());
@@ -175,6 +177,20 @@ void print_text(const gpu::EngineRun& run) {
     for (const auto& miss : m.coverage.missing) std::printf("    not run: %s\n", miss.c_str());
     if (m.flagged)
       std::printf("    ! outputs differ from eager above tolerance %.0e\n", m.tolerance);
+  }
+}
+
+void print_text(const gpu::EngineRun& run) {
+  std::printf("%s  unit %s  backend engine  CUDA %s  copy %.0f GB/s  cuDNN %s\n",
+              run.device.c_str(), run.unit.c_str(), run.cuda_version.c_str(), run.copy_gbps,
+              run.cudnn.empty() ? "not found" : "found");
+  std::printf("coverage (default graph): %zu of %zu ops\n", run.coverage.ran, run.coverage.ops);
+  std::printf("%-16s %10s %9s %9s %10s %9s %8s %8s %12s %9s\n", "mode", "total_us", "min", "max",
+              "kernel_us", "launches", "host_us", "speedup", "max_rel_err", "peak_MB");
+  print_modes(run.modes);
+  if (!run.backward.empty()) {
+    std::printf("backward graph (fed the forward's saved tensors):\n");
+    print_modes(run.backward);
   }
   for (const auto& n : run.notes) std::printf("note: %s\n", n.c_str());
 }
@@ -208,7 +224,22 @@ void run_engine_backend(const RunArgs& args) {
   o.repeats = args.repeat;
   o.seed = args.seed;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
-  auto run = gpu::run_engine(o);
+  if (!args.mode_result.empty()) {
+    set_exit_code(gpu::run_mode_child(o, args.mode_result));
+    return;
+  }
+  // Each mode in a process of its own: a CUDA fault in one poisons only its own context.
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const auto child = [&](const std::string& mode, const std::string& unit,
+                         const std::string& result_file) {
+    return ChildCommand{{self, "run", args.path, "--unit", unit, "--mode", mode, "--repeat",
+                         std::to_string(args.repeat), "--seed", std::to_string(args.seed),
+                         "--mode-result", result_file},
+                        {}};
+  };
+  auto run =
+      args.same_process || self.empty() ? gpu::run_engine(o) : gpu::run_engine_isolated(o, child);
   if (!run) {
     fail(run.error().message);
     return;
@@ -370,6 +401,8 @@ void add_run_command(CLI::App& app) {
       "--allow-tf32", args->allow_tf32,
       "pytorch: let convolutions and matmuls use TF32 (default: full FP32, as the engine runs)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->add_option("--mode-result", args->mode_result)->group("");
+  cmd->add_flag("--same-process", args->same_process)->group("");
   cmd->callback([args, python, work_dir, keep, from_work_dir, tf32] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
                             from_work_dir->count() > 0 || tf32->count() > 0;

@@ -126,3 +126,36 @@ TEST_CASE("the engine backend prints the PyTorch backend's schema plus its own",
     }
   }
 }
+
+// One fault costs one mode: each mode runs in a process of its own, so the illegal address
+// planted in default's first kernel (FXSCOPE_PLANT_FAULT) leaves eager, reduce-overhead and
+// max-autotune measured and compared.
+TEST_CASE("a fault planted in one mode leaves the other three measured", "[cuda]") {
+  const auto r = test::run_process(
+      "FXSCOPE_PLANT_FAULT=default " +
+      test::cli("run " + test::sample(kResidualMlp) + " --mode all --repeat 3 --json 2>&1"));
+  if (r.status != 0 && no_device(r.output)) {
+    WARN("skipped, no device: " + r.output);
+    return;
+  }
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  REQUIRE(j["modes"].size() == 4);
+  for (const auto& m : j["modes"]) {
+    INFO(m["mode"] << ": " << m["error"]);
+    if (m["mode"] == "default") {
+      CHECK(m["ran"] == false);
+      const std::string error = m["error"];
+      CHECK_THAT(error, Catch::Contains("illegal") && Catch::Contains("group ") &&
+                            Catch::Contains("(kernel "));
+      continue;
+    }
+    CHECK(m["ran"] == true);
+    CHECK(m["total_us"].get<double>() > 0);
+    CHECK(!m["kernels"].empty());
+    if (m["mode"] != "eager") {
+      REQUIRE(m["max_rel_err"].is_number());
+      CHECK(m["flagged"] == false);
+    }
+  }
+}

@@ -15,14 +15,19 @@
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/random_inputs.h"
+#include "fxscope/gpu/run_unit.h"
+#include "fxscope/gpu/training_pair.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "gemm/cublaslt_api.h"
 #include "kernels/copy_in_place.h"
 #include "kernels/nvrtc_api.h"
 #include "kernels/reference_kernels.h"
+#include "run/backward_run.h"
+#include "run/engine_modes.h"
 #include "run/gpu_timing.h"
 #include "run/mode_measure.h"
+#include "run/planted_fault.h"
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executable.h"
@@ -31,8 +36,9 @@ namespace fxscope::gpu {
 namespace {
 
 const trace::CompileUnit* find_unit(const trace::TraceLog& log, const std::string& id) {
+  if (id.empty()) return default_run_unit(log);
   for (const auto& u : log.units()) {
-    if (id.empty() ? u.aot_graph() != nullptr : u.id.without_attempt().str() == id) return &u;
+    if (u.id.without_attempt().str() == id) return &u;
   }
   return nullptr;
 }
@@ -50,36 +56,18 @@ ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
 std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
                                                 const std::vector<const graph::Graph*>& all,
                                                 const ops::SymbolHints& hints, std::uint64_t seed) {
-  const auto ids = graph_inputs(g);
-  std::vector<std::vector<std::byte>> out;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto& meta = g.node(ids[i]).meta;
-    if (!meta || meta->is_sym_scalar()) {
-      out.emplace_back();
-      continue;
-    }
-    std::optional<std::int64_t> bound;
+  const auto bound = [&](std::size_t i) {
+    std::optional<std::int64_t> tightest;
     for (const graph::Graph* other : all) {
       const auto other_ids = graph_inputs(*other);
       if (i >= other_ids.size()) continue;
       if (const auto b = index_bound(*other, other_ids[i], hints)) {
-        bound = bound ? std::min(*bound, *b) : *b;
+        tightest = tightest ? std::min(*tightest, *b) : *b;
       }
     }
-    out.push_back(random_tensor(*meta, hints, seed * 1000003ull + i * 7919ull + 1, bound));
-  }
-  return out;
-}
-
-// "all", one mode, or a comma-separated list; eager always runs first (the reference).
-std::vector<std::string> selected_modes(const std::string& mode) {
-  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
-  if (mode == "all") return all;
-  std::vector<std::string> out;
-  for (const std::string& m : all) {
-    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
-  }
-  return out;
+    return tightest;
+  };
+  return seeded_inputs(g, hints, seed * 1000003ull + 1, bound);
 }
 
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the
@@ -239,19 +227,40 @@ std::optional<Error> missing_run_libraries() {
 
 }  // namespace
 
-Result<EngineRun> run_engine(const EngineRunOptions& o) {
+std::vector<std::string> selected_modes(const std::string& mode) {
+  const std::vector<std::string> all = {"eager", "default", "reduce-overhead", "max-autotune"};
+  if (mode == "all") return all;
+  std::vector<std::string> out;
+  for (const std::string& m : all) {
+    if (("," + mode + ",").find("," + m + ",") != std::string::npos) out.push_back(m);
+  }
+  return out;
+}
+
+Result<UnitOfRun> find_run_unit(const EngineRunOptions& o) {
+  auto log = trace::read_trace(o.log_path);
+  if (!log) return log.error();
+  UnitOfRun u;
+  u.log = std::make_unique<trace::TraceLog>(std::move(*log));
+  u.unit = find_unit(*u.log, o.unit);
+  if (!u.unit) {
+    return make_error(
+        u.log->path() + ": " +
+        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
+  }
+  u.hints = hints_of(*u.unit);
+  return u;
+}
+
+Result<ModesRun> run_modes(const EngineRunOptions& o) {
   const auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
-  auto log = trace::read_trace(o.log_path);
-  if (!log) return log.error();
-  const trace::CompileUnit* unit = find_unit(*log, o.unit);
-  if (!unit) {
-    return make_error(
-        log->path() + ": " +
-        (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
-  }
-  const ops::SymbolHints hints = hints_of(*unit);
+  auto found = find_run_unit(o);
+  if (!found) return found.error();
+  const trace::TraceLog* log = found->log.get();
+  const trace::CompileUnit* unit = found->unit;
+  const ops::SymbolHints& hints = found->hints;
   const std::vector<std::string> modes = selected_modes(o.mode);
   if (modes.empty()) {
     return make_error("--mode " + o.mode +
@@ -260,17 +269,21 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
   }
   // Plans first: they need no GPU, and an unusable unit is reported before the device opens.
   std::vector<fusion::GraphFusion> graphs;
+  std::vector<std::optional<fusion::GraphFusion>> backwards;  // per mode; empty for inference
   for (const std::string& name : modes) {
     auto f = fusion::fuse_unit(*unit, *fusion::parse_mode(name));
     if (f.empty() || f.front().post_grad.empty()) {
       return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
     }
     graphs.push_back(std::move(f.front()));
+    backwards.push_back(backward_fusion(*unit, *fusion::parse_mode(name)));
   }
   if (auto missing = missing_run_libraries()) return *missing;
   auto device = open_cuda_device();
   if (!device) return device.error();
-  EngineRun run;
+  ModesRun result;
+  result.hints = hints;
+  EngineRun& run = result.run;
   run.device = device->name;
   run.unit = unit->id.without_attempt().str();
   const auto version = [](int v) {
@@ -279,7 +292,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
   run.cuda_version =
       version(device->runtime_version) + " (driver " + version(device->driver_version) + ")";
   run.cudnn = cudnn_location();
-  say("device " + run.device + " (" + device->arch() + "), unit " + run.unit);
+  say("device " + run.device + " (" + device->arch() + "), " +
+      (o.unit.empty() ? default_unit_line(*unit) : "unit " + run.unit));
   cudaStream_t stream = nullptr;
   if (const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
       e != cudaSuccess) {
@@ -300,13 +314,14 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
 
   std::vector<const graph::Graph*> all;
   for (const auto& f : graphs) all.push_back(&f.post_grad);
-  std::vector<std::vector<HostOutput>> outputs(modes.size());
+  std::vector<std::vector<HostOutput>>& outputs = result.outputs;
+  outputs.resize(modes.size());
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
+  std::vector<std::unique_ptr<Executable>> backward_executables;
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
-  std::optional<std::size_t> eager_index;
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& name = modes[mi];
     const fusion::GraphFusion& f = graphs[mi];
@@ -317,6 +332,10 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
     PlannedSteps steps =
         plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed, device->major >= 9);
     for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
+    if (const std::string planted = plant_fault_if_asked(name, steps); !planted.empty()) {
+      run.notes.push_back(name + ": a fault is planted in group " + planted + " (" +
+                          kPlantFaultVariable + ")");
+    }
     em.coverage.ops = steps.ops;
     em.coverage.ran = steps.ran_ops;
     for (const auto& s : steps.skipped) em.coverage.missing.push_back(s.why);
@@ -346,6 +365,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       em.error = exe.error().message;
       say(name + ": " + em.error);
       run.modes.push_back(std::move(em));
+      if (o.mode_done) o.mode_done(run, outputs[mi], {});
       continue;
     }
     em.peak_bytes = (*exe)->peak_bytes();
@@ -358,6 +378,7 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       em.error = err;
       say(name + ": " + err);
       run.modes.push_back(std::move(em));
+      if (o.mode_done) o.mode_done(run, outputs[mi], {});
       continue;
     }
     auto out = (*exe)->read_outputs(stream);
@@ -397,42 +418,103 @@ Result<EngineRun> run_engine(const EngineRunOptions& o) {
       judge_bandwidth(em, copy_us, copy_kernel_us, in_place, run.copy_gbps);
       run.notes.push_back(bandwidth_verdict(name, em));
     }
-    if (name == "eager" && em.ran && em.coverage.missing.empty()) eager_index = mi;
+    // A NaN in the outputs: name the group that first wrote one.
+    if (has_nan(outputs[mi])) {
+      if (const std::string where = (*exe)->first_nonfinite(stream); !where.empty()) {
+        run.notes.push_back(name + ": " + where);
+      }
+    }
+    const bool forward_ran = em.ran;
     executables[mi] = std::move(*exe);
     run.modes.push_back(std::move(em));
-  }
-  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
-    EngineMode& em = run.modes[mi];
-    if (modes[mi] == "eager" || !em.ran) continue;
-    if (!eager_index) {
-      const bool asked = std::find(modes.begin(), modes.end(), "eager") != modes.end();
-      run.notes.push_back(modes[mi] + (asked ? ": not compared (eager did not run completely)"
-                                             : ": not compared (add eager to --mode to check "
-                                               "its outputs)"));
-    } else if (!em.coverage.missing.empty()) {
-      run.notes.push_back(modes[mi] + ": not compared (groups were skipped)");
-    } else {
-      compare(em, outputs[*eager_index], outputs[mi], hints);
+    if (backwards[mi] && forward_ran) {
+      BackwardSetup b;
+      b.mode = name;
+      b.forward = &f;
+      b.backward = &*backwards[mi];
+      b.forward_outputs = &outputs[mi];
+      b.hints = hints;
+      b.seed = o.seed;
+      b.warmup = o.warmup;
+      b.repeats = o.repeats;
+      b.cuda_graph = run.modes.back().cuda_graph;
+      b.clusters = device->major >= 9;
+      BackwardResult r = run_backward(b, compiler, stream, tagger, say);
+      if (!r.mode.error.empty()) say(name + " backward: " + r.mode.error);
+      run.notes.insert(run.notes.end(), r.notes.begin(), r.notes.end());
+      run.backward.push_back(std::move(r.mode));
+      result.backward_outputs.push_back(std::move(r.outputs));
+      backward_executables.push_back(std::move(r.loaded));
     }
-  }
-  // Where a mode's outputs are not close to eager's, or eager's hold a NaN, say which group
-  // first wrote a NaN.
-  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
-    EngineMode& em = run.modes[mi];
-    const bool suspect = em.flagged || (modes[mi] == "eager" && has_nan(outputs[mi]));
-    if (!suspect || !executables[mi]) continue;
-    if (const std::string where = executables[mi]->first_nonfinite(stream); !where.empty()) {
-      run.notes.push_back(modes[mi] + ": " + where);
+    if (o.mode_done) {
+      o.mode_done(run, outputs[mi],
+                  backwards[mi] && forward_ran ? result.backward_outputs.back()
+                                               : std::vector<HostOutput>{});
     }
-  }
-  if (const auto it = std::find(modes.begin(), modes.end(), "default"); it != modes.end()) {
-    run.coverage = run.modes[static_cast<std::size_t>(it - modes.begin())].coverage;
-  } else {
-    run.coverage = run.modes.front().coverage;
   }
   if (cupti) cupti->reset();
   cudaStreamDestroy(stream);
-  return run;
+  return result;
+}
+
+namespace {
+
+// Compares each mode of MODES with the one named eager; notes what was not compared, with LABEL
+// ("" or " backward") after the mode's name.
+void compare_modes(std::vector<EngineMode>& modes,
+                   const std::vector<std::vector<HostOutput>>& outputs,
+                   const ops::SymbolHints& hints, const std::string& label,
+                   std::vector<std::string>& notes) {
+  std::optional<std::size_t> eager_index;
+  bool eager_asked = false;
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    const EngineMode& em = modes[mi];
+    if (em.measured.mode != "eager") continue;
+    eager_asked = true;
+    if (em.ran && em.coverage.missing.empty() && mi < outputs.size()) eager_index = mi;
+  }
+  for (std::size_t mi = 0; mi < modes.size(); ++mi) {
+    EngineMode& em = modes[mi];
+    const std::string name = em.measured.mode + label;
+    if (em.measured.mode == "eager" || !em.ran) continue;
+    if (!eager_index) {
+      notes.push_back(name + (eager_asked ? ": not compared (eager did not run completely)"
+                                          : ": not compared (add eager to --mode to check "
+                                            "its outputs)"));
+    } else if (!em.coverage.missing.empty()) {
+      notes.push_back(name + ": not compared (groups were skipped)");
+    } else if (mi < outputs.size()) {
+      compare(em, outputs[*eager_index], outputs[mi], hints);
+    }
+  }
+}
+
+}  // namespace
+
+void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
+                        const ops::SymbolHints& hints) {
+  compare_modes(run.modes, outputs, hints, "", run.notes);
+  const auto def = std::find_if(run.modes.begin(), run.modes.end(),
+                                [](const EngineMode& m) { return m.measured.mode == "default"; });
+  if (def != run.modes.end()) {
+    run.coverage = def->coverage;
+  } else if (!run.modes.empty()) {
+    run.coverage = run.modes.front().coverage;
+  }
+}
+
+void compare_backward_with_eager(EngineRun& run,
+                                 const std::vector<std::vector<HostOutput>>& outputs,
+                                 const ops::SymbolHints& hints) {
+  compare_modes(run.backward, outputs, hints, " backward", run.notes);
+}
+
+Result<EngineRun> run_engine(const EngineRunOptions& o) {
+  auto modes = run_modes(o);
+  if (!modes) return modes.error();
+  compare_with_eager(modes->run, modes->outputs, modes->hints);
+  compare_backward_with_eager(modes->run, modes->backward_outputs, modes->hints);
+  return std::move(modes->run);
 }
 
 }  // namespace fxscope::gpu

@@ -89,6 +89,12 @@ nlohmann::json to_json(const EngineRun& run) {
            {"bound", b.compute_bound ? "compute" : "memory"}});
     }
   }
+  // A training unit's backward graph per mode, in the forward modes' form.
+  if (!run.backward.empty()) {
+    EngineRun backward;
+    backward.modes = run.backward;
+    j["backward"] = {{"graph", "backward"}, {"modes", to_json(backward)["modes"]}};
+  }
   return j;
 }
 

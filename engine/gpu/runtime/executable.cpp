@@ -8,15 +8,6 @@
 
 namespace fxscope::gpu {
 
-std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
-  std::vector<graph::NodeId> out;
-  for (const graph::Node& n : g.nodes()) {
-    if (n.op != graph::OpKind::output) continue;
-    for (const auto& a : n.args) a.for_each_node([&](graph::NodeId id) { out.push_back(id); });
-  }
-  return out;
-}
-
 Executable::~Executable() {
   if (exec_) cudaGraphExecDestroy(exec_);
   if (graph_) cudaGraphDestroy(graph_);
@@ -35,8 +26,9 @@ std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool 
     if (tagger) tagger->pop_step();
     if (err.empty() && check) {
       if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
-        err = "group " + std::to_string(steps_.steps[i].group) + " " + steps_.steps[i].group_name +
-              ": " + cuda_text(e);
+        const StepPlan& step = steps_.steps[i];
+        err = "group " + std::to_string(step.group) + " " + step.group_name + " (kernel " +
+              step.name + "): " + cuda_text(e);
       }
     }
     if (!err.empty()) return err;

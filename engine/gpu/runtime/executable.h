@@ -13,6 +13,7 @@
 
 #include "cupti/cupti_activity.h"
 #include "fxscope/core/result.h"
+#include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/graph/graph.h"
 #include "fxscope/ops/op_cost.h"
@@ -22,12 +23,6 @@ namespace fxscope::gpu {
 // NVRTC: source and entry -> a loadable image (cubin); WHERE names the group in errors.
 using CompileFn =
     std::function<Result<std::string>(const std::string& source, const std::string& where)>;
-
-// One output of the graph, copied back to the host.
-struct HostOutput {
-  graph::TensorMeta meta;
-  std::vector<std::byte> bytes;
-};
 
 struct ExecutableOptions {
   ops::SymbolHints hints;

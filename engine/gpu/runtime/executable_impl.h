@@ -28,9 +28,6 @@ struct Location {
   std::int64_t offset = 0;  // elements
 };
 
-// The nodes the graph's output returns, in order.
-std::vector<graph::NodeId> output_nodes(const graph::Graph& g);
-
 struct Executable::Impl {
   const graph::Graph* graph = nullptr;
   ops::SymbolHints hints;

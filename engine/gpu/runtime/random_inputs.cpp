@@ -60,6 +60,20 @@ std::optional<std::int64_t> bound_from(const graph::Graph& graph, const graph::N
   return std::nullopt;
 }
 
+// Whether USER's values are INPUT's values moved, not computed: its source tensor of a gather or
+// an index (BERT gathers its token-type buffer by position and embeds the result), a copy, a
+// dtype conversion or a broadcast. A bound on USER's values is then one on INPUT's.
+bool carries_values(const graph::Node& user, graph::NodeId input) {
+  const auto& a = user.args;
+  if (a.empty() || !a[0].is_node() || a[0].as_node() != input) return false;
+  for (const char* op : {"aten.gather", "aten.index_select", "aten.index.Tensor", "aten.clone",
+                         "aten._to_copy", "prims.convert_element_type", "aten.expand", "aten.slice",
+                         "aten.select", "aten.repeat", "aten.contiguous"}) {
+    if (target_is(user, op)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
@@ -68,6 +82,15 @@ std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
     for (graph::NodeId n = 0; n < graph.size(); ++n) {
       if (graph.node(n).op == kind) out.push_back(n);
     }
+  }
+  return out;
+}
+
+std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
+  std::vector<graph::NodeId> out;
+  for (const graph::Node& n : g.nodes()) {
+    if (n.op != graph::OpKind::output) continue;
+    for (const auto& a : n.args) a.for_each_node([&](graph::NodeId id) { out.push_back(id); });
   }
   return out;
 }
@@ -95,8 +118,11 @@ std::optional<std::int64_t> index_bound(const graph::Graph& graph, graph::NodeId
     const auto in = graph.inputs(u);
     if (std::find(in.begin(), in.end(), input) == in.end()) continue;
     tighten(bound_from(graph, user, input, hints));
-    // Indices often pass through a view (the AOT graph reshapes token ids before embedding).
-    if (codegen::alias_of(graph, u, hints)) tighten(index_bound(graph, u, hints));
+    // Indices often pass through a view (the AOT graph reshapes token ids before embedding), or
+    // are moved by an op that keeps their values.
+    if (codegen::alias_of(graph, u, hints) || carries_values(user, input)) {
+      tighten(index_bound(graph, u, hints));
+    }
   }
   return bound;
 }
@@ -127,6 +153,29 @@ std::vector<std::byte> random_tensor(const graph::TensorMeta& meta, const ops::S
   const double scale = std::clamp(1.0 / std::sqrt(fan_in), 0.02, 1.0);
   for (std::int64_t i = 0; i < n; ++i) {
     write_element(meta.dtype, out.data(), i, scale * (2.0 * unit_interval(state) - 1.0));
+  }
+  return out;
+}
+
+std::vector<std::vector<std::byte>> seeded_inputs(const graph::Graph& graph,
+                                                  const ops::SymbolHints& hints,
+                                                  std::uint64_t base_seed, const InputBound& bound,
+                                                  const InputFill& fill) {
+  const auto ids = graph_inputs(graph);
+  std::vector<std::vector<std::byte>> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& meta = graph.node(ids[i]).meta;
+    if (!meta || meta->is_sym_scalar()) {
+      out.emplace_back();
+      continue;
+    }
+    if (fill) {
+      if (auto given = fill(i, *meta)) {
+        out.push_back(std::move(*given));
+        continue;
+      }
+    }
+    out.push_back(random_tensor(*meta, hints, base_seed + i * 7919ull, bound(i)));
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fxscope/gpu/run_unit.h"
 #include "fxscope/trace/trace_log.h"
 
 extern char** environ;
@@ -246,9 +247,13 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
   const std::string records_path = o.work_dir + "/cupti.jsonl";
   std::filesystem::remove(records_path, ec);
   std::vector<std::string> argv = {o.python, o.driver, log->path(), "--mode", o.mode};
-  if (!o.unit.empty()) {
+  // The unit the engine would run by default, so that both backends' defaults are one graph.
+  std::string unit = o.unit;
+  const trace::CompileUnit* chosen = unit.empty() ? default_run_unit(*log) : nullptr;
+  if (chosen) unit = chosen->id.without_attempt().str();
+  if (!unit.empty()) {
     argv.push_back("--unit");
-    argv.push_back(o.unit);
+    argv.push_back(unit);
   }
   if (o.allow_tf32) argv.push_back("--allow-tf32");
   // NVTX reaches CUPTI through our library, so one libcupti serves both (see fxscope_cupti.cpp).
@@ -268,11 +273,13 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
                           ? "the PyTorch driver failed without a message"
                           : "the PyTorch driver failed (see " + o.work_dir + "/driver.err)");
   }
+  // Said once the run is done, so that a refusal stays one line.
+  if (chosen && o.progress) o.progress(default_unit_line(*chosen));
   auto records = read_cupti_file(records_path);
   if (!records) {
     return make_error(records.error().message + " (was " + o.cupti_lib + " loaded?)");
   }
-  const std::string ran = unit_ran(child->out, o.unit);
+  const std::string ran = unit_ran(child->out, unit);
   return assemble_run(child->out, *records, kernel_index(*log, ran, o.work_dir + "/trace"));
 }
 

@@ -15,8 +15,11 @@
 
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"
+#include "fxscope/gpu/output_compare.h"
 
 namespace fxscope::gpu {
+
+struct EngineRun;
 
 struct EngineRunOptions {
   std::string log_path;
@@ -27,6 +30,13 @@ struct EngineRunOptions {
   std::uint64_t seed = 0;
   std::string cache_dir;  // NVRTC's on-disk cache; empty: the compiler's default
   std::function<void(const std::string&)> progress;  // one line at a time, for stderr
+  // Called after each mode with the run so far and that mode's outputs, before the device is let
+  // go: a mode's child process writes its result here, so a crash while the CUDA context of a
+  // faulted mode is torn down loses nothing.
+  // The second outputs are the backward's (gradients) in a training unit, else empty.
+  std::function<void(const EngineRun&, const std::vector<HostOutput>&,
+                     const std::vector<HostOutput>&)>
+      mode_done;
 };
 
 // Ops of a mode's graph the runtime ran, and the groups it could not.
@@ -105,6 +115,9 @@ struct EngineRun {
   double empty_kernel_us = 0;   // CUPTI's duration of an empty kernel: what every launch costs
   Coverage coverage;            // of the default mode's (post-grad) graph
   std::vector<EngineMode> modes;
+  // A training unit's backward graph per mode that ran its forward, fed the forward's saved
+  // tensors (the compiled autograd function's order); empty for an inference unit.
+  std::vector<EngineMode> backward;
   std::vector<std::string> notes;
 };
 

@@ -4,11 +4,18 @@
 // dominate), element by element in logical order, whatever strides each side has.
 
 #include <cstddef>
+#include <vector>
 
 #include "fxscope/graph/tensor_meta.h"
 #include "fxscope/ops/op_cost.h"
 
 namespace fxscope::gpu {
+
+// One output of a graph, copied back to the host (its storage bytes and its meta).
+struct HostOutput {
+  graph::TensorMeta meta;
+  std::vector<std::byte> bytes;
+};
 
 // One tensor on the host: its storage bytes (from the element its view starts at) and its meta.
 struct HostView {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace fxscope::gpu {
 // The graph's inputs in the order the runtime fills them: its placeholders, then the constants
 // it reads with get_attr (the log holds no values for either, so both take random values).
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph);
+// The nodes the graph returns, in its output's order (a node returned twice is listed twice).
+std::vector<graph::NodeId> output_nodes(const graph::Graph& graph);
 
 // Elements the storage of META spans: 1 + sum((size - 1) * stride), 0 for an empty tensor.
 std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHints& hints);
@@ -32,5 +35,17 @@ std::optional<std::int64_t> index_bound(const graph::Graph& graph, graph::NodeId
 // booleans are 0 or 1.
 std::vector<std::byte> random_tensor(const graph::TensorMeta& meta, const ops::SymbolHints& hints,
                                      std::uint64_t seed, std::optional<std::int64_t> bound);
+
+// The bytes of every input of GRAPH in graph_inputs order (empty for a symbolic scalar): FILL's
+// where it gives some (a backward's saved tensors), else random_tensor with the seed of the
+// input's place (BASE_SEED mixed with the index, so graphs fed alike draw alike) and BOUND's
+// range.
+using InputBound = std::function<std::optional<std::int64_t>(std::size_t input)>;
+using InputFill = std::function<std::optional<std::vector<std::byte>>(
+    std::size_t input, const graph::TensorMeta& meta)>;
+std::vector<std::vector<std::byte>> seeded_inputs(const graph::Graph& graph,
+                                                  const ops::SymbolHints& hints,
+                                                  std::uint64_t base_seed, const InputBound& bound,
+                                                  const InputFill& fill = {});
 
 }  // namespace fxscope::gpu

@@ -1,8 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <optional>
+
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "sample_graph.h"
+#include "samples.h"
 
 using namespace fxscope;
 
@@ -63,4 +67,107 @@ TEST_CASE("half and bfloat16 round-trip through the host conversions", "[gpu]") 
     gpu::write_element("bf16", buf, 0, x);
     CHECK(gpu::read_element("bf16", buf, 0) == Approx(x).epsilon(1e-2));
   }
+}
+
+namespace {
+
+// The bound of each i64 input of the first graph of LOG's first unit planned in MODE, in input
+// order (0 where no user indexes with it).
+std::vector<std::int64_t> integer_bounds(const std::string& log_dir, fusion::Mode mode) {
+  auto log = trace::read_trace(test::sample(log_dir));
+  REQUIRE(log);
+  auto fused = fusion::fuse_unit(log->units().front(), mode);
+  REQUIRE(!fused.empty());
+  const graph::Graph& g = fused.front().post_grad;
+  std::vector<std::int64_t> out;
+  for (const graph::NodeId n : gpu::graph_inputs(g)) {
+    const auto& meta = g.node(n).meta;
+    if (!meta || meta->dtype != "i64") continue;
+    out.push_back(gpu::index_bound(g, n, fused.front().hints).value_or(0));
+  }
+  return out;
+}
+
+}  // namespace
+
+// BERT gathers its token-type buffer (1 x 512) by the position ids and embeds the gathered
+// values in a 2-row table: random token types must stay below 2, positions below 512 (the
+// buffer's length and the position table's), token ids below the 2048-word table; the attention
+// mask indexes nothing.
+TEST_CASE("BERT's integer inputs stay inside what they index, through the gather",
+          "[gpu][corpus]") {
+  for (const char* log : {"corpus/hf_bert_max_autotune_fp16", "corpus/hf_bert_mlm_train_fp16"}) {
+    for (const auto mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+      INFO(log << " " << fusion::to_string(mode));
+      CHECK(integer_bounds(log, mode) == std::vector<std::int64_t>{2048, 512, 2, 0});
+    }
+  }
+}
+
+namespace {
+
+// The graph input whose values reach ARG unchanged (through views, copies, broadcasts and the
+// source side of gathers), if any.
+std::optional<graph::NodeId> source_input(const graph::Graph& g, const graph::Argument& arg) {
+  if (!arg.is_node()) return std::nullopt;
+  graph::NodeId n = arg.as_node();
+  for (int depth = 0; depth < 32; ++depth) {
+    const graph::Node& node = g.node(n);
+    if (node.op == graph::OpKind::placeholder || node.op == graph::OpKind::get_attr) return n;
+    if (!node.is_op() || node.args.empty() || !node.args[0].is_node()) return std::nullopt;
+    const std::string& t = node.target;
+    const bool moves =
+        t.find("view") != std::string::npos || t.find("expand") != std::string::npos ||
+        t.find("slice") != std::string::npos || t.find("clone") != std::string::npos ||
+        t.find("unsqueeze") != std::string::npos || t.find("aten.gather") != std::string::npos;
+    if (!moves) return std::nullopt;
+    n = node.args[0].as_node();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Over the corpus: every embedding and gather whose indices are a graph input's values draws them
+// inside the table's dimension, so eager's lookups never read outside it.
+TEST_CASE("corpus: integer inputs that index stay inside the indexed dimension", "[gpu][corpus]") {
+  std::size_t checked = 0;
+  for (const auto& d : std::filesystem::directory_iterator(test::sample("corpus"))) {
+    if (!d.is_directory()) continue;
+    auto log = trace::read_trace(d.path().string());
+    if (!log || log->units().empty()) continue;
+    for (const auto& unit : log->units()) {
+      if (unit.aot_graph() == nullptr) continue;
+      for (const auto mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+        for (const auto& f : fusion::fuse_unit(unit, mode)) {
+          const graph::Graph& g = f.post_grad;
+          for (graph::NodeId n = 0; n < g.size(); ++n) {
+            const graph::Node& node = g.node(n);
+            if (!node.is_op() || node.args.size() < 2) continue;
+            std::optional<graph::NodeId> idx;
+            std::size_t table_dim = 0;
+            if (node.target.find("aten.embedding.default") != std::string::npos) {
+              idx = source_input(g, node.args[1]);
+            } else if (node.target.find("aten.gather.default") != std::string::npos &&
+                       node.args.size() >= 3 &&
+                       node.args[1].kind() == graph::Argument::Kind::integer) {
+              idx = source_input(g, node.args[2]);
+              table_dim = static_cast<std::size_t>(node.args[1].as_int());
+            } else {
+              continue;
+            }
+            if (!idx || !node.args[0].is_node()) continue;
+            const auto& table = g.node(node.args[0].as_node()).meta;
+            if (!table || table_dim >= table->rank()) continue;
+            INFO(d.path().filename().string() << " " << f.where << " " << node.name);
+            const auto bound = gpu::index_bound(g, *idx, f.hints);
+            REQUIRE(bound);
+            CHECK(*bound <= ops::eval_dim(table->sizes[table_dim], f.hints));
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked >= 20);
 }

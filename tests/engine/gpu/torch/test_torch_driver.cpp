@@ -113,10 +113,12 @@ TEST_CASE("allow_tf32 reaches the driver as --allow-tf32, and only when set", "[
     REQUIRE_FALSE(run);
     return run.error().message;
   };
-  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default");
+  // The driver is always told the unit: the one the engine runs by default.
+  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0");
   o.allow_tf32 = true;
   o.remove_work_dir = true;
-  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --allow-tf32");
+  CHECK(given() ==
+        "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0 --allow-tf32");
 }
 
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {

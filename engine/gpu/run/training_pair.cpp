@@ -1,0 +1,81 @@
+#include "fxscope/gpu/training_pair.h"
+
+#include <unordered_map>
+
+#include "fxscope/fusion/planner.h"
+#include "fxscope/gpu/random_inputs.h"
+#include "fxscope/graph/fx_readable_parser.h"
+
+namespace fxscope::gpu {
+
+TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Graph& backward) {
+  TrainingPair pair;
+  std::unordered_map<std::string, std::size_t> output_index;
+  const auto outputs = output_nodes(forward);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    // A node returned twice feeds the backward from its first place.
+    output_index.emplace(forward.node(outputs[i]).name, i);
+  }
+  const auto inputs = graph_inputs(backward);
+  std::size_t saved_total = 0;
+  for (const graph::NodeId n : inputs) {
+    if (!backward.node(n).name.starts_with("tangents_")) ++saved_total;
+  }
+  // The saved tensors end the forward's outputs in the order the backward takes them. Post-grad
+  // passes rename some (Llama's forward returns no `amax`, its backward takes one), so a name the
+  // forward lacks pairs by place, where dtype and shape agree.
+  const std::size_t first_saved = outputs.size() >= saved_total ? outputs.size() - saved_total : 0;
+  std::size_t k = 0;
+  for (const graph::NodeId n : inputs) {
+    const graph::Node& input = backward.node(n);
+    if (input.name.starts_with("tangents_")) {
+      pair.forward_output_of.emplace_back();
+      ++pair.tangents;
+      continue;
+    }
+    const std::size_t place = first_saved + k++;
+    const auto it = output_index.find(input.name);
+    const std::size_t from = it != output_index.end() ? it->second : place;
+    const std::optional<graph::TensorMeta> made =
+        from < outputs.size() ? forward.node(outputs[from]).meta : std::nullopt;
+    const bool agree =
+        made && input.meta && made->dtype == input.meta->dtype && made->sizes == input.meta->sizes;
+    if (!agree) {
+      pair.unmatched.push_back(
+          input.name + ": " +
+          (made
+               ? "the forward output " + forward.node(outputs[from]).name + " is " +
+                     made->to_string() + (input.meta ? ", it takes " + input.meta->to_string() : "")
+               : std::string("no forward output of that name or place")));
+      pair.forward_output_of.emplace_back();
+      continue;
+    }
+    pair.forward_output_of.push_back(from);
+    ++pair.saved;
+  }
+  return pair;
+}
+
+std::optional<fusion::GraphFusion> backward_fusion(const trace::CompileUnit& unit,
+                                                   fusion::Mode mode) {
+  if (mode != fusion::Mode::eager) {
+    auto graphs = fusion::fuse_unit(unit, mode);
+    if (graphs.size() < 2) return std::nullopt;
+    return std::move(graphs[1]);
+  }
+  const trace::Artifact* aot = unit.find(trace::ArtifactKind::kAotBackwardGraph);
+  if (aot == nullptr) return std::nullopt;
+  fusion::GraphFusion f;
+  f.where = "[" + aot->id.str() + "] " + aot->name + " line " + std::to_string(aot->line);
+  auto forward = fusion::fuse_unit(unit, mode);
+  if (!forward.empty()) f.hints = forward.front().hints;
+  graph::ParsedGraph parsed = graph::parse_fx_readable(aot->payload.text(), f.where);
+  f.post_grad = std::move(parsed.graph);
+  f.warnings = std::move(parsed.warnings);
+  fusion::PlanOptions options;
+  options.hints = f.hints;
+  f.ours = fusion::plan(f.post_grad, mode, options);
+  return f;
+}
+
+}  // namespace fxscope::gpu

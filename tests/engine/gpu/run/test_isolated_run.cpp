@@ -1,0 +1,179 @@
+// Each mode of an engine run in a process of its own, without a GPU: the children here are shell
+// commands that copy a prepared result, crash, exit with a status or write nothing, as a mode's
+// child does when its CUDA context faults.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "fxscope/gpu/isolated_run.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+gpu::HostOutput output_of(const std::vector<float>& values) {
+  gpu::HostOutput o;
+  o.meta = *graph::parse_tensor_meta("f32[" + std::to_string(values.size()) + "][1]cuda:0");
+  o.bytes.resize(values.size() * sizeof(float));
+  std::memcpy(o.bytes.data(), values.data(), o.bytes.size());
+  return o;
+}
+
+// A one-mode result as a mode's child writes it.
+std::string prepared(const std::filesystem::path& dir, const std::string& mode,
+                     const std::vector<float>& values) {
+  gpu::ModeResult r;
+  r.run.device = "a test device";
+  r.run.unit = "0/0";
+  r.run.notes = {mode + ": a note of its own"};
+  gpu::EngineMode m;
+  m.measured.mode = mode;
+  m.measured.total_us = 10;
+  m.ran = true;
+  m.coverage = {3, 3, {}};
+  r.run.modes.push_back(m);
+  r.outputs = {{output_of(values)}};
+  const std::string path = (dir / (mode + ".prepared")).string();
+  REQUIRE(gpu::write_mode_result(path, r).empty());
+  return path;
+}
+
+struct TempDir {
+  TempDir() {
+    path = std::filesystem::temp_directory_path() / "fxscope-test-isolated-XXXXXX";
+    std::string p = path.string();
+    REQUIRE(mkdtemp(p.data()) != nullptr);
+    path = p;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::filesystem::path path;
+};
+
+gpu::EngineRunOptions options() {
+  gpu::EngineRunOptions o;
+  o.log_path = test::sample("residual_mlp");
+  o.mode = "all";
+  return o;
+}
+
+const gpu::EngineMode& mode_named(const gpu::EngineRun& run, const std::string& name) {
+  for (const auto& m : run.modes) {
+    if (m.measured.mode == name) return m;
+  }
+  FAIL("no mode " << name);
+  return run.modes.front();
+}
+
+}  // namespace
+
+TEST_CASE("a mode's result file reads back as written", "[gpu]") {
+  TempDir dir;
+  const std::string path = prepared(dir.path, "eager", {1.0f, -2.0f, 3.5f});
+  auto r = gpu::read_mode_result(path);
+  REQUIRE(r);
+  REQUIRE(r->run.modes.size() == 1);
+  CHECK(r->run.modes[0].measured.mode == "eager");
+  CHECK(r->run.modes[0].coverage.ran == 3);
+  REQUIRE(r->outputs.size() == 1);
+  REQUIRE(r->outputs[0].size() == 1);
+  CHECK(r->outputs[0][0].meta.to_string() == "f32[3][1]cuda:0");
+  CHECK(r->outputs[0][0].bytes == output_of({1.0f, -2.0f, 3.5f}).bytes);
+}
+
+TEST_CASE("a file that is not a mode result is refused with its path", "[gpu]") {
+  TempDir dir;
+  const std::string path = (dir.path / "garbage").string();
+  { std::ofstream(path) << "not cbor"; }
+  const auto r = gpu::read_mode_result(path);
+  REQUIRE(!r);
+  CHECK(r.error().message.find(path) != std::string::npos);
+}
+
+TEST_CASE("a mode whose process crashes or fails costs that mode only", "[gpu]") {
+  TempDir dir;
+  const std::map<std::string, std::string> script = {
+      {"eager", "cp '" + prepared(dir.path, "eager", {1, 2, 3}) + "' \"$0\""},
+      // A CUDA fault that takes the process down (SIGSEGV), and one that leaves it exiting 3.
+      {"default", "kill -SEGV $$"},
+      {"reduce-overhead", "exit 3"},
+      {"max-autotune", "cp '" + prepared(dir.path, "max-autotune", {1, 2, 3.5f}) + "' \"$0\""}};
+  std::vector<std::string> started;
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
+    started.push_back(mode);
+    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
+  };
+  auto run = gpu::run_engine_isolated(options(), command);
+  REQUIRE(run);
+  CHECK(started == std::vector<std::string>{"eager", "default", "reduce-overhead", "max-autotune"});
+  REQUIRE(run->modes.size() == 4);
+  CHECK(run->device == "a test device");
+  const auto& def = mode_named(*run, "default");
+  CHECK(!def.ran);
+  CHECK(def.error.find("killed by signal 11") != std::string::npos);
+  const auto& ro = mode_named(*run, "reduce-overhead");
+  CHECK(!ro.ran);
+  CHECK(ro.error.find("exited with status 3") != std::string::npos);
+  // The modes that ran are measured and compared with eager.
+  const auto& ma = mode_named(*run, "max-autotune");
+  CHECK(ma.ran);
+  REQUIRE(ma.max_rel_err);
+  CHECK(*ma.max_rel_err == Approx(0.5 / 3.0));
+  CHECK(ma.flagged);
+  CHECK(std::count(run->notes.begin(), run->notes.end(), "max-autotune: a note of its own") == 1);
+  CHECK(std::count(run->notes.begin(), run->notes.end(), "eager: a note of its own") == 1);
+}
+
+TEST_CASE("a child that exits cleanly without a result is named", "[gpu]") {
+  auto o = options();
+  o.mode = "eager,default";
+  const auto command = [](const std::string&, const std::string&, const std::string&) {
+    return ChildCommand{{"true"}, {}};
+  };
+  auto run = gpu::run_engine_isolated(o, command);
+  REQUIRE(run);
+  REQUIRE(run->modes.size() == 2);
+  for (const auto& m : run->modes) {
+    CHECK(!m.ran);
+    CHECK(m.error.find("ended without a result") != std::string::npos);
+  }
+  // Eager did not run: nothing is compared, and the run says so.
+  CHECK(run->unit == "0/0");
+}
+
+TEST_CASE("an error every mode would share is the run's error", "[gpu]") {
+  TempDir dir;
+  gpu::ModeResult fatal;
+  fatal.fatal_error = "no CUDA device: test";
+  const std::string path = (dir.path / "fatal").string();
+  REQUIRE(gpu::write_mode_result(path, fatal).empty());
+  int children = 0;
+  const auto command = [&](const std::string&, const std::string&, const std::string& file) {
+    ++children;
+    return ChildCommand{{"cp", path, file}, {}};
+  };
+  const auto run = gpu::run_engine_isolated(options(), command);
+  REQUIRE(!run);
+  CHECK(run.error().message == "no CUDA device: test");
+  CHECK(children == 1);
+}
+
+TEST_CASE("an unknown unit is refused before any child starts", "[gpu]") {
+  auto o = options();
+  o.unit = "99/0";
+  int children = 0;
+  const auto command = [&](const std::string&, const std::string&, const std::string&) {
+    ++children;
+    return ChildCommand{{"true"}, {}};
+  };
+  const auto run = gpu::run_engine_isolated(o, command);
+  REQUIRE(!run);
+  CHECK(run.error().message.find("no compile unit 99/0") != std::string::npos);
+  CHECK(children == 0);
+}

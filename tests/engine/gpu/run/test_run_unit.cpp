@@ -1,0 +1,61 @@
+// Both backends of `run` take the same unit by default (gpu/run_unit.h): on every corpus log and
+// sample, the first unit in log order with an ATen graph and a runnable, which is also the first
+// in compile order (the PyTorch driver's own default when it is given none).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <tuple>
+
+#include "fxscope/gpu/run_unit.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+std::vector<std::string> logs_of(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& d : std::filesystem::directory_iterator(test::sample(folder))) {
+    if (d.is_directory()) out.push_back(d.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run's default unit is the first with an ATen graph and a runnable", "[gpu][corpus]") {
+  std::size_t logs = 0;
+  std::size_t many_units = 0;
+  for (const std::string& folder : {std::string("corpus"), std::string()}) {
+    for (const std::string& dir : logs_of(folder)) {
+      if (dir.ends_with("/corpus")) continue;
+      auto log = trace::read_trace(dir);
+      if (!log) continue;  // a folder without a log (tools, data)
+      INFO(dir);
+      ++logs;
+      const trace::CompileUnit* chosen = gpu::default_run_unit(*log);
+      REQUIRE(chosen != nullptr);
+      CHECK(chosen->aot_graph() != nullptr);
+      // The first unit in compile order (frame, then compile) that the PyTorch driver can run.
+      const trace::CompileUnit* first_runnable = nullptr;
+      std::size_t with_graph = 0;
+      for (const auto& u : log->units()) {
+        if (u.aot_graph() == nullptr) continue;
+        ++with_graph;
+        if (u.find(trace::ArtifactKind::kFxGraphRunnable) == nullptr) continue;
+        const auto order = [](const trace::CompileUnit& x) {
+          return std::make_tuple(x.id.frame_id, x.id.frame_compile_id);
+        };
+        if (!first_runnable || order(u) < order(*first_runnable)) first_runnable = &u;
+      }
+      if (with_graph > 1) ++many_units;
+      if (first_runnable) CHECK(chosen == first_runnable);
+      CHECK_THAT(gpu::default_unit_line(*chosen),
+                 Catch::StartsWith("unit " + chosen->id.without_attempt().str() + " ("));
+    }
+  }
+  CHECK(logs >= 56);
+  CHECK(many_units > 0);
+}

@@ -1,0 +1,66 @@
+// A training unit's forward and backward paired as the compiled autograd function runs them, on
+// the corpus's training logs: every saved tensor the backward takes is a forward output of the
+// same dtype and shape, and the rest are tangents.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "fxscope/gpu/random_inputs.h"
+#include "fxscope/gpu/training_pair.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+TEST_CASE("corpus: training units pair their backward's inputs with forward outputs",
+          "[gpu][corpus]") {
+  std::size_t logs = 0;
+  for (const auto& d : std::filesystem::directory_iterator(test::sample("corpus"))) {
+    const std::string name = d.path().filename().string();
+    if (!d.is_directory() || name.find("_train") == std::string::npos) continue;
+    auto log = trace::read_trace(d.path().string());
+    REQUIRE(log);
+    const trace::CompileUnit* unit = nullptr;
+    for (const auto& u : log->units()) {
+      if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) {
+        unit = &u;
+        break;
+      }
+    }
+    INFO(name);
+    REQUIRE(unit != nullptr);
+    ++logs;
+    for (const auto mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+      INFO(fusion::to_string(mode));
+      const auto forward = fusion::fuse_unit(*unit, mode);
+      const auto backward = gpu::backward_fusion(*unit, mode);
+      REQUIRE(backward);
+      const graph::Graph& fwd = forward.front().post_grad;
+      const graph::Graph& bwd = backward->post_grad;
+      const auto pair = gpu::pair_training_graphs(fwd, bwd);
+      CHECK(pair.unmatched.empty());
+      for (const auto& u : pair.unmatched) WARN(u);
+      CHECK(pair.saved > 0);
+      CHECK(pair.tangents > 0);
+      const auto inputs = gpu::graph_inputs(bwd);
+      const auto outputs = gpu::output_nodes(fwd);
+      REQUIRE(pair.forward_output_of.size() == inputs.size());
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        if (!pair.forward_output_of[i]) continue;
+        const auto& took = bwd.node(inputs[i]).meta;
+        const auto& made = fwd.node(outputs[*pair.forward_output_of[i]]).meta;
+        REQUIRE((took && made));
+        CHECK(took->sizes == made->sizes);
+      }
+    }
+  }
+  CHECK(logs >= 8);
+}
+
+TEST_CASE("an inference unit has no backward", "[gpu]") {
+  auto log = trace::read_trace(test::sample("residual_mlp"));
+  REQUIRE(log);
+  CHECK(!gpu::backward_fusion(log->units().front(), fusion::Mode::eager));
+  CHECK(!gpu::backward_fusion(log->units().front(), fusion::Mode::default_mode));
+}
