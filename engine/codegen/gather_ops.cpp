@@ -148,6 +148,9 @@ Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
   }
 
   if (base == "avg_pool2d") return avg_pool_value(node, idx);
+  if (base == "slice_scatter" || base == "select_scatter" || base == "gather" || base == "repeat") {
+    return scatter_value(node, idx);
+  }
   return fail(node, "has no CUDA lowering in fxscope's code generator");
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
@@ -16,6 +17,9 @@ namespace {
 
 using graph::Argument;
 using graph::NodeId;
+
+// Index text longer than this is bound to a variable before it is repeated.
+constexpr std::size_t kLongIndex = 96;
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
@@ -454,7 +458,15 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
       mapped = std::move(*unit);
     } else {
       // A reshape keeps the row-major order of the elements: same linear index, new sizes.
-      mapped = delinearize(linearize(idx, out->sizes), in->sizes);
+      // Delinearizing repeats the linear index once per dimension, so a chain of reshapes
+      // (a channel shuffle's view, transpose, view) grows the text geometrically: a long one is
+      // a variable of its own first.
+      std::string linear = linearize(idx, out->sizes);
+      if (linear.size() > kLongIndex) {
+        const bool wide = out->numel() > std::numeric_limits<std::int32_t>::max();
+        linear = declare(wide ? "long long" : "int", n.name + "_at", linear);
+      }
+      mapped = delinearize(linear, in->sizes);
     }
   } else if (base == "as_strided") {
     if (!is_leaf(input)) return fail(node, "restrides a computed value; only buffers can be");

@@ -136,6 +136,7 @@ class ValueEmitter {
   Result<std::string> load(graph::NodeId node, const Index& idx);
   Result<std::string> view_value(graph::NodeId node, const Index& idx);
   Result<std::string> gather_value(graph::NodeId node, const Index& idx);
+  Result<std::string> scatter_value(graph::NodeId node, const Index& idx);
   Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
   Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);
