@@ -53,22 +53,21 @@ Result<std::string> ValueEmitter::scatter_value(NodeId node, const Index& idx) {
       const std::int64_t end =
           slice_bound(int_at(n, 4, std::numeric_limits<std::int64_t>::max()), size);
       const std::int64_t step = std::max<std::int64_t>(1, int_at(n, 5, 1));
-      const std::string from = start ? "(" + i + " - " + std::to_string(start) + ")" : i;
+      const std::string from = shift_index(idx.dims[dim], -start);
       inside = i + " >= " + std::to_string(start) + " && " + i + " < " + std::to_string(end);
       if (step != 1) inside += " && " + from + " % " + std::to_string(step) + " == 0";
       at.dims[dim] = step == 1 ? from : from + " / " + std::to_string(step);
     }
+    // The kept value first, outside the branch: the source, read through a slice of the same
+    // tensor, finds it in the value cache instead of reading it again (see shift_index).
+    auto kept = value(n.args[0].as_node(), idx);
+    if (!kept) return kept;
     const std::string result = fresh("v_" + n.name);
-    line(t + " " + result + ";");
+    line(t + " " + result + " = (" + t + ")(" + *kept + ");");
     open("if (" + inside + ") {");
     auto src = value(n.args[1].as_node(), at);
     if (!src) return src;
     line(result + " = (" + t + ")(" + *src + ");");
-    close();
-    open("else {");
-    auto kept = value(n.args[0].as_node(), idx);
-    if (!kept) return kept;
-    line(result + " = (" + t + ")(" + *kept + ");");
     close();
     return result;
   }

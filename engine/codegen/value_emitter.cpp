@@ -134,6 +134,26 @@ std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& h
   return s;
 }
 
+std::string shift_index(const std::string& e, std::int64_t by) {
+  if (by == 0) return e;
+  if (by < 0) return "(" + e + " - " + std::to_string(-by) + ")";
+  const std::string tail = " - " + std::to_string(by) + ")";
+  if (e.size() > tail.size() + 1 && e.front() == '(' && e.ends_with(tail)) {
+    // Undo only a shift of the whole text: its first parenthesis closes at its last character.
+    int depth = 0;
+    std::size_t close = 0;
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      depth += e[k] == '(' ? 1 : e[k] == ')' ? -1 : 0;
+      if (depth == 0) {
+        close = k;
+        break;
+      }
+    }
+    if (close == e.size() - 1) return e.substr(1, e.size() - tail.size() - 1);
+  }
+  return std::to_string(by) + " + " + e;
+}
+
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes) {
   // dims[d] = (linear / (product of the sizes after d)) % sizes[d]; the outermost needs no %.
   Index idx;
@@ -441,9 +461,9 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
     const std::int64_t step = int_at(n, 4, 1);
     mapped = idx;
     mapped.linear.clear();
-    std::string e = step == 1 ? idx.dims[dim] : "(" + idx.dims[dim] + ") * " + std::to_string(step);
-    if (start) e = std::to_string(start) + " + " + e;
-    mapped.dims[dim] = e;
+    const std::string e =
+        step == 1 ? idx.dims[dim] : "(" + idx.dims[dim] + ") * " + std::to_string(step);
+    mapped.dims[dim] = shift_index(e, start);
   } else if (base == "select") {
     const std::size_t rank = in->sizes.size();
     const auto dim = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));

@@ -48,6 +48,11 @@ struct Shape {
   bool contiguous() const;
 };
 std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& hints);
+// Index text E moved by BY along its dim, written so that moving back undoes it textually: a
+// slice_scatter's source read through the slice of the same tensor then reaches the tensor at
+// the index its other branch reads, which the value cache shares (Swin's chains of masks nest
+// nine deep: without the sharing each level doubled the kernel).
+std::string shift_index(const std::string& e, std::int64_t by);
 // Row-major delinearisation of LINEAR over SIZES (constants baked in).
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes);
 
