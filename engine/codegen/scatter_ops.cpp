@@ -26,7 +26,6 @@ std::int64_t slice_bound(std::int64_t v, std::int64_t size) {
 Result<std::string> ValueEmitter::scatter_value(NodeId node, const Index& idx) {
   const graph::Node& n = g_.node(node);
   const std::string base(ops::op_base_name(n.target));
-  const std::string t = compute_type(n.meta->dtype);
   const std::size_t rank = idx.dims.size();
 
   if (base == "slice_scatter" || base == "select_scatter") {
@@ -62,14 +61,7 @@ Result<std::string> ValueEmitter::scatter_value(NodeId node, const Index& idx) {
     // tensor, finds it in the value cache instead of reading it again (see shift_index).
     auto kept = value(n.args[0].as_node(), idx);
     if (!kept) return kept;
-    const std::string result = fresh("v_" + n.name);
-    line(t + " " + result + " = (" + t + ")(" + *kept + ");");
-    open("if (" + inside + ") {");
-    auto src = value(n.args[1].as_node(), at);
-    if (!src) return src;
-    line(result + " = (" + t + ")(" + *src + ");");
-    close();
-    return result;
+    return value_where(n, *kept, inside, n.args[1].as_node(), at);
   }
 
   if (base == "gather") {
