@@ -238,6 +238,8 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
       found = true;
     }
     if (!found) return make_error(ctx.where + ": no attention mask to copy");
+  } else if (auto cat = cat_copy_kernel(ctx)) {
+    return std::move(*cat);
   } else {
     return make_error(ctx.where + ": writes no buffer");
   }

@@ -47,6 +47,23 @@ __device__ __forceinline__ float fx_sigmoid(float x) { return 1.0f / (1.0f + exp
 // PyTorch's max/min propagate NaN, fmaxf would drop it.
 template <class T> __device__ __forceinline__ T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T fx_min(T a, T b) { return (a != a || a < b) ? a : b; }
+// Python's % and //: the remainder takes the divisor's sign, the quotient rounds down.
+__device__ __forceinline__ float fx_remainder(float a, float b) {
+  const float r = fmodf(a, b);
+  return r != 0.0f && ((r < 0.0f) != (b < 0.0f)) ? r + b : r;
+}
+__device__ __forceinline__ double fx_remainder(double a, double b) {
+  const double r = fmod(a, b);
+  return r != 0.0 && ((r < 0.0) != (b < 0.0)) ? r + b : r;
+}
+template <class T> __device__ __forceinline__ T fx_remainder(T a, T b) {
+  const T r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+template <class T> __device__ __forceinline__ T fx_floor_div(T a, T b) {
+  const T q = a / b;
+  return (a % b != 0) && ((a < 0) != (b < 0)) ? q - 1 : q;
+}
 // The same max in one instruction (sm_80's max.NaN: a NaN operand gives NaN), where nothing
 // needs to know which operand won (a max pooling whose offsets are not written).
 __device__ __forceinline__ float fx_max_nan(float a, float b) {

@@ -137,18 +137,28 @@ Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
       inside +=
           " && " + at.dims[d] + " >= 0 && " + at.dims[d] + " < " + std::to_string(x->sizes[d]);
     }
-    const std::string result = fresh("v_" + n.name);
-    line(t + " " + result + " = (" + t + ")(" + fill + ");");
-    open("if (" + inside + ") {");
-    auto v = value(n.args[0].as_node(), at);
-    if (!v) return v;
-    line(result + " = (" + t + ")(" + *v + ");");
-    close();
-    return result;
+    return value_where(n, fill, inside, n.args[0].as_node(), at);
   }
 
   if (base == "avg_pool2d") return avg_pool_value(node, idx);
+  if (base == "slice_scatter" || base == "select_scatter" || base == "gather" || base == "repeat") {
+    return scatter_value(node, idx);
+  }
   return fail(node, "has no CUDA lowering in fxscope's code generator");
+}
+
+Result<std::string> ValueEmitter::value_where(const graph::Node& n, const std::string& otherwise,
+                                              const std::string& inside, NodeId source,
+                                              const Index& at) {
+  const std::string t = compute_type(n.meta->dtype);
+  const std::string result = fresh("v_" + n.name);
+  line(t + " " + result + " = (" + t + ")(" + otherwise + ");");
+  open("if (" + inside + ") {");
+  auto v = value(source, at);
+  if (!v) return v;
+  line(result + " = (" + t + ")(" + *v + ");");
+  close();
+  return result;
 }
 
 // Max and average pooling take their input alike: a node annotated with the pooled rank (3 or 4).

@@ -60,6 +60,9 @@ void assemble(const KernelContext& ctx, const ValueEmitter& emitter, const std::
               GeneratedKernel& kernel) {
   std::vector<std::string> sig;
   for (const NodeId n : emitter.loaded()) {
+    // A buffer updated in place (a library call's result its epilogue rewrites) is one param,
+    // the written one, which the loads read too.
+    if (std::find(ctx.writes.begin(), ctx.writes.end(), n) != ctx.writes.end()) continue;
     const std::string& dtype = ctx.graph.node(n).meta->dtype;
     sig.push_back("const " + storage_type(dtype) + "* __restrict__ " + emitter.param_name(n));
     kernel.params.push_back({n, dtype, false, 0});

@@ -60,9 +60,12 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                     options.clusters};
   std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
   for (const NodeId n : group.nodes) {
-    // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.
-    if (!(is_reduction(graph.node(n)) && inputs.count(n)) &&
-        !ops::runs_in_library(graph.node(n).target)) {
+    // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere; so
+    // was any reduction among a pointwise kernel's nodes (Inductor's origins of a convolution's
+    // bias epilogue include the mean the convolution read).
+    const bool computed_elsewhere = is_reduction(graph.node(n)) &&
+                                    (inputs.count(n) || group.kind == fusion::GroupKind::pointwise);
+    if (!computed_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
       ctx.members.insert(n);
     }
   }

@@ -46,6 +46,9 @@ Result<GeneratedKernel> scan_kernel(const KernelContext& ctx);
 // Groups that write no node's buffer: Inductor's copies of an input into the layout a library
 // kernel wants (channels-last for a convolution, an aligned attention mask).
 Result<GeneratedKernel> copy_kernel(const KernelContext& ctx);
+// The copies of cat parts into their slices of several cats (a group that writes no node's whole
+// buffer); nullopt when the group's members hold no cat with a part it reads or computes.
+std::optional<Result<GeneratedKernel>> cat_copy_kernel(const KernelContext& ctx);
 // Eager softmax, log-softmax and layer norm: one kernel per call, as PyTorch runs them.
 bool is_composite(const graph::Node& node);
 Result<GeneratedKernel> composite_kernel(const KernelContext& ctx);

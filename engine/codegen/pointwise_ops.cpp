@@ -156,7 +156,7 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
   };
   const bool makes_values = base == "full" || base == "scalar_tensor" || base == "iota" ||
                             base == "arange" || base.starts_with("zeros") ||
-                            base.starts_with("ones");
+                            base.starts_with("ones") || base.starts_with("empty");
   if (!makes_values && (a.empty() || a[0].expr.empty()) && base != "copy") {
     return fail(node, "has no tensor operand");
   }
@@ -295,6 +295,27 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
     } else {
       return fail(node, "has no fill value");
     }
+  } else if (base == "empty" || base == "empty_like" || base == "empty_strided" ||
+             base == "empty_permuted") {
+    // Uninitialised memory in PyTorch: any value is right, and zero is the reproducible one.
+    e = "(" + t + ")0";
+  } else if (base == "device_put") {
+    e = cast(a[0], t);  // a copy to the device the kernel already runs on
+  } else if (base == "fmod" || base == "remainder") {
+    if (!need(2)) return fail(node, "needs two operands");
+    const std::string x = cast(a[0], t);
+    const std::string y = cast(a[1], t);
+    if (is_float_type(t)) {
+      // fmod keeps the dividend's sign (C's fmodf); remainder the divisor's (Python's %).
+      e = base == "fmod" ? std::string(t == "double" ? "fmod(" : "fmodf(") + x + ", " + y + ")"
+                         : "fx_remainder(" + x + ", " + y + ")";
+    } else {
+      e = base == "fmod" ? x + " % " + y : "fx_remainder(" + x + ", " + y + ")";
+    }
+  } else if (base == "floor_divide") {
+    if (!need(2)) return fail(node, "needs two operands");
+    e = is_float_type(t) ? "floorf(" + cast(a[0], t) + " / " + cast(a[1], t) + ")"
+                         : "fx_floor_div(" + cast(a[0], t) + ", " + cast(a[1], t) + ")";
   } else if ((base == "iota" || base == "arange") && idx.dims.size() != 1) {
     return fail(node, "is a range that is not 1-d");
   } else if (base == "iota") {

@@ -192,8 +192,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const std::int64_t split =
       first_pass ? std::max<std::int64_t>(1, ctx.group.numel / std::max<std::int64_t>(1, ref.rows))
                  : (second_pass ? ctx.group.rnumel : 1);
-  if ((first_pass || second_pass) && (reds.size() > 1 || ref.combine == Combine::softmax)) {
-    return make_error(ctx.where + ": a split reduction of several reductions is not generated");
+  const bool softmax = std::any_of(reds.begin(), reds.end(), [](const ReductionShape& r) {
+    return r.combine == Combine::softmax;
+  });
+  if ((first_pass || second_pass) && softmax) {
+    return make_error(ctx.where + ": a split softmax reduction is not generated");
   }
   const std::int64_t chunk = (ref.rnumel + split - 1) / split;
   const std::int64_t rows = first_pass ? ref.rows * split : ref.rows;
@@ -244,6 +247,14 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   int passes = 0;
   for (const ReductionShape& r : reds) passes = std::max(passes, level(r.node));
   for (const NodeId w : full_writes) passes = std::max(passes, level(w) + 1);
+  // A split reduction's passes hand each reduction's partial states from one kernel to the
+  // other: several reductions split together (a batch norm backward's two sums) must each be
+  // complete within a part, so none may read another.
+  if (first_pass && passes > 1) {
+    return make_error(ctx.where +
+                      ": a split reduction of reductions that read each other is "
+                      "not generated");
+  }
 
   LaunchConfig config = ctx.config;
   if (ctx.default_config) config = default_config(rows, rlen, passes, ref.trailing);
@@ -550,16 +561,22 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
   }
   if (first_pass) {
-    const Accumulator& a = accs.front();
-    const std::string sname = "scratch_" + em.param_name(ref.node).substr(2);
+    // Each reduction's partial state into a scratch of its own (the second pass reads them in
+    // the same order).
     em.open("if (active && lane == 0) {");
-    for (std::size_t f = 0; f < a.fields.size(); ++f) {
-      const std::string field = a.fields[f].empty() ? "acc0" : "acc0." + a.fields[f];
-      em.line(sname + "[row * " + std::to_string(a.fields.size()) + " + " + std::to_string(f) +
-              "] = " + to_scratch(field, field_type(a, a.fields[f])) + ";");
+    for (std::size_t k = 0; k < reds.size(); ++k) {
+      const Accumulator& a = accs[k];
+      const std::string acc = "acc" + std::to_string(k);
+      const std::string sname = "scratch_" + em.param_name(reds[k].node).substr(2);
+      for (std::size_t f = 0; f < a.fields.size(); ++f) {
+        const std::string field = a.fields[f].empty() ? acc : acc + "." + a.fields[f];
+        em.line(sname + "[row * " + std::to_string(a.fields.size()) + " + " + std::to_string(f) +
+                "] = " + to_scratch(field, field_type(a, a.fields[f])) + ";");
+      }
+      scratch.push_back(
+          {reds[k].node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
     }
     em.close();
-    scratch.push_back({ref.node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
   } else if (!row_writes.empty()) {
     em.line("// epilogue: once per row");
     em.open(cluster > 1 ? "if (active && lane == 0 && cpart == 0) {"
@@ -571,8 +588,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     em.close();
   }
   if (second_pass) {
-    scratch.push_back({ref.node, "f64", false,
-                       ref.rows * split * static_cast<std::int64_t>(accs.front().fields.size())});
+    for (std::size_t k = 0; k < reds.size(); ++k) {
+      scratch.push_back({reds[k].node, "f64", false,
+                         ref.rows * split * static_cast<std::int64_t>(accs[k].fields.size())});
+    }
   }
   em.close();
 

@@ -61,16 +61,36 @@ Result<std::string> random(ValueEmitter& e, const graph::Node& n, const Index& i
   return philox_expression(*seed, linear_index(idx, shape->sizes), kind == "randn");
 }
 
+// Eager's rand / randn (and their _like forms) carry no seed operand: a stream keyed by the node's
+// place in the graph, so every run of the graph draws the same numbers.
+Result<std::string> eager_random(ValueEmitter& e, graph::NodeId node, const Index& idx) {
+  const graph::Node& n = e.graph().node(node);
+  const auto shape = shape_of(n, e.hints());
+  if (!shape || shape->sizes.size() != idx.dims.size()) {
+    return make_error("has no tensor annotation of the rank it is indexed with");
+  }
+  const std::string seed = std::to_string(0x9E3779B9ULL * (node + 1ULL)) + "ULL";
+  return philox_expression(seed, linear_index(idx, shape->sizes),
+                           ops::op_base_name(n.target).starts_with("randn"));
+}
+
+bool is_eager_random(std::string_view base) {
+  return base == "rand" || base == "randn" || base == "rand_like" || base == "randn_like";
+}
+
 }  // namespace
 
 bool is_rng_value_op(const graph::Node& node) {
   const std::string_view base = ops::op_base_name(node.target);
-  return node.is_op() && (base == "inductor_lookup_seed" || base == "inductor_random");
+  return node.is_op() &&
+         (base == "inductor_lookup_seed" || base == "inductor_random" || is_eager_random(base));
 }
 
 Result<std::string> rng_expression(ValueEmitter& emitter, graph::NodeId node, const Index& idx) {
   const graph::Node& n = emitter.graph().node(node);
-  if (ops::op_base_name(n.target) == "inductor_lookup_seed") return lookup_seed(emitter, n);
+  const std::string_view base = ops::op_base_name(n.target);
+  if (base == "inductor_lookup_seed") return lookup_seed(emitter, n);
+  if (is_eager_random(base)) return eager_random(emitter, node, idx);
   return random(emitter, n, idx);
 }
 

@@ -9,7 +9,8 @@
 
 namespace fxscope::codegen {
 
-// True for prims.inductor_lookup_seed and prims.inductor_random.
+// True for prims.inductor_lookup_seed, prims.inductor_random and eager's aten.rand, randn,
+// rand_like and randn_like.
 bool is_rng_value_op(const graph::Node& node);
 // The C expression of NODE (one of those two) at IDX, its operands read through EMITTER; an
 // error says what the node lacks (the caller names the group and the node).

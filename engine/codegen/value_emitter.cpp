@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
@@ -16,6 +17,9 @@ namespace {
 
 using graph::Argument;
 using graph::NodeId;
+
+// Index text longer than this is bound to a variable before it is repeated.
+constexpr std::size_t kLongIndex = 96;
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
@@ -128,6 +132,26 @@ std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& h
     for (std::size_t d = s.sizes.size(); d-- > 1;) s.strides[d - 1] = s.strides[d] * s.sizes[d];
   }
   return s;
+}
+
+std::string shift_index(const std::string& e, std::int64_t by) {
+  if (by == 0) return e;
+  if (by < 0) return "(" + e + " - " + std::to_string(-by) + ")";
+  const std::string tail = " - " + std::to_string(by) + ")";
+  if (e.size() > tail.size() + 1 && e.front() == '(' && e.ends_with(tail)) {
+    // Undo only a shift of the whole text: its first parenthesis closes at its last character.
+    int depth = 0;
+    std::size_t close = 0;
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      depth += e[k] == '(' ? 1 : e[k] == ')' ? -1 : 0;
+      if (depth == 0) {
+        close = k;
+        break;
+      }
+    }
+    if (close == e.size() - 1) return e.substr(1, e.size() - tail.size() - 1);
+  }
+  return std::to_string(by) + " + " + e;
 }
 
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes) {
@@ -437,9 +461,9 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
     const std::int64_t step = int_at(n, 4, 1);
     mapped = idx;
     mapped.linear.clear();
-    std::string e = step == 1 ? idx.dims[dim] : "(" + idx.dims[dim] + ") * " + std::to_string(step);
-    if (start) e = std::to_string(start) + " + " + e;
-    mapped.dims[dim] = e;
+    const std::string e =
+        step == 1 ? idx.dims[dim] : "(" + idx.dims[dim] + ") * " + std::to_string(step);
+    mapped.dims[dim] = shift_index(e, start);
   } else if (base == "select") {
     const std::size_t rank = in->sizes.size();
     const auto dim = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));
@@ -454,7 +478,15 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
       mapped = std::move(*unit);
     } else {
       // A reshape keeps the row-major order of the elements: same linear index, new sizes.
-      mapped = delinearize(linearize(idx, out->sizes), in->sizes);
+      // Delinearizing repeats the linear index once per dimension, so a chain of reshapes
+      // (a channel shuffle's view, transpose, view) grows the text geometrically: a long one is
+      // a variable of its own first.
+      std::string linear = linearize(idx, out->sizes);
+      if (linear.size() > kLongIndex) {
+        const bool wide = out->numel() > std::numeric_limits<std::int32_t>::max();
+        linear = declare(wide ? "long long" : "int", n.name + "_at", linear);
+      }
+      mapped = delinearize(linear, in->sizes);
     }
   } else if (base == "as_strided") {
     if (!is_leaf(input)) return fail(node, "restrides a computed value; only buffers can be");

@@ -48,6 +48,11 @@ struct Shape {
   bool contiguous() const;
 };
 std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& hints);
+// Index text E moved by BY along its dim, written so that moving back undoes it textually: a
+// slice_scatter's source read through the slice of the same tensor then reaches the tensor at
+// the index its other branch reads, which the value cache shares (Swin's chains of masks nest
+// nine deep: without the sharing each level doubled the kernel).
+std::string shift_index(const std::string& e, std::int64_t by);
 // Row-major delinearisation of LINEAR over SIZES (constants baked in).
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes);
 
@@ -136,6 +141,10 @@ class ValueEmitter {
   Result<std::string> load(graph::NodeId node, const Index& idx);
   Result<std::string> view_value(graph::NodeId node, const Index& idx);
   Result<std::string> gather_value(graph::NodeId node, const Index& idx);
+  Result<std::string> scatter_value(graph::NodeId node, const Index& idx);
+  // N's value: OTHERWISE, or where the C condition INSIDE holds, SOURCE at AT (read only there).
+  Result<std::string> value_where(const graph::Node& n, const std::string& otherwise,
+                                  const std::string& inside, graph::NodeId source, const Index& at);
   Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
   Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);

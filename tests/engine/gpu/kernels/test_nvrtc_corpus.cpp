@@ -1,0 +1,92 @@
+// NVRTC needs no GPU: the generated kernels of every corpus log, in every mode, compile for
+// sm_90. Kernels that differ only in their numbers (shapes, offsets, constants) and names take
+// the same paths through the generator, so one of each such form is compiled (about 2,300 of
+// the corpus's 29,000 kernels); FXSCOPE_NVRTC_EVERY_KERNEL=1 compiles every distinct source.
+// Where NVRTC cannot be loaded, the test says so and checks nothing.
+
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "../../codegen/corpus_kernels.h"
+#include "fxscope/gpu/engine_compiler.h"
+#include "fxscope/gpu/nvrtc_compiler.h"
+
+using namespace fxscope;
+
+namespace {
+
+// The source with comments dropped and every digit run written as 0: kernels of one form.
+std::string form_of(const std::string& source) {
+  std::string out;
+  bool digits = false;
+  std::size_t line_start = 0;
+  while (line_start < source.size()) {
+    std::size_t end = source.find('\n', line_start);
+    if (end == std::string::npos) end = source.size();
+    const std::string_view line(source.data() + line_start, end - line_start);
+    const std::size_t first = line.find_first_not_of(' ');
+    if (first == std::string_view::npos || line.substr(first, 2) != "//") {
+      for (const char c : line) {
+        const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+        if (!digit) out += c;
+        if (digit && !digits) out += '0';
+        digits = digit;
+      }
+      out += '\n';
+    }
+    line_start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every generated kernel form of every corpus log compiles for sm_90",
+          "[nvrtc][codegen][corpus]") {
+  const auto probe = gpu::compile_cuda(
+      "extern \"C\" __global__ void fx_probe(float* p) { p[0] = 1.0f; }\n", "fx_probe", {});
+  if (!probe) {
+    WARN("NVRTC is not usable here, the corpus kernels were not compiled: "
+         << probe.error().message);
+    return;
+  }
+  const char* every = std::getenv("FXSCOPE_NVRTC_EVERY_KERNEL");
+  const bool all = every != nullptr && std::string(every) == "1";
+  std::map<std::string, std::string> sources;  // form (or source) -> "log mode file" and source
+  std::map<std::string, std::string> where;
+  std::size_t kernels = 0;
+  test::for_each_corpus_plan(
+      [&](const std::string& name, fusion::Mode mode, const codegen::UnitKernelSources& found) {
+        for (const auto& file : found.files) {
+          ++kernels;
+          const std::string key = all ? file.text : form_of(file.text);
+          if (sources.emplace(key, file.text).second) {
+            where[key] = name + " " + std::string(fusion::to_string(mode)) + " " + file.name;
+          }
+        }
+      });
+  // A cache kept between runs (not the user's): a second run compiles only what changed.
+  const gpu::EngineCompiler compiler(
+      "sm_90", (std::filesystem::temp_directory_path() / "fxscope_nvrtc_corpus").string());
+  std::vector<const std::string*> all_sources;
+  for (const auto& [key, source] : sources) all_sources.push_back(&source);
+  compiler.precompile(all_sources);
+  std::size_t failed = 0;
+  for (const auto& [key, source] : sources) {
+    const auto cubin = compiler.compile(source, where[key]);
+    if (!cubin) {
+      ++failed;
+      if (failed <= 20) std::cout << cubin.error().message << "\n";  // names the kernel's file
+    }
+  }
+  std::cout << kernels << " corpus kernels, " << sources.size()
+            << (all ? " distinct sources" : " forms") << " compiled for sm_90, " << failed
+            << " failed\n";
+  CHECK(sources.size() > 1000);
+  CHECK(failed == 0);
+}
