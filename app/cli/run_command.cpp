@@ -14,6 +14,7 @@
 #include <string>
 
 #include "commands.h"
+#include "rank_option.h"
 
 #if FXSCOPE_HAS_CUDA
 #include "fxscope/gpu/engine_run.h"
@@ -370,7 +371,7 @@ void add_run_command(CLI::App& app) {
       "--allow-tf32", args->allow_tf32,
       "pytorch: let convolutions and matmuls use TF32 (default: full FP32, as the engine runs)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args, python, work_dir, keep, from_work_dir, tf32] {
+  add_rank_option(cmd, args->path, [args, python, work_dir, keep, from_work_dir, tf32] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
                             from_work_dir->count() > 0 || tf32->count() > 0;
     run_run(*args);
