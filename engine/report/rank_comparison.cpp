@@ -32,6 +32,14 @@ std::string_view to_string(DivergenceKind kind) {
   return "runtime";
 }
 
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
+  }
+  return out;
+}
+
 namespace {
 
 RankSummary count(const Summary& summary, int rank) {

@@ -11,14 +11,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
-  }
-  return out;
-}
-
 // A group's value shown in text: one line, cut to what a terminal shows.
 std::string shown_value(const std::string& value) {
   constexpr std::size_t kWidth = 100;

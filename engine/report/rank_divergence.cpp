@@ -21,14 +21,6 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
   return out;
 }
 
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
-  }
-  return out;
-}
-
 // The ranks grouped by what KEY_OF says of them (ranks it says nothing of are left out); a
 // divergence only when two or more groups remain.
 std::optional<Divergence> grouped(DivergenceKind kind, const std::vector<RankedFacts>& ranks,

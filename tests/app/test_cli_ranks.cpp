@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
+#include "sample_log_file.h"
 #include "samples.h"
 #include "scratch_dir.h"
 
@@ -15,11 +16,9 @@ using test::ScratchDir;
 namespace {
 
 std::string sample_log(const std::string& name) {
-  for (const auto& e : std::filesystem::directory_iterator(test::sample(name))) {
-    if (e.path().extension() == ".log") return e.path().string();
-  }
-  FAIL("no log in sample " << name);
-  return {};
+  const std::string path = test::sample_log_file(name);
+  REQUIRE_FALSE(path.empty());
+  return path;
 }
 
 }  // namespace

@@ -20,10 +20,7 @@ namespace fxscope::views {
 namespace {
 
 QString ranks_text(const std::vector<int>& ranks) {
-  QStringList names;
-  for (const int r : ranks) names << QString::number(r);
-  return (ranks.size() == 1 ? QObject::tr("rank %1") : QObject::tr("ranks %1"))
-      .arg(names.join(QStringLiteral(", ")));
+  return QString::fromStdString(report::ranks_text(ranks));
 }
 
 // A group's value one item a line: schedules and compile-id lists are comma-separated.

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "panels/ranks_panel.h"
+#include "sample_log_file.h"
 #include "scratch_dir.h"
 #include "views_test_support.h"
 
@@ -19,11 +20,9 @@ using namespace fxscope::views;
 namespace {
 
 std::string sample_log(const std::string& name) {
-  for (const auto& e : std::filesystem::directory_iterator(test::sample(name))) {
-    if (e.path().extension() == ".log") return e.path().string();
-  }
-  FAIL("no log in sample " << name);
-  return {};
+  const std::string path = test::sample_log_file(name);
+  REQUIRE_FALSE(path.empty());
+  return path;
 }
 
 }  // namespace

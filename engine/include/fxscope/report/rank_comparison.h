@@ -41,6 +41,9 @@ enum class DivergenceKind {
 
 std::string_view to_string(DivergenceKind kind);
 
+// "rank 3" or "ranks 0, 1, 2", as the texts name a group.
+std::string ranks_text(const std::vector<int>& ranks);
+
 // One disagreement: the ranks in groups that agree within themselves.
 struct Divergence {
   DivergenceKind kind = DivergenceKind::kCompileIds;
