@@ -13,20 +13,10 @@ using namespace fxscope;
 using test::cli;
 using test::ScratchDir;
 
-namespace {
-
-std::string sample_log(const std::string& name) {
-  const std::string path = test::sample_log_file(name);
-  REQUIRE_FALSE(path.empty());
-  return path;
-}
-
-}  // namespace
-
 TEST_CASE("cli: --rank reads that rank or names the ranks there", "[cli][ranks]") {
   const ScratchDir dir("cli_ranks");
-  dir.copy(sample_log("pointwise_chain"), "dedicated_log_torch_trace_rank_0.log");
-  dir.copy(sample_log("graph_breaks"), "dedicated_log_torch_trace_rank_1.log");
+  dir.copy(test::sample_log_file("pointwise_chain"), "dedicated_log_torch_trace_rank_0.log");
+  dir.copy(test::sample_log_file("graph_breaks"), "dedicated_log_torch_trace_rank_1.log");
 
   const auto rank1 = test::run_process(cli("summary '" + dir.path() + "' --rank 1 --json"));
   REQUIRE(rank1.status == 0);

@@ -17,21 +17,11 @@
 using namespace fxscope;
 using namespace fxscope::views;
 
-namespace {
-
-std::string sample_log(const std::string& name) {
-  const std::string path = test::sample_log_file(name);
-  REQUIRE_FALSE(path.empty());
-  return path;
-}
-
-}  // namespace
-
 TEST_CASE("ranks panel: 64 ranks load with the UI responsive", "[views][ranks]") {
   test::qt_app();
   const test::ScratchDir dir("ranks_panel_64");
   for (int r = 0; r < 64; ++r) {
-    dir.copy(sample_log(r == 63 ? "graph_breaks" : "pointwise_chain"),
+    dir.copy(test::sample_log_file(r == 63 ? "graph_breaks" : "pointwise_chain"),
              "dedicated_log_torch_trace_rank_" + std::to_string(r) + ".log");
   }
   RanksPanel panel;
