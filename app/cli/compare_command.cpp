@@ -16,6 +16,7 @@
 #include <string>
 
 #include "commands.h"
+#include "rank_option.h"
 
 #if FXSCOPE_HAS_CUDA
 #include "fxscope/gpu/compare.h"
@@ -178,7 +179,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_flag("--allow-tf32", args->allow_tf32,
                 "the PyTorch run's convolutions and matmuls in TF32 (default: full FP32)");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
-  cmd->callback([args] { run_compare(*args); });
+  add_rank_option(cmd, args->path, [args] { run_compare(*args); });
 }
 
 }  // namespace fxscope::cli

@@ -16,6 +16,7 @@
 #include "fxscope/export/unit_document.h"
 #include "fxscope/graph/graph_json.h"
 #include "fxscope/trace/trace_log.h"
+#include "rank_option.h"
 
 #if FXSCOPE_HAS_GRAPHVIZ
 #include "graphviz_render.h"
@@ -144,7 +145,7 @@ void add_export_command(CLI::App& app) {
                   "one compile unit, e.g. 0/0 (default: the first with an ATen graph)");
   cmd->add_option("--run-json", args->run_json,
                   "chrome-trace: the output of `fxscope-cli run --json` (default: predicted)");
-  cmd->callback([args] { run_export(*args); });
+  add_rank_option(cmd, args->path, [args] { run_export(*args); });
 }
 
 }  // namespace fxscope::cli

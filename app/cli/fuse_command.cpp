@@ -11,6 +11,7 @@
 #include "fxscope/report/fuse_report.h"
 #include "fxscope/report/fuse_report_json.h"
 #include "fxscope/report/fuse_report_text.h"
+#include "rank_option.h"
 
 namespace fxscope::cli {
 namespace {
@@ -115,7 +116,7 @@ void add_fuse_command(CLI::App& app) {
   cmd->add_option(
       "--cuda-source", args->cuda_source_dir,
       "also write the CUDA C of each generated kernel (what `run` compiles) to this folder");
-  cmd->callback([args] { run_fuse(*args); });
+  add_rank_option(cmd, args->path, [args] { run_fuse(*args); });
 }
 
 }  // namespace fxscope::cli

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "commands.h"
+#include "rank_option.h"
 
 #if FXSCOPE_HAS_CUDA
 #include <filesystem>
@@ -403,7 +404,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->add_option("--mode-result", args->mode_result)->group("");
   cmd->add_flag("--same-process", args->same_process)->group("");
-  cmd->callback([args, python, work_dir, keep, from_work_dir, tf32] {
+  add_rank_option(cmd, args->path, [args, python, work_dir, keep, from_work_dir, tf32] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
                             from_work_dir->count() > 0 || tf32->count() > 0;
     run_run(*args);

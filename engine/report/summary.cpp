@@ -81,6 +81,9 @@ UnitSummary describe(const trace::CompileUnit& unit) {
       if (unit.metrics->fail_reason) s.failure += ": " + *unit.metrics->fail_reason;
     }
   }
+  s.producer = unit.producer;
+  for (const auto& issue : unit.export_issues)
+    s.export_issues.push_back(issue.kind + ": " + issue.detail);
   s.graph_breaks = unit.graph_breaks;
   s.recompile = unit.recompile;
   return s;

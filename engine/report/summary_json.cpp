@@ -31,6 +31,8 @@ json unit_json(const UnitSummary& u) {
               {"compile_time_s", or_null(u.compile_time_s)},
               {"guard_count", or_null(u.guard_count)},
               {"failure", u.failure.empty() ? json(nullptr) : json(u.failure)},
+              {"producer", u.producer.empty() ? json(nullptr) : json(u.producer)},
+              {"export_issues", u.export_issues},
               {"graph_breaks", u.graph_breaks},
               {"recompile", or_null(u.recompile)}};
 }

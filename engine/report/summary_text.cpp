@@ -36,6 +36,7 @@ void unit_line(std::ostringstream& out, const UnitSummary& u) {
   if (u.compile_time_s) out << ", compiled in " << fixed(*u.compile_time_s, 2) << " s";
   out << "\n";
   if (!u.failure.empty()) out << "         compile failed: " << u.failure << "\n";
+  for (const auto& issue : u.export_issues) out << "         export: " << issue << "\n";
   // A restart reason repeats Dynamo's whole message; its first line says which.
   for (const auto& r : u.restart_reasons) {
     out << "         restarted once: " << r.substr(0, r.find('\n')) << "\n";
@@ -96,7 +97,9 @@ std::string to_text(const Summary& s) {
   for (const int frame : frame_order) {
     const auto& units = by_frame[frame];
     const UnitSummary& first = *units.front();
-    out << "\nframe " << frame << "  " << frame_text(first.frame) << "\n";
+    out << "\nframe " << frame << "  " << frame_text(first.frame);
+    if (!first.producer.empty()) out << "  (" << first.producer << ", no Dynamo compile id)";
+    out << "\n";
     if (!first.user_frame.file.empty() && first.user_frame.location() != first.frame.location()) {
       out << "         called from " << frame_text(first.user_frame) << "\n";
     }

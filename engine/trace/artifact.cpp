@@ -10,7 +10,7 @@ namespace {
 using Entry = std::pair<std::string_view, ArtifactKind>;
 
 // Record kinds with a meaning of their own, then names of `artifact` records.
-constexpr std::array<Entry, 8> kKinds{{
+constexpr std::array<Entry, 9> kKinds{{
     {"dynamo_output_graph", ArtifactKind::kDynamoGraph},
     {"aot_inference_graph", ArtifactKind::kAotInferenceGraph},
     {"aot_forward_graph", ArtifactKind::kAotForwardGraph},
@@ -19,6 +19,8 @@ constexpr std::array<Entry, 8> kKinds{{
     {"inductor_output_code", ArtifactKind::kOutputCode},
     {"dynamo_cpp_guards_str", ArtifactKind::kGuards},
     {"inductor_post_grad_graph", ArtifactKind::kPostGradGraph},
+    // torch.export's program is an ATen graph after decomposition, as AOT's inference graph is.
+    {"exported_program", ArtifactKind::kAotInferenceGraph},
 }};
 
 constexpr std::array<Entry, 6> kArtifactNames{{

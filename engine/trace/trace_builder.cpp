@@ -186,7 +186,8 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
     artifact.encoding = get_string(body, "encoding");
   }
   artifact.kind = artifact_kind(kind, artifact.name);
-  const bool known = artifact.kind != ArtifactKind::kOther || interpreted(kind);
+  const bool known =
+      artifact.kind != ArtifactKind::kOther || interpreted(kind) || export_record(kind);
   count_kind(
       kind == "artifact" ? std::string("artifact:").append(artifact.name) : std::string(kind),
       known);
@@ -215,7 +216,7 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
                              read_stack(body.value("user_stack", Json::array())), artifact.id,
                              record.line});
   } else if (kind == "artifact" || !record.payload.empty() ||
-             artifact.kind != ArtifactKind::kOther) {
+             artifact.kind != ArtifactKind::kOther || export_record(kind)) {
     add_artifact(unit, std::move(artifact));
   }
   return true;
@@ -259,6 +260,7 @@ void TraceBuilder::add_recompile(CompileUnit& unit, const Artifact& artifact) {
 }
 
 void TraceBuilder::finish(std::size_t lines, std::size_t payload_lines) {
+  if (log_.units_.empty()) gather_producer_units();
   for (auto& unit : log_.units_) assign_directions(unit);
   TraceStats& stats = log_.stats_;
   stats.bytes = log_.text().size();

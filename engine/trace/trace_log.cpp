@@ -56,7 +56,9 @@ Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options)
   log.path_ = located->path;
   log.other_logs_ = std::move(located->others);
   log.other_logs_.insert(log.other_logs_.end(), located->copies.begin(), located->copies.end());
+  log.unread_files_ = std::move(located->unread);
   log.rank_ = located->rank;
+  log.ranks_ = std::move(located->ranks);
 
   TraceBuilder builder(log);
   LogScanner scanner;

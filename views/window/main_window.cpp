@@ -25,6 +25,7 @@
 #include "panels/kernels_panel.h"
 #include "panels/message_log.h"
 #include "panels/mode_comparison_panel.h"
+#include "panels/ranks_panel.h"
 #include "panels/summary_panel.h"
 #include "window/document_window.h"
 #include "window/export_actions.h"
@@ -142,6 +143,15 @@ void MainWindow::build_docks() {
       make_dock(tr("Guards and recompiles"), QStringLiteral("guards_dock"), guards_, this);
   tabifyDockWidget(breaks_dock_, guards_dock_);
   connect(guards_, &GuardsPanel::status, this, &MainWindow::show_status);
+  ranks_ = new RanksPanel(this);
+  ranks_dock_ = make_dock(tr("Ranks"), QStringLiteral("ranks_dock"), ranks_, this);
+  tabifyDockWidget(breaks_dock_, ranks_dock_);
+  // The rank switcher: a rank chosen in the table opens in this window.
+  connect(ranks_, &RanksPanel::rank_chosen, this,
+          [this](int, const QString& path) { loader_->load(path); });
+  connect(ranks_, &RanksPanel::loaded, this, [this](int ranks, int divergences) {
+    messages_->add_info(tr("compared %1 ranks: %2 divergences").arg(ranks).arg(divergences));
+  });
   breaks_dock_->raise();
   resizeDocks({units_dock_}, {520}, Qt::Horizontal);
   resizeDocks({breaks_dock_}, {190}, Qt::Vertical);
@@ -228,6 +238,7 @@ void MainWindow::open_path(const QString& path) {
     document->open(path);
     return;
   }
+  opened_path_ = path;
   loader_->load(path);
 }
 
@@ -256,6 +267,12 @@ void MainWindow::on_loaded(LoadedLogPtr log) {
   guards_->set_log(log_);
   units_view_->expandAll();
   fit_columns();
+  // A directory of ranks opens rank 0 and lists every rank; opening one of its ranks' files
+  // (the rank switcher) keeps the comparison.
+  if (!log_->log.ranks().empty() && QFileInfo(opened_path_).isDir()) {
+    ranks_->load(opened_path_);
+    opened_path_.clear();
+  }
 
   const QString path = QString::fromStdString(summary.path);
   setWindowTitle(QStringLiteral("fxscope - %1").arg(QFileInfo(path).fileName()));

@@ -32,6 +32,7 @@ class GuardsPanel;
 class LogLoader;
 class MessageLog;
 class SummaryPanel;
+class RanksPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -101,6 +102,9 @@ class MainWindow : public QMainWindow {
   ExportActions* exports_ = nullptr;
   GuardsPanel* guards_ = nullptr;
   QDockWidget* guards_dock_ = nullptr;
+  RanksPanel* ranks_ = nullptr;
+  QDockWidget* ranks_dock_ = nullptr;
+  QString opened_path_;  // what the user opened last: a directory of ranks is compared once
   GpuRunController* gpu_runs_ = nullptr;
   KernelsPanel* kernels_ = nullptr;
   ModeComparisonPanel* ab_ = nullptr;

@@ -1,7 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,6 +10,7 @@
 #include "fxscope/trace/log_locator.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
+#include "scratch_dir.h"
 
 using namespace fxscope;
 using namespace fxscope::trace;
@@ -19,33 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch directory per process and test (CTest runs tests in parallel processes), removed at
-// the end.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(fs::temp_directory_path() /
-              ("fxscope_test_compressed_" + std::to_string(::getpid()) + "_" + name)) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  std::string write(const std::string& name, std::string_view bytes) const {
-    const std::string path = (path_ / name).string();
-    test::write_bytes(path, bytes);
-    return path;
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
+using test::ScratchDir;
 
 std::string sample_log(const std::string& sample) {
   auto located = locate_log(test::sample(sample), 0);

@@ -31,9 +31,11 @@ struct UnitSummary {
   std::size_t extern_launches = 0;              // extern_kernels.* and ATen fallbacks
   std::optional<double> compile_time_s;         // entire_frame_compile_time_s
   std::optional<std::int64_t> guard_count;
-  std::string failure;                    // "fail_type: fail_reason" of a failed compile
-  std::vector<std::size_t> graph_breaks;  // indices into Summary::graph_breaks
-  std::optional<std::size_t> recompile;   // index into Summary::recompiles
+  std::string failure;                     // "fail_type: fail_reason" of a failed compile
+  std::string producer;                    // "torch.export", "AOTInductor"; empty: torch.compile
+  std::vector<std::string> export_issues;  // "missing fake kernel: torch.ops.mylib.foo"
+  std::vector<std::size_t> graph_breaks;   // indices into Summary::graph_breaks
+  std::optional<std::size_t> recompile;    // index into Summary::recompiles
 };
 
 // The whole log, summarized.

@@ -33,6 +33,16 @@ struct ShapeSymbol {
   std::size_t line = 0;
 };
 
+// A problem torch.export met (draft export logs them and goes on): a guard it evaluated, a
+// data-dependent expression it specialized, an operator with a missing or wrong fake kernel.
+struct ExportIssue {
+  std::string kind;    // "guard evaluated", "data-dependent expression", "missing fake kernel", ...
+  std::string detail;  // the expression and what it was specialized to, or the operator and why
+  Stack user_stack;    // where in the user's code, outermost first
+  Stack stack;         // where in PyTorch
+  std::size_t line = 0;
+};
+
 // One dimension list of the Dynamo graph's `sizes` map: name -> ["s77", "256"].
 struct TensorSizes {
   std::string name;
@@ -43,12 +53,16 @@ struct TensorSizes {
 // the accessors answer for the final attempt, the one whose code Dynamo installed.
 struct CompileUnit {
   CompileId id;  // attempt 0; see final_attempt
+  // Who produced a unit whose records carry no compile id: "torch.export" or "AOTInductor" (ids
+  // are then numbered in log order); empty for torch.compile's units, named by Dynamo's ids.
+  std::string producer;
   int final_attempt = 0;
   std::size_t first_line = 0;       // 1-based line of the unit's first record
   Stack stack;                      // dynamo_start's stack, outermost first; empty if not logged
   std::vector<Artifact> artifacts;  // log order, every attempt
   std::vector<ShapeGuard> shape_guards;
   std::vector<ShapeSymbol> symbols;
+  std::vector<ExportIssue> export_issues;
   std::optional<CompilationMetrics> metrics;
   std::optional<CompilationMetrics> backward_metrics;  // bwd_compilation_metrics
   std::vector<std::string_view> runtime_metrics;       // *_compilation_metrics_runtime envelopes

@@ -16,6 +16,9 @@
 
 namespace fxscope::trace {
 
+// Record kinds torch.export logs about its problems and guards (kept even without a payload).
+bool export_record(std::string_view kind);
+
 // Fills one TraceLog record by record; finish() completes the cross-unit parts.
 class TraceBuilder {
  public:
@@ -36,6 +39,9 @@ class TraceBuilder {
   Stack read_stack(const nlohmann::json& frames) const;
   void add_graph_break(CompileUnit& unit, const Artifact& artifact);
   void add_recompile(CompileUnit& unit, const Artifact& artifact);
+  // torch.export and AOTInductor logs carry no compile ids: their records become units here.
+  void gather_producer_units();
+  void read_export_record(CompileUnit& unit, const Artifact& artifact);
 
   TraceLog& log_;
   std::vector<std::string> strings_;  // the `str` intern table: index -> file name

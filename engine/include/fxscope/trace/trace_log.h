@@ -61,7 +61,11 @@ class TraceLog {
   // The logs beside it that were not read: other ranks and runs, then other copies (compressed
   // or plain) of the logs there, this one's included.
   const std::vector<std::string>& other_logs() const { return other_logs_; }
-  std::optional<int> rank() const { return rank_; }  // from "_rank_N_" in the name
+  std::optional<int> rank() const { return rank_; }  // from "_rank_N" in the name or folder
+  // Every rank the directory read holds, ascending; empty when its logs carry no ranks.
+  const std::vector<int>& ranks() const { return ranks_; }
+  // The files beside it that are not TORCH_TRACE logs (a launcher's output, notes): not read.
+  const std::vector<std::string>& unread_files() const { return unread_files_; }
   std::string_view text() const { return file_.text(); }
 
   const std::vector<CompileUnit>& units() const { return units_; }
@@ -82,6 +86,8 @@ class TraceLog {
   LogFile file_;
   std::vector<std::string> other_logs_;
   std::optional<int> rank_;
+  std::vector<int> ranks_;
+  std::vector<std::string> unread_files_;
   std::vector<CompileUnit> units_;
   std::vector<GraphBreak> graph_breaks_;
   std::vector<Recompile> recompiles_;

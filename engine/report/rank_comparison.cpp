@@ -1,0 +1,102 @@
+#include "fxscope/report/rank_comparison.h"
+
+#include <atomic>
+#include <mutex>
+
+#include "fxscope/core/parallel_for.h"
+#include "fxscope/report/summary.h"
+#include "fxscope/trace/log_locator.h"
+#include "rank_divergence.h"
+
+namespace fxscope::report {
+
+std::string_view to_string(DivergenceKind kind) {
+  switch (kind) {
+    case DivergenceKind::kCollectives:
+      return "collectives";
+    case DivergenceKind::kExecutionOrder:
+      return "execution_order";
+    case DivergenceKind::kGraphs:
+      return "graphs";
+    case DivergenceKind::kCompileIds:
+      return "compile_ids";
+    case DivergenceKind::kRecompiles:
+      return "recompiles";
+    case DivergenceKind::kTensorMeta:
+      return "tensor_meta";
+    case DivergenceKind::kCache:
+      return "cache";
+    case DivergenceKind::kRuntime:
+      break;
+  }
+  return "runtime";
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
+  }
+  return out;
+}
+
+namespace {
+
+RankSummary count(const Summary& summary, int rank) {
+  RankSummary r;
+  r.rank = rank;
+  r.path = summary.path;
+  r.units = summary.units.size();
+  r.graph_breaks = summary.graph_break_hits();
+  r.recompiles = summary.recompiles.size();
+  for (const auto& u : summary.units) {
+    r.kernels += u.inductor_kernels.value_or(0);
+    r.compile_s += u.compile_time_s.value_or(0.0);
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<RankComparison> compare_ranks(const std::string& dir, const RankProgress& progress) {
+  auto logs = trace::rank_logs_in(dir);
+  if (!logs) return logs.error();
+  RankComparison comparison;
+  comparison.dir = dir;
+  const std::size_t total = logs->size();
+  comparison.ranks.resize(total);
+  std::vector<std::optional<RankFacts>> facts(total);
+  std::vector<Warnings> warnings(total);
+  std::atomic<std::size_t> done{0};
+  std::mutex progress_mutex;
+  // Each rank is read, counted and reduced to its facts on one thread; its log is released
+  // before the thread takes the next rank, so memory holds a few logs, not all of them.
+  parallel_for(total, [&](std::size_t i) {
+    const auto& rank_log = (*logs)[i];
+    auto log = trace::read_trace(rank_log.path);
+    if (!log) {
+      comparison.ranks[i] = {rank_log.rank, rank_log.path, 0, 0, 0, 0, 0, log.error().message};
+      warnings[i].push_back({rank_log.path, "rank " + std::to_string(rank_log.rank) +
+                                                " not compared: " + log.error().message});
+    } else {
+      const Summary summary = summarize(*log);
+      comparison.ranks[i] = count(summary, rank_log.rank);
+      facts[i] = facts_of(*log);
+      warnings[i] = summary.warnings;
+    }
+    const std::size_t now = ++done;
+    if (progress) {
+      const std::lock_guard lock(progress_mutex);
+      progress(now, total);
+    }
+  });
+  std::vector<RankedFacts> read;
+  for (std::size_t i = 0; i < total; ++i) {
+    comparison.warnings.insert(comparison.warnings.end(), warnings[i].begin(), warnings[i].end());
+    if (facts[i]) read.push_back({comparison.ranks[i].rank, std::move(*facts[i])});
+  }
+  comparison.divergence = find_divergence(read);
+  return comparison;
+}
+
+}  // namespace fxscope::report
