@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 
+#include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/reduction_split.h"
 #include "fxscope/ops/op_cost.h"
 
@@ -49,10 +50,7 @@ class Lowerer {
     epilogue_of_.assign(n_, -1);
     layout_fixed_.assign(n_, false);
     channels_last_.assign(n_, false);
-    // GraphLowering.decide_layout_opt: graphs with convolutions compute in channels-last.
-    layout_opt_ = std::any_of(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) {
-      return n.is_op() && ops::op_base_name(n.target) == "convolution";
-    });
+    layout_opt_ = decide_layout_opt(g, options);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
@@ -369,8 +367,11 @@ class Lowerer {
     // computed by a copy made while the call is lowered (ExternKernel.require_stride_order), so
     // its kernel carries the origins of everything the call gathered, the call included. A
     // convolution realizes its inputs first (x.realize()), so they keep their own origins.
-    const bool constrained = info_[i].op_class == ops::OpClass::attention ||
-                             (info_[i].op_class == ops::OpClass::conv && base != "convolution");
+    // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
+    // its bias included.
+    const bool constrained =
+        info_[i].op_class == ops::OpClass::attention ||
+        (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_));
     if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
         realized_[storage(args[3])]) {
       // A mask already in memory is copied to an aligned layout all the same.
@@ -383,11 +384,13 @@ class Lowerer {
     const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
     // The copies come before the inputs' own kernels in the order here (Inductor makes them
     // after): only the kernels' names depend on it, which recorded engine runs refer to.
-    if (base == "convolution") add_layout_copies(args, gathered);
+    if (base == "convolution" && layout_opt_) add_layout_copies(args, gathered);
+    if (constrained) {
+      for (const NodeId a : args) realize_copy(a, gathered);
+    }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
-      if (constrained) realize_copy(a, gathered);
       realize(a);
       layout_fixed_[storage(a)] = true;
       add_reads(a, reads);
