@@ -528,6 +528,32 @@ class Lowerer {
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   }
 
+  // The buffers a kernel running ORIGINS loads through ops.indirect_indexing: what the data
+  // operand of an index, gather or embedding among them reads, when its indices are loaded from
+  // memory. The index of such a load holds a temporary, so it matches no write
+  // (Scheduler.fusable_read_and_write) and no other read. Indices computed from iota and
+  // constants alone are folded into the load's index expression (IndexPropagation): direct.
+  std::vector<std::int64_t> indirect_reads(const std::vector<NodeId>& origins) {
+    std::vector<std::int64_t> reads;
+    for (const NodeId o : origins) {
+      const std::optional<std::size_t> indices = indices_position(o);
+      if (!indices || g_.node(o).args.size() <= *indices) continue;
+      std::vector<std::int64_t> index_reads;
+      g_.node(o).args[*indices].for_each_node([&](NodeId n) { add_reads(n, index_reads); });
+      if (index_reads.empty()) continue;
+      if (const std::optional<NodeId> data = arg_node(o, 0)) add_reads(*data, reads);
+    }
+    return reads;
+  }
+
+  // Where an indirect load's index tensors are among node O's arguments, if it is one.
+  std::optional<std::size_t> indices_position(NodeId o) const {
+    const std::string_view base = ops::op_base_name(g_.node(o).target);
+    if (base == "index" || base == "_unsafe_index" || base == "embedding") return 1;
+    if (base == "gather" || base == "index_select") return 2;
+    return std::nullopt;
+  }
+
   std::int64_t numel_of(NodeId i) const {
     const graph::Node& node = g_.node(i);
     return node.meta && !node.meta->is_sym_scalar() ? ops::numel(*node.meta, options_.hints) : 1;
@@ -547,6 +573,7 @@ class Lowerer {
             bool fusable, std::string note) {
     SchedulerNode s;
     s.node = node;
+    s.indirect_reads = indirect_reads(origins);
     s.origins = std::move(origins);
     s.reads = std::move(reads);
     s.buffer = buffer;
