@@ -54,6 +54,7 @@ class Lowerer {
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
+    window_reads_.assign(n_, 0);
     stamp_.assign(n_, 0);
     for (NodeId i = 0; i < n_; ++i) alias_[i] = i;
     graph_output_.assign(n_, false);
@@ -350,6 +351,17 @@ class Lowerer {
   }
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {
+    if (const std::size_t window = pool_window(i); window > 0) {
+      // lowering.avg_pool2d and _low_memory_max_pool_with_offsets: a Pointwise loading every
+      // position of the window of its (realized) input, inlined like any other; each position
+      // is a read of its own for the read thresholds.
+      for (const NodeId a : args) realize(a);
+      origins_[i] = std::move(gathered);
+      inlinable_[i] = true;
+      opcount_[i] = window;
+      window_reads_[i] = window;
+      return hint_realize(i);
+    }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       realize(a);
@@ -357,6 +369,38 @@ class Lowerer {
     }
     realized_[i] = true;
     push(i, std::move(gathered), std::move(reads), i, output_numel(i), 1, false, true, "");
+  }
+
+  // The positions of a forward pooling window Inductor lowers as a Pointwise (0 for any other
+  // window op): avg_pool2d falls back to ATen beyond 25 positions.
+  std::size_t pool_window(NodeId i) const {
+    const graph::Node& node = g_.node(i);
+    const std::string_view base = ops::op_base_name(node.target);
+    const bool avg = base == "avg_pool2d";
+    if (!avg && base != "max_pool2d_with_indices" && base != "_low_memory_max_pool_with_offsets") {
+      return 0;
+    }
+    if (node.args.size() < 2) return 0;
+    std::size_t window = 1;
+    std::size_t dims = 0;
+    for (const graph::Argument& k : node.args[1].items()) {
+      if (k.kind() != graph::Argument::Kind::integer || k.as_int() < 1) return 0;
+      window *= static_cast<std::size_t>(k.as_int());
+      ++dims;
+    }
+    if (dims == 1) window *= window;
+    if (dims == 0 || (avg && window > 25)) return 0;
+    return window;
+  }
+
+  // The loads of unrealized value I, as Inductor counts them (distinct addresses): its buffers,
+  // plus every further position of the pooling windows inlined into it.
+  std::size_t num_reads(NodeId i) {
+    std::size_t reads = read_set(i).size();
+    for (const NodeId o : origins_[i]) {
+      if (window_reads_[o] > 1 && !realized_[o]) reads += window_reads_[o] - 1;
+    }
+    return reads;
   }
 
   void lower_extern(NodeId i, const std::vector<NodeId>& args,
@@ -454,7 +498,7 @@ class Lowerer {
     const NodeId base = storage(i);
     if (realized_[base] || !inlinable_[base]) return;
     const std::size_t users = users_[i].size();
-    const std::size_t reads = read_set(base).size();
+    const std::size_t reads = num_reads(base);
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
       return info_[u].lowering == Lowering::extern_kernel;
     });
@@ -608,6 +652,7 @@ class Lowerer {
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;
+  std::vector<std::size_t> window_reads_;  // a pooling window's positions, each a load
   std::vector<std::uint32_t> stamp_;
   std::uint32_t generation_ = 0;
   std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);
