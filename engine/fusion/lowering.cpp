@@ -238,7 +238,8 @@ class Lowerer {
                           node.args[1].kind() == graph::Argument::Kind::integer &&
                           node.args[1].as_int() == 0;
     if (realized_[parent] && variance) {
-      origins_[i] = {parent};
+      // var_mean_welford_ makes it while var_mean is lowered: it has that node's origins.
+      origins_[i] = origins_[parent];
       return;
     }
     if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
@@ -286,6 +287,7 @@ class Lowerer {
       opcount_[i] = 1;
     } else {
       realized_[i] = true;
+      origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
     }
     const bool inner = inner_reduction(i, args);
     const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
