@@ -13,8 +13,10 @@ namespace fxscope::fusion {
 namespace {
 
 struct Group {
-  std::vector<std::size_t> members;   // sorted
-  std::vector<std::int64_t> buffers;  // sorted: read or written
+  std::vector<std::size_t> members;    // sorted
+  std::vector<std::int64_t> buffers;   // sorted: read or written
+  std::vector<std::int64_t> indirect;  // sorted: read through indirect indexing
+  std::vector<std::int64_t> writes;    // sorted
   std::int64_t numel = 1;
   std::int64_t rnumel = 1;
   bool reduction = false;
@@ -37,6 +39,8 @@ class Fuser {
       g.buffers.push_back(s.buffer);
       std::sort(g.buffers.begin(), g.buffers.end());
       g.buffers.erase(std::unique(g.buffers.begin(), g.buffers.end()), g.buffers.end());
+      g.indirect = s.indirect_reads;
+      g.writes = {s.buffer};
       g.numel = s.numel;
       g.rnumel = s.rnumel;
       g.reduction = s.reduction;
@@ -68,7 +72,12 @@ class Fuser {
     std::map<std::int64_t, std::vector<std::size_t>> by_buffer;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
       if (!groups_[gi].alive || !fusable(gi)) continue;
-      for (const std::int64_t b : groups_[gi].buffers) by_buffer[b].push_back(gi);
+      // A dependency through indirect indexing equals no other: it shares no data.
+      for (const std::int64_t b : groups_[gi].buffers) {
+        if (!std::binary_search(groups_[gi].indirect.begin(), groups_[gi].indirect.end(), b)) {
+          by_buffer[b].push_back(gi);
+        }
+      }
     }
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> shared;
     for (auto& [buffer, list] : by_buffer) {
@@ -117,6 +126,7 @@ class Fuser {
     const Group& gb = groups_[b];
     if (ga.members.size() + gb.members.size() > options_.max_group_nodes) return false;
     if (!shapes_fit(ga, gb)) return false;
+    if (reads_indirectly(ga, gb) || reads_indirectly(gb, ga)) return false;
     if (!depends(a, b) && !depends(b, a) && span(ga, gb) > options_.horizontal_window) return false;
     return !creates_cycle(a, b);
   }
@@ -128,6 +138,15 @@ class Fuser {
     const Group& red = a.reduction ? a : b;
     const Group& pw = a.reduction ? b : a;
     return (pw.numel == red.numel * red.rnumel && !red.no_prologue) || pw.numel == red.numel;
+  }
+
+  // Scheduler.can_fuse_vertical: a consumer loading a producer's buffer through indirect
+  // indexing reads addresses the producer's write does not match ("memory deps did not match").
+  static bool reads_indirectly(const Group& producer, const Group& consumer) {
+    for (const std::int64_t b : consumer.indirect) {
+      if (std::binary_search(producer.writes.begin(), producer.writes.end(), b)) return true;
+    }
+    return false;
   }
 
   static std::int64_t span(const Group& a, const Group& b) {
@@ -181,6 +200,13 @@ class Fuser {
     return false;
   }
 
+  static std::vector<std::int64_t> merged(const std::vector<std::int64_t>& a,
+                                          const std::vector<std::int64_t>& b) {
+    std::vector<std::int64_t> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  }
+
   void merge(std::size_t a, std::size_t b) {
     Group& ga = groups_[a];
     Group& gb = groups_[b];
@@ -192,6 +218,8 @@ class Fuser {
     std::set_union(ga.buffers.begin(), ga.buffers.end(), gb.buffers.begin(), gb.buffers.end(),
                    std::back_inserter(buffers));
     ga.buffers = std::move(buffers);
+    ga.indirect = merged(ga.indirect, gb.indirect);
+    ga.writes = merged(ga.writes, gb.writes);
     if (gb.reduction && !ga.reduction) {
       ga.numel = gb.numel;
       ga.rnumel = gb.rnumel;

@@ -11,6 +11,7 @@
 #include <set>
 #include <string_view>
 
+#include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/reduction_split.h"
 #include "fxscope/ops/op_cost.h"
 
@@ -49,13 +50,11 @@ class Lowerer {
     epilogue_of_.assign(n_, -1);
     layout_fixed_.assign(n_, false);
     channels_last_.assign(n_, false);
-    // GraphLowering.decide_layout_opt: graphs with convolutions compute in channels-last.
-    layout_opt_ = std::any_of(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) {
-      return n.is_op() && ops::op_base_name(n.target) == "convolution";
-    });
+    layout_opt_ = decide_layout_opt(g, options);
     alias_.resize(n_);
     origins_.resize(n_);
     opcount_.assign(n_, 0);
+    window_reads_.assign(n_, 0);
     stamp_.assign(n_, 0);
     for (NodeId i = 0; i < n_; ++i) alias_[i] = i;
     graph_output_.assign(n_, false);
@@ -239,7 +238,8 @@ class Lowerer {
                           node.args[1].kind() == graph::Argument::Kind::integer &&
                           node.args[1].as_int() == 0;
     if (realized_[parent] && variance) {
-      origins_[i] = {parent};
+      // var_mean_welford_ makes it while var_mean is lowered: it has that node's origins.
+      origins_[i] = origins_[parent];
       return;
     }
     if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
@@ -287,6 +287,7 @@ class Lowerer {
       opcount_[i] = 1;
     } else {
       realized_[i] = true;
+      origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
     }
     const bool inner = inner_reduction(i, args);
     const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
@@ -352,6 +353,17 @@ class Lowerer {
   }
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {
+    if (const std::size_t window = pool_window(i); window > 0) {
+      // lowering.avg_pool2d and _low_memory_max_pool_with_offsets: a Pointwise loading every
+      // position of the window of its (realized) input, inlined like any other; each position
+      // is a read of its own for the read thresholds.
+      for (const NodeId a : args) realize(a);
+      origins_[i] = std::move(gathered);
+      inlinable_[i] = true;
+      opcount_[i] = window;
+      window_reads_[i] = window;
+      return hint_realize(i);
+    }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       realize(a);
@@ -359,6 +371,38 @@ class Lowerer {
     }
     realized_[i] = true;
     push(i, std::move(gathered), std::move(reads), i, output_numel(i), 1, false, true, "");
+  }
+
+  // The positions of a forward pooling window Inductor lowers as a Pointwise (0 for any other
+  // window op): avg_pool2d falls back to ATen beyond 25 positions.
+  std::size_t pool_window(NodeId i) const {
+    const graph::Node& node = g_.node(i);
+    const std::string_view base = ops::op_base_name(node.target);
+    const bool avg = base == "avg_pool2d";
+    if (!avg && base != "max_pool2d_with_indices" && base != "_low_memory_max_pool_with_offsets") {
+      return 0;
+    }
+    if (node.args.size() < 2) return 0;
+    std::size_t window = 1;
+    std::size_t dims = 0;
+    for (const graph::Argument& k : node.args[1].items()) {
+      if (k.kind() != graph::Argument::Kind::integer || k.as_int() < 1) return 0;
+      window *= static_cast<std::size_t>(k.as_int());
+      ++dims;
+    }
+    if (dims == 1) window *= window;
+    if (dims == 0 || (avg && window > 25)) return 0;
+    return window;
+  }
+
+  // The loads of unrealized value I, as Inductor counts them (distinct addresses): its buffers,
+  // plus every further position of the pooling windows inlined into it.
+  std::size_t num_reads(NodeId i) {
+    std::size_t reads = read_set(i).size();
+    for (const NodeId o : origins_[i]) {
+      if (window_reads_[o] > 1 && !realized_[o]) reads += window_reads_[o] - 1;
+    }
+    return reads;
   }
 
   void lower_extern(NodeId i, const std::vector<NodeId>& args,
@@ -369,8 +413,11 @@ class Lowerer {
     // computed by a copy made while the call is lowered (ExternKernel.require_stride_order), so
     // its kernel carries the origins of everything the call gathered, the call included. A
     // convolution realizes its inputs first (x.realize()), so they keep their own origins.
-    const bool constrained = info_[i].op_class == ops::OpClass::attention ||
-                             (info_[i].op_class == ops::OpClass::conv && base != "convolution");
+    // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
+    // its bias included.
+    const bool constrained =
+        info_[i].op_class == ops::OpClass::attention ||
+        (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_));
     if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
         realized_[storage(args[3])]) {
       // A mask already in memory is copied to an aligned layout all the same.
@@ -383,11 +430,13 @@ class Lowerer {
     const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
     // The copies come before the inputs' own kernels in the order here (Inductor makes them
     // after): only the kernels' names depend on it, which recorded engine runs refer to.
-    if (base == "convolution") add_layout_copies(args, gathered);
+    if (base == "convolution" && layout_opt_) add_layout_copies(args, gathered);
+    if (constrained) {
+      for (const NodeId a : args) realize_copy(a, gathered);
+    }
     std::vector<std::int64_t> reads;
     for (const NodeId a : args) {
       if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
-      if (constrained) realize_copy(a, gathered);
       realize(a);
       layout_fixed_[storage(a)] = true;
       add_reads(a, reads);
@@ -451,7 +500,7 @@ class Lowerer {
     const NodeId base = storage(i);
     if (realized_[base] || !inlinable_[base]) return;
     const std::size_t users = users_[i].size();
-    const std::size_t reads = read_set(base).size();
+    const std::size_t reads = num_reads(base);
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
       return info_[u].lowering == Lowering::extern_kernel;
     });
@@ -525,6 +574,32 @@ class Lowerer {
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   }
 
+  // The buffers a kernel running ORIGINS loads through ops.indirect_indexing: what the data
+  // operand of an index, gather or embedding among them reads, when its indices are loaded from
+  // memory. The index of such a load holds a temporary, so it matches no write
+  // (Scheduler.fusable_read_and_write) and no other read. Indices computed from iota and
+  // constants alone are folded into the load's index expression (IndexPropagation): direct.
+  std::vector<std::int64_t> indirect_reads(const std::vector<NodeId>& origins) {
+    std::vector<std::int64_t> reads;
+    for (const NodeId o : origins) {
+      const std::optional<std::size_t> indices = indices_position(o);
+      if (!indices || g_.node(o).args.size() <= *indices) continue;
+      std::vector<std::int64_t> index_reads;
+      g_.node(o).args[*indices].for_each_node([&](NodeId n) { add_reads(n, index_reads); });
+      if (index_reads.empty()) continue;
+      if (const std::optional<NodeId> data = arg_node(o, 0)) add_reads(*data, reads);
+    }
+    return reads;
+  }
+
+  // Where an indirect load's index tensors are among node O's arguments, if it is one.
+  std::optional<std::size_t> indices_position(NodeId o) const {
+    const std::string_view base = ops::op_base_name(g_.node(o).target);
+    if (base == "index" || base == "_unsafe_index" || base == "embedding") return 1;
+    if (base == "gather" || base == "index_select") return 2;
+    return std::nullopt;
+  }
+
   std::int64_t numel_of(NodeId i) const {
     const graph::Node& node = g_.node(i);
     return node.meta && !node.meta->is_sym_scalar() ? ops::numel(*node.meta, options_.hints) : 1;
@@ -544,6 +619,7 @@ class Lowerer {
             bool fusable, std::string note) {
     SchedulerNode s;
     s.node = node;
+    s.indirect_reads = indirect_reads(origins);
     s.origins = std::move(origins);
     s.reads = std::move(reads);
     s.buffer = buffer;
@@ -578,6 +654,7 @@ class Lowerer {
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;
+  std::vector<std::size_t> window_reads_;  // a pooling window's positions, each a load
   std::vector<std::uint32_t> stamp_;
   std::uint32_t generation_ = 0;
   std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);

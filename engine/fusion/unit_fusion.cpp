@@ -22,6 +22,8 @@ PlanOptions with_hints(const trace::CompileUnit& unit, PlanOptions options) {
     if (options.hints.count(s.symbol)) continue;
     if (const auto v = text::parse_int(s.value)) options.hints.emplace(s.symbol, *v);
   }
+  options.inference = unit.find(trace::ArtifactKind::kAotForwardGraph) == nullptr &&
+                      unit.find(trace::ArtifactKind::kAotBackwardGraph) == nullptr;
   return options;
 }
 

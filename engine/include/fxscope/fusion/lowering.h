@@ -19,7 +19,10 @@ struct SchedulerNode {
   graph::NodeId node = 0;              // the post-grad node that made it
   std::vector<graph::NodeId> origins;  // sorted: every node whose code it runs
   std::vector<std::int64_t> reads;     // sorted buffer ids it loads
-  std::int64_t buffer = -1;            // the buffer id it writes
+  // Sorted: the buffers among READS it loads through indirect indexing (an index, gather or
+  // embedding of them), whose addresses no dependency of their writer matches.
+  std::vector<std::int64_t> indirect_reads;
+  std::int64_t buffer = -1;  // the buffer id it writes
   std::int64_t numel = 1;
   std::int64_t rnumel = 1;  // > 1 or reduction: the reduced size
   bool reduction = false;

@@ -25,6 +25,9 @@ struct PlanOptions {
   std::int64_t split_rnumel = 8192;             // larger reductions with few outputs split
   std::int64_t sm_count = 132;                  // H200; split when outputs < 2 x SMs
   double epilogue_min_bytes = 1 << 20;          // max-autotune: epilogues smaller do not pay
+  // GraphLowering.is_inference: an inference graph (no backward) decides channels-last layout by
+  // its convolutions' FLOPs, a training graph by their shapes (decide_layout_opt).
+  bool inference = true;
 };
 
 // Plans GRAPH (the post-grad graph; the AOT graph for eager) in MODE. Never fails: unknown ops
