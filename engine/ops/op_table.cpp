@@ -14,6 +14,14 @@ const std::vector<OpInfo>& op_table() {
   using L = Lowering;
   using F = FlopRule;
   static const std::vector<OpInfo> table = {
+      // Functional collectives: communication library calls, each its own launch, never fused.
+      {"_c10d_functional.all_gather_into_tensor", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.all_reduce", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.all_reduce_", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.all_to_all_single", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.broadcast", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.reduce_scatter_tensor", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
+      {"_c10d_functional.wait_tensor", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
       {"aten._adaptive_avg_pool2d", C::reduction, L::reduction, 1, F::per_input, 1.0F},
       {"aten._convolution", C::conv, L::extern_kernel, 1, F::conv, 0.0F},
       {"aten._efficient_attention_forward", C::attention, L::extern_kernel, 1, F::attention, 0.0F},
