@@ -3,11 +3,15 @@
 
     TORCH_DTRACE=sample_graphs/export_program python3 sample_graphs/capture_export.py export
     TORCH_TRACE=sample_graphs/aoti_provenance python3 sample_graphs/capture_export.py aoti
+    TORCH_DTRACE=sample_graphs/draft_export_failures python3 sample_graphs/capture_export.py draft
 
 export (under TORCH_DTRACE: export writes its exported program and guards only to the detailed
 trace): torch.export.export of a small conv + attention model with a dynamic batch (its exported
 program and symbolic guards), then torch.export.draft_export of a model with a data-dependent
 shape and an unbacked .item() (draft export's failures, with their stacks).
+draft: torch.export.draft_export of a model that export alone refuses: a Python branch on a value
+read from a tensor (a guard on a data-dependent size) and a custom operator with no fake kernel;
+draft export runs it anyway and records each failure with its stack.
 aoti: the same exported program compiled by AOTInductor with provenance tracking on, so the log
 holds the post-grad graph, the generated kernels and Inductor's kernel-to-node mappings.
 """
@@ -43,6 +47,21 @@ class DataDependent(nn.Module):
         return kept.relu() * 2 + kept.sum()
 
 
+# A custom operator without a fake (meta) kernel: export cannot trace through it; draft export runs
+# the real kernel and reports the missing fake one.
+@torch.library.custom_op("fxscope_capture::positive_part", mutates_args=())
+def positive_part(x: torch.Tensor) -> torch.Tensor:
+    return x.clamp(min=0)
+
+
+class DataDependentBranch(nn.Module):
+    def forward(self, x, lengths):
+        n = lengths.max().item()
+        if n > 4:  # a branch on a data-dependent value: a guard export cannot decide
+            x = x * 2
+        return positive_part(x[:, :n]).sum(dim=1)
+
+
 def exported(device):
     model = Block().to(device).eval()
     x = torch.randn(4, 3, 16, 16, device=device)
@@ -61,6 +80,18 @@ def run_export(device):
         print(f"draft_export failed: {type(error).__name__}: {error}", flush=True)
 
 
+def run_draft(device):
+    args = (torch.randn(4, 12, device=device), torch.tensor([3, 7, 5, 9], device=device))
+    try:
+        torch.export.export(DataDependentBranch().to(device), args)
+        print("export: accepted", flush=True)
+    except Exception as error:
+        print(f"export refused it: {type(error).__name__}: {str(error)[:300]}", flush=True)
+    draft = torch.export.draft_export(DataDependentBranch().to(device), args)
+    report = getattr(draft, "_report", None)
+    print(report if report is not None else draft, flush=True)
+
+
 def run_aoti(device):
     import torch._inductor.config as inductor_config
     for name in ("provenance_tracking_level", "provenance_tracking"):
@@ -75,12 +106,12 @@ def run_aoti(device):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["export", "aoti"])
+    parser.add_argument("what", choices=["export", "draft", "aoti"])
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(0)
     with torch.no_grad() if args.what == "aoti" else torch.enable_grad():
-        (run_export if args.what == "export" else run_aoti)(device)
+        {"export": run_export, "draft": run_draft, "aoti": run_aoti}[args.what](device)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@
 
 A two-layer MLP, compiled, runs three training steps (forward and backward) on the GPU, or on
 the CPU where there is none. It prints one line per step and writes no file itself: the log
-comes from TORCH_TRACE, which capture sets. --fail N exits with status N after the steps.
+comes from TORCH_TRACE, which capture sets. --fail N exits with status N after the steps;
+--steps N --pause S runs N steps S seconds apart (time to press Ctrl-C while it runs).
 """
 import argparse
 import sys
+import time
 
 import torch
 import torch.nn as nn
@@ -18,6 +20,8 @@ import torch.nn.functional as F
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fail", type=int, default=0, help="exit with this status at the end")
+    parser.add_argument("--steps", type=int, default=3, help="training steps to run")
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds to wait after each step")
     args = parser.parse_args()
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -27,13 +31,14 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     x = torch.randn(32, 64, device=device)
     target = torch.randn(32, 64, device=device)
-    for step in range(3):
+    for step in range(args.steps):
         optimizer.zero_grad()
         loss = F.mse_loss(compiled(x), target)
         loss.backward()
         optimizer.step()
         print(f"step {step} loss {loss.item():.4f} on {device} (torch {torch.__version__})",
               flush=True)
+        time.sleep(args.pause)
     sys.exit(args.fail)
 
 
