@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 
 #include "fxscope/core/text.h"
 
@@ -38,13 +39,20 @@ class Cursor {
   }
 
   // At an opening quote: moves past the closing one and returns the raw contents.
+  // Most of an envelope's bytes are inside strings (stacks, code): memchr finds each candidate
+  // quote; the quote is the closing one when an even run of backslashes precedes it.
   std::optional<std::string_view> string() {
     const std::size_t begin = ++i_;
     while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '"') return s_.substr(begin, i_++ - begin);
-      i_ += c == '\\' ? 2 : 1;
+      const void* hit = std::memchr(s_.data() + i_, '"', s_.size() - i_);
+      if (hit == nullptr) break;
+      const auto quote = static_cast<std::size_t>(static_cast<const char*>(hit) - s_.data());
+      std::size_t run = quote;
+      while (run > begin && s_[run - 1] == '\\') --run;
+      i_ = quote + 1;
+      if ((quote - run) % 2 == 0) return s_.substr(begin, quote - begin);
     }
+    i_ = s_.size();
     return std::nullopt;
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "fxscope/core/text.h"
@@ -34,6 +35,24 @@ bool interpreted(std::string_view kind) {
                                                           "guard_added_fast",
                                                           "create_symbol"};
   return std::find(kKinds.begin(), kKinds.end(), kind) != kKinds.end();
+}
+
+// The members of the JSON object TEXT named in KEYS, each parsed on its own; the others are only
+// scanned. Discarded when TEXT is not a sound object or a wanted member is broken.
+Json parse_members(std::string_view text, std::initializer_list<std::string_view> keys) {
+  Json out = Json::object();
+  bool broken = false;
+  const bool sound = for_each_member(text, [&](std::string_view key, std::string_view value) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) return true;
+    Json member = Json::parse(value, nullptr, false);
+    if (member.is_discarded()) {
+      broken = true;
+      return false;
+    }
+    out[std::string(key)] = std::move(member);
+    return true;
+  });
+  return sound && !broken ? out : Json(Json::value_t::discarded);
 }
 
 int get_int(const Json& j, const char* key, int fallback) {
@@ -159,9 +178,15 @@ CompileUnit& TraceBuilder::unit_for(const CompileId& id, std::size_t line) {
 bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
   const std::string_view kind = head.kind;
   // Only small bodies are parsed into a DOM; metrics and unknown kinds stay text.
-  const bool needs_body = kind == "str" || kind == "dynamo_start" || kind == "artifact" ||
-                          kind == "guard_added_fast" || kind == "create_symbol";
-  const Json body = needs_body ? Json::parse(head.body, nullptr, false) : Json::object();
+  // Shape guards and symbols carry Dynamo's whole framework stack beside the few fields read
+  // (most of a dynamic-shape log's bytes): only those members are parsed.
+  const bool shape_record = kind == "guard_added_fast" || kind == "create_symbol";
+  const bool needs_body = kind == "str" || kind == "dynamo_start" || kind == "artifact";
+  const Json body =
+      shape_record
+          ? parse_members(head.body, {"expr", "symbol", "val", "vr", "source", "user_stack"})
+      : needs_body ? Json::parse(head.body, nullptr, false)
+                   : Json::object();
   if (body.is_discarded()) {
     bad_line(record, "broken JSON envelope");
     return false;

@@ -68,6 +68,23 @@ TEST_CASE("object members are visited in order until the visitor stops", "[trace
   CHECK(seen == std::vector<std::string>{R"(a=[1, {"x": "}"}])", R"(b="s")"});
 }
 
+TEST_CASE("strings end at the first quote after an even run of backslashes", "[trace]") {
+  const auto value_of = [](std::string_view json) {
+    std::string out;
+    const bool sound = for_each_member(json, [&](std::string_view, std::string_view value) {
+      out = value;
+      return false;
+    });
+    return sound ? out : std::string("<unsound>");
+  };
+  CHECK(value_of(R"({"a": "x\\"})") == R"("x\\")");    // an escaped backslash, then the end
+  CHECK(value_of(R"({"a": "x\"}"})") == R"("x\"}")");  // an escaped quote is inside
+  CHECK(value_of(R"({"a": "\\\"\\"})") == R"("\\\"\\")");
+  CHECK(value_of(R"({"a": ""})") == R"("")");
+  CHECK(value_of(R"({"a": "x\"})") == "<unsound>");  // the only quote is escaped
+  CHECK(value_of(R"({"a": "\\)") == "<unsound>");
+}
+
 TEST_CASE("glog prefixes are stripped, other lines are not records", "[trace]") {
   CHECK(envelope_json("V1129 12:42:26.033000 458 torch/x.py:276] {\"a\": 1}\r") == "{\"a\": 1}");
   CHECK(envelope_json("[rank0]:V1129 12:42:26.033000 458 x.py:1] {\"a\": 1}") == "{\"a\": 1}");
