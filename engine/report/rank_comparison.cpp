@@ -1,6 +1,7 @@
 #include "fxscope/report/rank_comparison.h"
 
 #include <atomic>
+#include <cctype>
 #include <mutex>
 
 #include "fxscope/core/parallel_for.h"
@@ -36,6 +37,29 @@ std::string ranks_text(const std::vector<int>& ranks) {
   std::string out = ranks.size() == 1 ? "rank " : "ranks ";
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
+  }
+  return out;
+}
+
+std::string short_op_names(std::string_view text) {
+  constexpr std::string_view kPrefix = "torch.ops._c10d_functional.";
+  constexpr std::string_view kOverload = ".default";
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text.substr(i, kPrefix.size()) != kPrefix) {
+      out += text[i++];
+      continue;
+    }
+    i += kPrefix.size();
+    std::size_t end = i;
+    while (end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_')) {
+      ++end;
+    }
+    out.append(text.substr(i, end - i));
+    i = end;
+    if (text.substr(i, kOverload.size()) == kOverload) i += kOverload.size();
   }
   return out;
 }

@@ -14,9 +14,10 @@ using json = nlohmann::json;
 // A group's value shown in text: one line, cut to what a terminal shows.
 std::string shown_value(const std::string& value) {
   constexpr std::size_t kWidth = 100;
-  std::string line = value.substr(0, value.find('\n'));
+  const std::string shortened = short_op_names(value);
+  std::string line = shortened.substr(0, shortened.find('\n'));
   if (line.size() > kWidth) line = line.substr(0, kWidth) + "...";
-  if (value.find('\n') != std::string::npos) line += " ...";
+  if (shortened.find('\n') != std::string::npos) line += " ...";
   return line.empty() ? "(none)" : line;
 }
 

@@ -66,11 +66,15 @@ std::optional<std::string> per_compile(const Map& map, const RankFacts& f, const
   return has_compile(f, id) ? std::optional(std::move(absent)) : std::nullopt;
 }
 
-// Where the first two groups' comma-separated lists first differ: "at 3: a where b".
+// Where the first two groups' schedules first differ: "op 4: reduce_scatter_tensor against
+// wait_tensor", or their lengths when one is the other's beginning.
 std::string first_difference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
-    if (a[i] != b[i]) return "op " + std::to_string(i + 1) + ": " + a[i] + " against " + b[i];
+    if (a[i] != b[i]) {
+      return "op " + std::to_string(i + 1) + ": " + short_op_names(a[i]) + " against " +
+             short_op_names(b[i]);
+    }
   }
   return std::to_string(a.size()) + " ops against " + std::to_string(b.size());
 }

@@ -156,3 +156,13 @@ TEST_CASE("a directory without ranks is an error naming it", "[report][ranks]") 
   REQUIRE_FALSE(c.ok());
   CHECK_THAT(c.error().message, Catch::Contains("no per-rank logs"));
 }
+
+TEST_CASE("collectives by their short names", "[report][ranks]") {
+  CHECK(short_op_names("torch.ops._c10d_functional.all_reduce_.default, "
+                       "torch.ops._c10d_functional.wait_tensor.default") ==
+        "all_reduce_, wait_tensor");
+  // Other ops and overloads are left as they are.
+  CHECK(short_op_names("torch.ops.aten.mm.default") == "torch.ops.aten.mm.default");
+  CHECK(short_op_names("torch.ops._c10d_functional.all_gather_into_tensor.out") ==
+        "all_gather_into_tensor.out");
+}

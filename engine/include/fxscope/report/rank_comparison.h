@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fxscope/core/diagnostics.h"
@@ -43,6 +44,11 @@ std::string_view to_string(DivergenceKind kind);
 
 // "rank 3" or "ranks 0, 1, 2", as the texts name a group.
 std::string ranks_text(const std::vector<int>& ranks);
+
+// TEXT with c10d collectives named as a reader knows them: "torch.ops._c10d_functional.
+// all_reduce_.default" -> "all_reduce_". Schedules name every op in full, which leaves a line
+// of a terminal room for two of them.
+std::string short_op_names(std::string_view text);
 
 // One disagreement: the ranks in groups that agree within themselves.
 struct Divergence {
