@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""fxscope's engine beside real torch.compile on the corpus logs, on one GPU host, in one call.
+
+    python3 bench/corpus_side_by_side.py --cli build/app/cli/fxscope-cli \\
+        [--modes default,reduce-overhead] [--only a,b] [--budget-s 540] [--markdown OUT] [--json OUT]
+
+For every log (sample_graphs/corpus/* unless named), the same compile unit (`run`'s default unit,
+the same for both backends) runs twice: `fxscope-cli run LOG --mode M --json` (the engine: its
+generated kernels, cuBLAS and CUDA graphs) and `fxscope-cli run LOG --backend pytorch ...` (the
+log's fx_graph_runnable under torch.compile). Both time a call with CUDA events after warm-up and
+every kernel with CUPTI, so the ratios compare like with like. Printed per model and mode:
+engine kernel time / torch.compile kernel time and the same for a whole call, and per mode the
+geometric mean over the models both backends ran. A model that fails in one backend is listed
+with the reason, not dropped. Models are run one after another (never two on the GPU at once);
+--budget-s stops starting new ones so a device call ends inside its limit.
+"""
+import argparse
+import datetime
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(os.path.dirname(HERE), "sample_graphs", "corpus")
+
+
+def run_json(cmd, timeout):
+    """The run's JSON, or a dict with 'error' saying why there is none."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s"}
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"error": f"exit {done.returncode}: {tail[0][:200]}"}
+
+
+def mode_figures(result, mode):
+    """(kernel_us, total_us, note) of MODE in one backend's result."""
+    if "error" in result:
+        return None, None, result["error"]
+    for m in result.get("modes", []):
+        if m.get("mode") != mode:
+            continue
+        if m.get("error") or m.get("ran") is False:
+            return None, None, m.get("error") or "did not run"
+        note = "flagged" if m.get("flagged") else ""
+        return m.get("kernel_us"), m.get("total_us"), note
+    return None, None, "mode absent"
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def geomean(values):
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def fmt(v):
+    return f"{v:.2f}" if v is not None else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--modes", default="default,reduce-overhead")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--logs", nargs="*", help="log folders (default: the corpus)")
+    parser.add_argument("--timeout", type=int, default=240, help="seconds per backend per model")
+    parser.add_argument("--budget-s", type=float, default=0, help="start no model after this")
+    parser.add_argument("--markdown", help="also write the table here")
+    parser.add_argument("--json", help="also write every figure here")
+    args = parser.parse_args()
+
+    modes = args.modes.split(",")
+    logs = args.logs or sorted(glob.glob(os.path.join(CORPUS, "*", "")))
+    only = set(filter(None, args.only.split(",")))
+    logs = [p for p in logs if not only or os.path.basename(os.path.normpath(p)) in only]
+    start = time.monotonic()
+    rows, skipped, torch_version = [], [], None
+    for path in logs:
+        name = os.path.basename(os.path.normpath(path))
+        if args.budget_s and time.monotonic() - start > args.budget_s:
+            skipped.append(name)
+            continue
+        base = [args.cli, "run", path, "--mode", ",".join(modes), "--json"]
+        engine = run_json(base, args.timeout)
+        torch_run = run_json(base + ["--backend", "pytorch"], args.timeout)
+        torch_version = torch_version or torch_run.get("torch_version")
+        for mode in modes:
+            ek, et, enote = mode_figures(engine, mode)
+            pk, pt, pnote = mode_figures(torch_run, mode)
+            rows.append({"model": name, "mode": mode, "unit": engine.get("unit"),
+                         "engine_kernel_us": ek, "engine_total_us": et, "engine_note": enote,
+                         "pytorch_kernel_us": pk, "pytorch_total_us": pt, "pytorch_note": pnote,
+                         "kernel_ratio": ratio(ek, pk), "total_ratio": ratio(et, pt)})
+        print(f"{name}: {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+
+    lines = [f"PyTorch {torch_version or '?'}, {datetime.date.today().isoformat()}, "
+             f"{len({r['model'] for r in rows})} models",
+             "",
+             "| model | mode | engine / torch.compile, kernels | whole call | notes |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        notes = "; ".join(filter(None, [r["engine_note"] and "engine: " + r["engine_note"],
+                                        r["pytorch_note"] and "pytorch: " + r["pytorch_note"]]))
+        lines.append(f"| {r['model']} | {r['mode']} | {fmt(r['kernel_ratio'])} | "
+                     f"{fmt(r['total_ratio'])} | {notes} |")
+    lines.append("")
+    for mode in modes:
+        of_mode = [r for r in rows if r["mode"] == mode]
+        kr = [r["kernel_ratio"] for r in of_mode if r["kernel_ratio"]]
+        tr = [r["total_ratio"] for r in of_mode if r["total_ratio"]]
+        worst = max(of_mode, key=lambda r: r["kernel_ratio"] or 0, default=None)
+        lines.append(f"- {mode}: geometric mean {fmt(geomean(kr))} (kernels), "
+                     f"{fmt(geomean(tr))} (whole call) over {len(kr)} of {len(of_mode)} models; "
+                     f"highest {fmt(worst and worst['kernel_ratio'])} ({worst and worst['model']})")
+    if skipped:
+        lines.append(f"- not started (time budget): {', '.join(skipped)}")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch_version": torch_version, "rows": rows, "skipped": skipped}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()
