@@ -1,12 +1,17 @@
-// Greedy fusion as Inductor does it: candidate pairs are scheduler-node groups that touch a common
-// buffer; they are scored by shared buffers, then by closeness, and fused when legal.
+// Greedy fusion as Inductor does it (Scheduler.fuse_nodes_once): candidate pairs are scheduler-node
+// groups that touch a common buffer; they are ranked by score_fusion (kind of fusion, bytes of
+// loads and stores they share, closeness) and fused when legal: enough shared bytes, and a
+// consumer reading what its producer wrote at the addresses it was written.
 
 #include "fxscope/fusion/fusion_scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <utility>
 
 namespace fxscope::fusion {
@@ -17,6 +22,10 @@ struct Group {
   std::vector<std::int64_t> buffers;   // sorted: read or written
   std::vector<std::int64_t> indirect;  // sorted: read through indirect indexing
   std::vector<std::int64_t> writes;    // sorted
+  // read_writes of Inductor's (fused) node: loads not satisfied by its own stores, and stores.
+  std::vector<MemoryDep> read_deps;
+  std::vector<MemoryDep> write_deps;
+  bool template_gemm = false;
   std::int64_t numel = 1;
   std::int64_t rnumel = 1;
   bool reduction = false;
@@ -45,6 +54,9 @@ class Fuser {
       g.rnumel = s.rnumel;
       g.reduction = s.reduction;
       g.no_prologue = s.no_prologue;
+      g.read_deps = s.read_deps;
+      g.write_deps = {s.write_dep};
+      g.template_gemm = s.template_gemm;
       for (const std::int64_t b : s.reads) {
         const auto w = writer.find(b);
         if (w != writer.end() && w->second != i) succs_[w->second].push_back(i);
@@ -79,29 +91,38 @@ class Fuser {
         }
       }
     }
-    std::map<std::pair<std::size_t, std::size_t>, std::size_t> shared;
+    std::map<std::pair<std::size_t, std::size_t>, std::int64_t> candidates;
     for (auto& [buffer, list] : by_buffer) {
       std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
         return groups_[a].members.front() < groups_[b].members.front();
       });
       for (std::size_t x = 0; x < list.size(); ++x) {
         const std::size_t end = std::min(list.size(), x + 1 + options_.max_group_nodes);
-        for (std::size_t y = x + 1; y < end; ++y) ++shared[{list[x], list[y]}];
+        for (std::size_t y = x + 1; y < end; ++y) ++candidates[{list[x], list[y]}];
       }
     }
-    std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::size_t>> pairs(shared.begin(),
-                                                                                   shared.end());
-    const auto distance = [&](const std::pair<std::size_t, std::size_t>& p) {
-      const auto a = static_cast<std::int64_t>(groups_[p.first].members.front());
-      const auto b = static_cast<std::int64_t>(groups_[p.second].members.front());
-      return a > b ? a - b : b - a;
+    struct Ranked {
+      std::pair<std::size_t, std::size_t> pair;
+      std::array<std::int64_t, 4> key;
     };
-    std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
-      if (a.second != b.second) return a.second > b.second;
-      return distance(a.first) < distance(b.first);
-    });
+    std::vector<Ranked> pairs;
+    pairs.reserve(candidates.size());
+    for (const auto& [pair, count] : candidates) {
+      if (!options_.memory_deps) {
+        // Without addresses: the pairs sharing most buffers first, then the closest.
+        const auto x = static_cast<std::int64_t>(groups_[pair.first].members.front());
+        const auto y = static_cast<std::int64_t>(groups_[pair.second].members.front());
+        pairs.push_back({pair, {count, -(x > y ? x - y : y - x), 0, 0}});
+        continue;
+      }
+      // get_possible_fusions keeps the legal pairs only, and checking one may reorder loops.
+      if (!can_fuse(pair.first, pair.second, false)) continue;
+      pairs.push_back({pair, fusion_key(pair.first, pair.second)});
+    }
+    std::stable_sort(pairs.begin(), pairs.end(),
+                     [](const Ranked& a, const Ranked& b) { return a.key > b.key; });
     bool fused = false;
-    for (const auto& [pair, count] : pairs) {
+    for (const auto& [pair, key] : pairs) {
       const std::size_t a = find(pair.first);
       const std::size_t b = find(pair.second);
       if (a == b || !can_fuse(a, b)) continue;
@@ -121,14 +142,133 @@ class Fuser {
     return gi;
   }
 
-  bool can_fuse(std::size_t a, std::size_t b) const {
+  bool can_fuse(std::size_t a, std::size_t b, bool check_cycle = true) {
     const Group& ga = groups_[a];
     const Group& gb = groups_[b];
     if (ga.members.size() + gb.members.size() > options_.max_group_nodes) return false;
     if (!shapes_fit(ga, gb)) return false;
     if (reads_indirectly(ga, gb) || reads_indirectly(gb, ga)) return false;
-    if (!depends(a, b) && !depends(b, a) && span(ga, gb) > options_.horizontal_window) return false;
-    return !creates_cycle(a, b);
+    // Scheduler.can_fuse: too few shared bytes first try a loop reordering; the threshold then
+    // bars horizontal fusions only (InductorChoices.can_fuse_horizontal).
+    std::int64_t shared = options_.memory_deps ? shared_bytes(ga, gb) : 0;
+    if (options_.memory_deps && shared < options_.score_fusion_memory_threshold) {
+      shared = std::max(shared, reorder_to_share(a, b));
+    }
+    const bool a_to_b = depends(a, b);
+    const bool b_to_a = depends(b, a);
+    if (options_.memory_deps && !a_to_b && !b_to_a &&
+        shared < options_.score_fusion_memory_threshold) {
+      return false;
+    }
+    if (options_.memory_deps && a_to_b && !reads_match_writes(ga, gb)) return false;
+    if (options_.memory_deps && b_to_a && !reads_match_writes(gb, ga)) return false;
+    if (!a_to_b && !b_to_a && span(ga, gb) > options_.horizontal_window) return false;
+    return !check_cycle || !creates_cycle(a, b);
+  }
+
+  // Scheduler._try_reorder_loops_for_candidates: of the buffers both groups touch that they
+  // address alike but in different loop orders (a store and its load first, then the largest),
+  // the pointwise group takes the other's loop order; the bytes shared after, or -1.
+  std::int64_t reorder_to_share(std::size_t a, std::size_t b) {
+    Group& ga = groups_[a];
+    Group& gb = groups_[b];
+    struct Candidate {
+      bool write_read = false;
+      std::int64_t bytes = 0;
+      const MemoryDep* lhs = nullptr;
+      const MemoryDep* rhs = nullptr;
+    };
+    const auto find_dep = [](const std::vector<MemoryDep>& deps, std::int64_t buffer) {
+      const auto it = std::find_if(deps.begin(), deps.end(), [&](const MemoryDep& d) {
+        return d.buffer == buffer && !d.opaque;
+      });
+      return it == deps.end() ? nullptr : &*it;
+    };
+    std::optional<Candidate> best;
+    std::set<std::int64_t> buffers;
+    for (const auto* deps : {&ga.read_deps, &ga.write_deps}) {
+      for (const MemoryDep& d : *deps) buffers.insert(d.buffer);
+    }
+    for (const std::int64_t buffer : buffers) {
+      const MemoryDep* aw = find_dep(ga.write_deps, buffer);
+      const MemoryDep* ar = find_dep(ga.read_deps, buffer);
+      const MemoryDep* bw = find_dep(gb.write_deps, buffer);
+      const MemoryDep* br = find_dep(gb.read_deps, buffer);
+      const MemoryDep* lhs = aw ? aw : ar;
+      const MemoryDep* rhs = bw ? bw : br;
+      if (!lhs || !rhs) continue;
+      const bool write_read = (aw && br) || (bw && ar);
+      if (same_stride_order(*lhs, *rhs)) {
+        const Candidate c{write_read, lhs->bytes, lhs, rhs};
+        if (!best || std::pair{c.write_read, c.bytes} > std::pair{best->write_read, best->bytes}) {
+          best = c;
+        }
+      } else if (write_read) {
+        // A store and its load that differ in how the loops are cut, not only in their order:
+        // only re-indexing could match them.
+        const std::vector<std::int64_t> w = loop_sizes(aw ? *aw : *bw);
+        const std::vector<std::int64_t> r = loop_sizes(aw ? *br : *ar);
+        for (const std::int64_t size : w) {
+          if (std::find(r.begin(), r.end(), size) == r.end()) return -1;
+        }
+      }
+    }
+    if (!best) return -1;
+    // Only a pointwise group's loops are reordered.
+    Group* moved = !ga.reduction ? &ga : !gb.reduction ? &gb : nullptr;
+    if (moved == nullptr) return -1;
+    const std::optional<LoopOrder> order = moved == &ga
+                                               ? loop_order_to_match(*best->lhs, *best->rhs)
+                                               : loop_order_to_match(*best->rhs, *best->lhs);
+    if (!order) return -1;
+    for (auto* deps : {&moved->read_deps, &moved->write_deps}) {
+      for (MemoryDep& d : *deps) d = reorder_loops(d, *order);
+    }
+    return shared_bytes(ga, gb);
+  }
+
+  // Scheduler.score_fusion, higher first: a fusion into a template's prologue last, one sharing
+  // data with a non-template first node before the rest; then fusions of like kinds (both
+  // reductions or neither) that share data; then the bytes shared; then the closer pair.
+  std::array<std::int64_t, 4> fusion_key(std::size_t a, std::size_t b) const {
+    const Group& ga = groups_[a];
+    const Group& gb = groups_[b];
+    const std::int64_t memory = shared_bytes(ga, gb);
+    const std::int64_t kind = gb.template_gemm ? 0 : 1 + (!ga.template_gemm && memory > 0);
+    const std::int64_t alike = ga.reduction == gb.reduction && memory > 0;
+    return {kind, alike, memory, -span(ga, gb)};
+  }
+
+  // score_fusion_memory: the bytes of the loads and stores the two groups have in common.
+  static std::int64_t shared_bytes(const Group& a, const Group& b) {
+    std::int64_t bytes = 0;
+    const auto in_b = [&](const MemoryDep& d) {
+      const auto same = [&](const MemoryDep& e) { return e.same_as(d); };
+      return std::any_of(b.read_deps.begin(), b.read_deps.end(), same) ||
+             std::any_of(b.write_deps.begin(), b.write_deps.end(), same);
+    };
+    for (const MemoryDep& d : a.read_deps) {
+      if (in_b(d)) bytes += d.bytes;
+    }
+    for (const MemoryDep& d : a.write_deps) {
+      const auto same = [&](const MemoryDep& e) { return e.same_as(d); };
+      // The union of loads and stores: a dep both loaded and stored counts once.
+      if (in_b(d) && std::none_of(a.read_deps.begin(), a.read_deps.end(), same)) bytes += d.bytes;
+    }
+    return bytes;
+  }
+
+  // can_fuse_vertical: every load CONSUMER makes of a buffer PRODUCER stores reads it at the
+  // address it was stored (fusable_read_and_write); a load elsewhere in it needs the whole
+  // buffer first.
+  static bool reads_match_writes(const Group& producer, const Group& consumer) {
+    for (const MemoryDep& r : consumer.read_deps) {
+      if (!std::binary_search(producer.writes.begin(), producer.writes.end(), r.buffer)) continue;
+      const bool matched = std::any_of(producer.write_deps.begin(), producer.write_deps.end(),
+                                       [&](const MemoryDep& w) { return r.reads_as_written(w); });
+      if (!matched) return false;
+    }
+    return true;
   }
 
   // Pointwise with pointwise: equal numel; reductions: equal numel and rnumel; a pointwise
@@ -220,6 +360,25 @@ class Fuser {
     ga.buffers = std::move(buffers);
     ga.indirect = merged(ga.indirect, gb.indirect);
     ga.writes = merged(ga.writes, gb.writes);
+    // ReadWrites.merge_list: the stores of both; the loads of both but those of a store.
+    for (MemoryDep& w : gb.write_deps) ga.write_deps.push_back(std::move(w));
+    for (MemoryDep& r : gb.read_deps) ga.read_deps.push_back(std::move(r));
+    std::vector<MemoryDep> reads;
+    for (MemoryDep& r : ga.read_deps) {
+      const auto same = [&](const MemoryDep& d) { return d.same_as(r); };
+      if (std::any_of(ga.write_deps.begin(), ga.write_deps.end(), same)) continue;
+      if (r.opaque) {
+        const auto dup = [&](const MemoryDep& d) { return d.opaque && d.buffer == r.buffer; };
+        if (std::any_of(reads.begin(), reads.end(), dup)) continue;
+      } else if (std::any_of(reads.begin(), reads.end(), same)) {
+        continue;
+      }
+      reads.push_back(std::move(r));
+    }
+    ga.read_deps = std::move(reads);
+    gb.write_deps.clear();
+    gb.read_deps.clear();
+    ga.template_gemm = ga.template_gemm || gb.template_gemm;
     if (gb.reduction && !ga.reduction) {
       ga.numel = gb.numel;
       ga.rnumel = gb.rnumel;

@@ -41,7 +41,11 @@ void merge_into(std::vector<NodeId>& into, const std::vector<NodeId>& from) {
 class Lowerer {
  public:
   Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_templates)
-      : g_(g), options_(options), templates_(gemm_templates), n_(static_cast<NodeId>(g.size())) {
+      : g_(g),
+        options_(options),
+        templates_(gemm_templates),
+        n_(static_cast<NodeId>(g.size())),
+        model_(g, options.hints) {
     users_ = g.users();
     info_.reserve(n_);
     for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
@@ -76,6 +80,12 @@ class Lowerer {
         realized_[i] = true;  // placeholders and constants are buffers already
         layout_fixed_[i] = true;
         channels_last_[i] = recorded_channels_last(g_.node(i));
+        continue;
+      }
+      if (is_sym(i)) {
+        // SymInt arithmetic (a size times a size) runs in the wrapper: no kernel, no buffer.
+        realized_[i] = true;
+        layout_fixed_[i] = true;
         continue;
       }
       if (!ops::find_op(node.target)) ++unknown_[node.target];
@@ -176,6 +186,15 @@ class Lowerer {
       }
       const std::int64_t copy = next_buffer_++;
       push(p, gathered, read_set(p), copy, numel_of(p), 1, false, true, "");
+      if (realized_[p]) {
+        // A copy of a buffer reads it where it lies: copies of one buffer into several cats
+        // share the load and fuse.
+        sched_.back().read_deps = {make_dep(alias_[p], iteration_coords(model_.sizes(p)),
+                                            layout_strides(p), model_.numel(p),
+                                            model_.element_bytes(p))};
+      } else {
+        set_value_deps(p);
+      }
       reads.push_back(copy);
     }
     std::sort(reads.begin(), reads.end());
@@ -299,13 +318,36 @@ class Lowerer {
         push_split(i, gathered, reads, amax, out, rnumel, split);
         reads.push_back(amax);
       }
+      const std::vector<std::int64_t> all_reads = reads;
+      const bool softmax = ops::op_base_name(g_.node(i).target) == "prepare_softmax_online";
       push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split);
-      sched_[sched_.size() - 2].no_prologue = !inner && out > 1;
+      SchedulerNode& first = sched_[sched_.size() - 2];
+      first.no_prologue = !inner && out > 1;
+      // The first pass reads its input re-indexed by the split: for an inner reduction the same
+      // addresses, for an outer one addresses no producer's store matches.
+      if (!args.empty()) {
+        first.read_deps = reduction_reads(i, args, first.reads);
+        if (first.no_prologue) {
+          for (MemoryDep& d : first.read_deps) d.split = split;
+        }
+        if (softmax && sched_.size() >= 4) sched_[sched_.size() - 4].read_deps = first.read_deps;
+      }
     } else {
       push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan,
            !scan, scan ? "scan" : "");
+      if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
     }
+    set_reduction_write(i, buffer);
     if (mean) hint_realize(i);
+  }
+
+  // The store of reduction I's buffer: its output, over the kept dims.
+  void set_reduction_write(NodeId i, std::int64_t buffer) {
+    const std::vector<std::int64_t>& sizes = model_.sizes(i);
+    if (sizes.empty()) return;
+    SchedulerNode& s = sched_.back();
+    s.write_dep = make_dep(buffer, iteration_coords(sizes), layout_strides(i), model_.numel(i),
+                           model_.element_bytes(i));
   }
 
   // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
@@ -483,6 +525,8 @@ class Lowerer {
       }
       push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
            std::string(kLayoutCopyNote));
+      sched_.back().read_deps = {make_dep(a, iteration_coords(model_.sizes(a)), layout_strides(a),
+                                          model_.numel(a), model_.element_bytes(a))};
     }
   }
 
@@ -518,6 +562,7 @@ class Lowerer {
     const NodeId base = storage(a);
     if (realized_[base] || !inlinable_[base]) return;
     push(a, origins, read_set(a), a, numel_of(a), 1, false, true, "");
+    set_value_deps(a);
     realized_[a] = true;
     alias_[a] = a;
   }
@@ -539,6 +584,121 @@ class Lowerer {
     std::vector<std::int64_t> reads = read_set(base);
     realized_[base] = true;
     push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
+    set_value_deps(base);
+  }
+
+  bool is_sym(NodeId i) const {
+    const graph::Node& node = g_.node(i);
+    return node.meta && node.meta->is_sym_scalar();
+  }
+
+  // The strides of the buffer holding node I's value: channels-last where Inductor lays it out
+  // so, as recorded where the layout is fixed (inputs, library calls), else contiguous.
+  std::vector<std::int64_t> layout_strides(NodeId i) const {
+    const std::vector<std::int64_t>& sizes = model_.sizes(i);
+    if (channels_last_[i] && sizes.size() == 4) {
+      return {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
+    }
+    const graph::Node& node = g_.node(i);
+    if (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel) {
+      return model_.strides(i);
+    }
+    std::vector<std::int64_t> strides(sizes.size(), 1);
+    for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
+    return strides;
+  }
+
+  // The last scheduler node's loads and store when it computes value ROOT over ROOT's shape.
+  void set_value_deps(NodeId root) {
+    SchedulerNode& s = sched_.back();
+    const std::vector<std::int64_t>& sizes = model_.sizes(root);
+    if (sizes.empty() && model_.numel(root) != s.numel) return;
+    s.read_deps = walk_deps({{root, iteration_coords(sizes)}}, model_.numel(root), s.reads, true);
+  }
+
+  // The loads of reduction (or scan) I's kernel: its input over the kept dims, then the reduced
+  // ones; every input at the same coordinates for a composite reduction.
+  std::vector<MemoryDep> reduction_reads(NodeId i, const std::vector<NodeId>& args,
+                                         const std::vector<std::int64_t>& fallback) {
+    const NodeId in = arg_node(i, 0).value_or(args.front());
+    const std::vector<std::int64_t>& sizes = model_.sizes(in);
+    const std::optional<std::vector<std::int64_t>> dims = model_.reduced_dims(i);
+    const Coords coords = dims ? reduction_coords(sizes, *dims) : iteration_coords(sizes);
+    std::vector<ValueLoad> start{{in, coords}};
+    if (!dims) {
+      for (const NodeId a : args) {
+        if (a == in || is_sym(a)) continue;
+        start.push_back({a, model_.sizes(a) == sizes
+                                ? coords
+                                : Coords(std::max<std::size_t>(model_.sizes(a).size(), 1),
+                                         IndexExpr{{}, 0, true})});
+      }
+    }
+    return walk_deps(std::move(start), model_.numel(in), fallback, false);
+  }
+
+  // The loads of a kernel computing value ROOT at coordinates COORDS of an iteration of
+  // ITER_NUMEL: the walk through everything inlined into it down to buffers.
+  // EXPAND_FIRST: the first load is the kernel's own value, computed rather than loaded.
+  std::vector<MemoryDep> walk_deps(std::vector<ValueLoad> stack, std::int64_t iter_numel,
+                                   const std::vector<std::int64_t>& fallback, bool expand_first) {
+    std::vector<MemoryDep> deps;
+    std::set<std::vector<std::int64_t>> seen;
+    std::size_t steps = 0;
+    bool first = expand_first;
+    while (!stack.empty()) {
+      ValueLoad load = std::move(stack.back());
+      stack.pop_back();
+      const NodeId v = load.value;
+      if (++steps > kMaxWalkSteps) {
+        // Too many distinct loads to follow: each buffer read at an address of its own.
+        deps.clear();
+        for (const std::int64_t b : fallback) deps.push_back(opaque_dep(b));
+        return deps;
+      }
+      if (!seen.insert(walk_key(load)).second || is_sym(v)) continue;
+      const bool root_step = first;
+      first = false;
+      if (realized_[v] && !root_step) {
+        add_dep(deps, make_dep(alias_[v], load.coords, layout_strides(v), iter_numel,
+                               model_.element_bytes(v)));
+        continue;
+      }
+      if (epilogue_of_[v] >= 0) {
+        add_dep(deps, make_dep(epilogue_of_[v], load.coords, layout_strides(v), iter_numel,
+                               model_.element_bytes(v)));
+        const std::optional<NodeId> bias =
+            ops::op_base_name(g_.node(v).target) == "convolution" ? arg_node(v, 2) : std::nullopt;
+        if (bias && load.coords.size() > 1) stack.push_back({*bias, Coords{load.coords[1]}});
+        continue;
+      }
+      for (ValueLoad& next : model_.loads(v, load.coords)) stack.push_back(std::move(next));
+    }
+    return deps;
+  }
+
+  static std::vector<std::int64_t> walk_key(const ValueLoad& load) {
+    std::vector<std::int64_t> key{static_cast<std::int64_t>(load.value)};
+    for (const IndexExpr& e : load.coords) {
+      key.push_back(e.opaque ? -1 : e.offset);
+      key.push_back(static_cast<std::int64_t>(e.terms.size()));
+      for (const IndexTerm& t : e.terms) key.insert(key.end(), {t.place, t.radix, t.mult});
+    }
+    return key;
+  }
+
+  static MemoryDep opaque_dep(std::int64_t buffer) {
+    MemoryDep d;
+    d.buffer = buffer;
+    d.opaque = true;
+    return d;
+  }
+
+  static void add_dep(std::vector<MemoryDep>& deps, MemoryDep dep) {
+    for (const MemoryDep& d : deps) {
+      if (d.same_as(dep) || (d.opaque && dep.opaque && d.buffer == dep.buffer)) return;
+    }
+    deps.push_back(std::move(dep));
   }
 
   std::vector<std::int64_t> read_set(NodeId i) {
@@ -557,7 +717,7 @@ class Lowerer {
       if (stamp_[i] == generation_) continue;
       stamp_[i] = generation_;
       if (realized_[i]) {
-        reads.push_back(alias_[i]);
+        if (!is_sym(i)) reads.push_back(alias_[i]);
         continue;
       }
       if (epilogue_of_[i] >= 0) {
@@ -619,6 +779,13 @@ class Lowerer {
             bool fusable, std::string note) {
     SchedulerNode s;
     s.node = node;
+    for (const std::int64_t b : reads) s.read_deps.push_back(opaque_dep(b));
+    const std::vector<std::int64_t>& sizes = model_.sizes(node);
+    const std::int64_t bytes = model_.element_bytes(node);
+    s.write_dep =
+        model_.numel(node) == numel && !sizes.empty()
+            ? make_dep(buffer, iteration_coords(sizes), layout_strides(node), numel, bytes)
+            : make_dep(buffer, iteration_coords({numel}), {1}, numel, bytes);
     s.indirect_reads = indirect_reads(origins);
     s.origins = std::move(origins);
     s.reads = std::move(reads);
@@ -636,6 +803,7 @@ class Lowerer {
   const PlanOptions& options_;
   bool templates_;
   NodeId n_;
+  IndexModel model_;
   std::vector<std::vector<NodeId>> users_;
   std::vector<ops::OpInfo> info_;
   std::vector<bool> realized_;
@@ -660,6 +828,8 @@ class Lowerer {
   std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);
   std::vector<SchedulerNode> sched_;
   std::map<std::string, std::size_t> unknown_;
+  // A walk of more steps than this (a long chain of unrolled reductions) gives up on addresses.
+  static constexpr std::size_t kMaxWalkSteps = 4096;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fxscope/fusion/memory_index.h"
 #include "fxscope/fusion/planner.h"
 #include "fxscope/graph/graph.h"
 #include "fxscope/ops/op_registry.h"
@@ -23,6 +24,9 @@ struct SchedulerNode {
   // embedding of them), whose addresses no dependency of their writer matches.
   std::vector<std::int64_t> indirect_reads;
   std::int64_t buffer = -1;  // the buffer id it writes
+  // Its loads and its store as addresses over its own loop (read_writes of Inductor's node).
+  std::vector<MemoryDep> read_deps;
+  MemoryDep write_dep;
   std::int64_t numel = 1;
   std::int64_t rnumel = 1;  // > 1 or reduction: the reduced size
   bool reduction = false;

@@ -24,7 +24,13 @@ struct PlanOptions {
   std::int64_t persistent_rnumel = 1024;        // inner reductions up to this fit one block
   std::int64_t split_rnumel = 8192;             // larger reductions with few outputs split
   std::int64_t sm_count = 132;                  // H200; split when outputs < 2 x SMs
-  double epilogue_min_bytes = 1 << 20;          // max-autotune: epilogues smaller do not pay
+  // config.score_fusion_memory_threshold: two kernels sharing fewer bytes of loads and stores
+  // do not fuse.
+  std::int64_t score_fusion_memory_threshold = 10;
+  // Fuse by memory dependencies (Inductor's addresses of each load and store, loop reordering
+  // included) rather than by the buffers two kernels share.
+  bool memory_deps = true;
+  double epilogue_min_bytes = 1 << 20;  // max-autotune: epilogues smaller do not pay
   // GraphLowering.is_inference: an inference graph (no backward) decides channels-last layout by
   // its convolutions' FLOPs, a training graph by their shapes (decide_layout_opt).
   bool inference = true;
