@@ -7,10 +7,12 @@
 // sample_graphs/ and of sample_graphs/corpus/). --baseline prints the recorded form the corpus
 // ratchet test reads instead (tests/data/fidelity_baseline.json).
 #include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>

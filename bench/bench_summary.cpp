@@ -3,9 +3,11 @@
 //   bench_summary [LOG_OR_DIR] [REPEATS]   (default: the largest bundled sample, LLaMA 48 layers,
 //   15 repeats)
 #include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

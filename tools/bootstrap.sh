@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fxscope needs (only those that are missing), then configures and
-# builds into build/. Idempotent: a second run with nothing changed installs nothing and builds
-# nothing. Needs root only when something is missing.
+# builds into build/: the targets named as arguments, else everything. Idempotent: a second run
+# with nothing changed installs nothing and builds nothing. Needs root only when something is
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# dpkg-dev and file are for tools/package.sh (dpkg-shlibdeps computes the .deb's Depends).
+# dpkg-dev and file are for tools/package.sh (dpkg-shlibdeps computes the .deb's Depends); ccache
+# and mold shorten rebuilds (cmake/FxscopeBuildSpeed.cmake).
 packages=(cmake ninja-build g++ pkg-config clang-format catch2 nlohmann-json3-dev libcli11-dev
-          zlib1g-dev libzstd-dev qt6-base-dev qt6-svg-dev libgraphviz-dev time dpkg-dev file)
+          zlib1g-dev libzstd-dev qt6-base-dev qt6-svg-dev libgraphviz-dev time dpkg-dev file
+          ccache mold)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,4 +28,8 @@ fi
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja ${FXSCOPE_CMAKE_ARGS:-}
 fi
-cmake --build build
+if (($#)); then
+  cmake --build build --target "$@"
+else
+  cmake --build build
+fi

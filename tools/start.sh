@@ -3,7 +3,7 @@
 # With a display and the GUI built, that is the desktop app; otherwise the CLI summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/bootstrap.sh
+tools/bootstrap.sh fxscope_apps
 sample="${1:-sample_graphs/graph_breaks}"
 if [ -x build/app/gui/fxscope ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec build/app/gui/fxscope "$sample"

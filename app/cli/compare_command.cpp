@@ -3,8 +3,10 @@
 // PyTorch's measurement. Measurements come from saved `run --json` outputs, or from `run` itself,
 // started as a child process of this executable (a CUDA fault then never takes compare down).
 #include <stdlib.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>

@@ -3,9 +3,11 @@
 // Graphviz), as fxscope JSON, or its kernel timeline as a Chrome trace. PATH may also be an
 // fxscope JSON file written by this command or the app.
 #include <cstdio>
+
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 

@@ -1,10 +1,12 @@
 // `fxscope-cli fuse PATH --mode MODE [--unit ID] [--device H200] [--json]`: the kernels each
 // compile mode forms, beside Inductor's, with predicted times.
 #include <cstdio>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fxscope/codegen/unit_kernel_sources.h"

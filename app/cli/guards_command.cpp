@@ -1,8 +1,10 @@
 // `fxscope-cli guards PATH`: what each unit's guards demand, which cache entry a proposed input
 // would reuse (--input / --const), and the replay of the log's recompiles (--check-recompiles).
 #include <cstdio>
+
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

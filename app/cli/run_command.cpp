@@ -7,10 +7,12 @@
 // attributes a run saved with --work-dir again, with no GPU and no Python.
 
 #include <cstdio>
+
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "commands.h"

@@ -1,8 +1,10 @@
 // `fxscope-cli summary PATH [--json] [--rank N | --all-ranks]`: compile units, graph breaks and
 // recompiles of a log, or every rank of a distributed job and where the ranks diverge.
 #include <cstdio>
+
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "fxscope/report/rank_comparison.h"

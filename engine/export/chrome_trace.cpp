@@ -1,5 +1,7 @@
 #include "fxscope/export/chrome_trace.h"
 
+#include <nlohmann/json.hpp>
+
 #include <utility>
 
 namespace fxscope::exporting {

@@ -1,5 +1,7 @@
 #include "fxscope/export/dot_writer.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <string_view>

@@ -1,5 +1,7 @@
 #include "fxscope/graph/document.h"
 
+#include <nlohmann/json.hpp>
+
 #include <utility>
 
 namespace fxscope::graph {

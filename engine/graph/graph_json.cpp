@@ -1,5 +1,7 @@
 #include "fxscope/graph/graph_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <limits>
 #include <optional>

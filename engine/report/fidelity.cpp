@@ -2,6 +2,8 @@
 
 #include "fxscope/report/fidelity.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

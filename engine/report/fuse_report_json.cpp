@@ -1,5 +1,7 @@
 #include "fxscope/report/fuse_report_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/report/summary_json.h"
 
 namespace fxscope::report {

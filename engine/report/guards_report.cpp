@@ -1,5 +1,7 @@
 #include "fxscope/report/guards_report.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstddef>

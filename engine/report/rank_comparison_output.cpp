@@ -1,5 +1,7 @@
 #include "fxscope/report/rank_comparison_output.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <sstream>
 

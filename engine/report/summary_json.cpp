@@ -1,5 +1,7 @@
 #include "fxscope/report/summary_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace fxscope::report {
 namespace {
 

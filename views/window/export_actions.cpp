@@ -1,5 +1,7 @@
 #include "window/export_actions.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QMenu>

@@ -1,5 +1,7 @@
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/gpu/compare.h"
 
 namespace fxscope::gpu {

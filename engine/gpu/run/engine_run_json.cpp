@@ -1,5 +1,7 @@
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/gpu/engine_run.h"
 #include "fxscope/gpu/torch_run.h"
 

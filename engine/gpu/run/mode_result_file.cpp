@@ -3,7 +3,9 @@
 // bytes, as CBOR (binary strings, and infinities survive, which JSON text would turn to null).
 
 #include <fstream>
+
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "fxscope/gpu/isolated_run.h"
 

@@ -1,5 +1,7 @@
 #include "fxscope/gpu/torch_run.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>

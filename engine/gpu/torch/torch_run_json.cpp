@@ -1,5 +1,7 @@
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/gpu/torch_run.h"
 
 namespace fxscope::gpu {

@@ -2,7 +2,7 @@
 // Chrome's trace-event JSON (chrome://tracing, Perfetto): the kernels of a GPU run, or without
 // one, the predicted kernels of a plan laid end to end and labelled as predicted.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/export/planned_unit.h"
 #include "fxscope/report/run_result.h"

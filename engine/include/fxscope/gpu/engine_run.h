@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"

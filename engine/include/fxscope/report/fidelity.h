@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/trace/trace_log.h"

@@ -1,7 +1,7 @@
 #pragma once
 // `fxscope-cli summary DIR --all-ranks` as JSON (fields in docs/cli-json.md) and as text.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "fxscope/report/rank_comparison.h"

@@ -1,7 +1,7 @@
 #pragma once
 // The JSON form of a Summary (`fxscope-cli summary --json`); fields in docs/cli-json.md.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/report/summary.h"
 

@@ -86,8 +86,8 @@ TEST_CASE("max-autotune times cuBLASLt's epilogue against GEMM + kernel and keep
     bool picked = false;
     for (const std::string& p : tuned.picks) {
       std::cout << name << ": " << p << "\n";
-      picked = picked || p.find("epilogue") != std::string::npos &&
-                             p.find("GEMM + kernel") != std::string::npos;
+      picked = picked || (p.find("epilogue") != std::string::npos &&
+                          p.find("GEMM + kernel") != std::string::npos);
     }
     std::cout << name << ": max-autotune " << tuned.measured.launches << " launches, max_rel_err "
               << *tuned.max_rel_err << "\n";

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <limits>
 
 #include "fxscope/gpu/engine_run.h"
