@@ -12,7 +12,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::string_view, 22> kFields{"compile_id",
+constexpr std::array<std::string_view, 40> kFields{"compile_id",
                                                    "co_name",
                                                    "co_filename",
                                                    "co_firstlineno",
@@ -33,7 +33,25 @@ constexpr std::array<std::string_view, 22> kFields{"compile_id",
                                                    "fail_user_frame_lineno",
                                                    "restart_reasons",
                                                    "has_guarded_code",
-                                                   "is_forward"};
+                                                   "is_forward",
+                                                   "guard_latency_us",
+                                                   "pre_grad_pass_time_us",
+                                                   "joint_graph_pass_time_us",
+                                                   "post_grad_pass_time_us",
+                                                   "triton_compile_time_us",
+                                                   "compile_time_autotune_time_us",
+                                                   "gc_time_us",
+                                                   "structured_logging_overhead_us",
+                                                   "triton_kernel_compile_times_us",
+                                                   "inductor_fx_local_cache_hit_count",
+                                                   "inductor_fx_local_cache_miss_count",
+                                                   "inductor_fx_remote_cache_hit_count",
+                                                   "inductor_fx_remote_cache_miss_count",
+                                                   "aotautograd_local_cache_hit_count",
+                                                   "aotautograd_local_cache_miss_count",
+                                                   "aotautograd_remote_cache_hit_count",
+                                                   "aotautograd_remote_cache_miss_count",
+                                                   "cudagraph_skip_reason"};
 
 // Typed reads that treat a missing, null or differently typed field as absent: metrics fields
 // come and go between PyTorch versions, and none of them is worth failing the record for.
@@ -59,6 +77,28 @@ std::optional<bool> get_bool(const Json& o, const char* key) {
   const auto it = o.find(key);
   if (it == o.end() || !it->is_boolean()) return std::nullopt;
   return it->get<bool>();
+}
+
+// Dynamo logs the per-kernel times as a string holding a JSON list of [name, us] pairs.
+std::vector<KernelCompileTime> kernel_compile_times(const Json& o) {
+  std::vector<KernelCompileTime> times;
+  const auto text = get_string(o, "triton_kernel_compile_times_us");
+  if (!text) return times;
+  const Json list = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!list.is_array()) return times;
+  for (const auto& pair : list) {
+    if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_number_integer()) {
+      times.push_back({pair[0].get<std::string>(), pair[1].get<std::int64_t>()});
+    }
+  }
+  return times;
+}
+
+CacheCounts cache_counts(const Json& o, const std::string& prefix) {
+  return {get_int(o, (prefix + "_local_cache_hit_count").c_str()),
+          get_int(o, (prefix + "_local_cache_miss_count").c_str()),
+          get_int(o, (prefix + "_remote_cache_hit_count").c_str()),
+          get_int(o, (prefix + "_remote_cache_miss_count").c_str())};
 }
 
 }  // namespace
@@ -108,6 +148,18 @@ Result<CompilationMetrics> CompilationMetrics::from_envelope(std::string_view en
   }
   m.has_guarded_code = get_bool(o, "has_guarded_code");
   m.is_forward = get_bool(o, "is_forward");
+  m.guard_latency_us = get_int(o, "guard_latency_us");
+  m.pre_grad_pass_time_us = get_int(o, "pre_grad_pass_time_us");
+  m.joint_graph_pass_time_us = get_int(o, "joint_graph_pass_time_us");
+  m.post_grad_pass_time_us = get_int(o, "post_grad_pass_time_us");
+  m.triton_compile_time_us = get_int(o, "triton_compile_time_us");
+  m.compile_time_autotune_time_us = get_int(o, "compile_time_autotune_time_us");
+  m.gc_time_us = get_int(o, "gc_time_us");
+  m.structured_logging_overhead_us = get_int(o, "structured_logging_overhead_us");
+  m.triton_kernel_compile_times = kernel_compile_times(o);
+  m.fx_graph_cache = cache_counts(o, "inductor_fx");
+  m.aot_autograd_cache = cache_counts(o, "aotautograd");
+  m.cudagraph_skip_reason = get_string(o, "cudagraph_skip_reason");
   m.envelope = envelope;
   return m;
 }

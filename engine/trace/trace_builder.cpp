@@ -17,11 +17,10 @@ using Json = nlohmann::json;
 // A corrupt file could warn once per line; past this many the rest are only counted.
 constexpr std::size_t kMaxWarnings = 100;
 
-// Kinds that are most of a log's records and hold nothing this module serves (timing events,
-// fake-tensor descriptions): their envelopes get a structural check and a count, no DOM.
+// Kinds that are most of a log's records and hold nothing this module serves (fake-tensor
+// descriptions): their envelopes get a structural check and a count, no DOM.
 bool counted_only(std::string_view kind) {
-  return kind == "chromium_event" || kind == "describe_storage" || kind == "describe_tensor" ||
-         kind == "describe_source";
+  return kind == "describe_storage" || kind == "describe_tensor" || kind == "describe_source";
 }
 
 // Kinds read into typed fields (artifact kinds other than kOther are understood as well).
@@ -136,11 +135,36 @@ void TraceBuilder::add(const RawRecord& record) {
     count_kind(head->kind, false);
     return;
   }
+  if (head->kind == "chromium_event") {
+    ++good_records_;
+    count_kind(head->kind, true);
+    add_chromium_event(record, head->id);
+    return;
+  }
   try {
     if (route(record, *head)) ++good_records_;
   } catch (const Json::exception& e) {
     warn(record.line, std::string(head->kind) + " record with an unexpected layout: " + e.what());
   }
+}
+
+void TraceBuilder::add_chromium_event(const RawRecord& record, const CompileId& envelope_id) {
+  // A payload that is not an event is dropped without a warning: the md5 check
+  // (verify_all_payloads) is what reports edited payloads, and timing is never worth a warning.
+  const auto event = ChromiumEvent::from_payload(record.payload, record.line);
+  if (!event) return;
+  // The envelope's id routes it like every other record; events logged after the compile (a
+  // kernel autotuned at its first call) have none and name their compile in args.
+  std::optional<CompileId> id;
+  if (envelope_id.valid()) {
+    id = envelope_id;
+  } else {
+    id = event->args_compile_id();
+  }
+  if (!id || !id->valid()) return;
+  // Held until finish(): an event must not create a unit or move its first line (the first
+  // event of a compile comes before its dynamo_start).
+  pending_events_[id->without_attempt()].push_back(*event);
 }
 
 Stack TraceBuilder::read_stack(const Json& frames) const {
@@ -286,7 +310,12 @@ void TraceBuilder::add_recompile(CompileUnit& unit, const Artifact& artifact) {
 
 void TraceBuilder::finish(std::size_t lines, std::size_t payload_lines) {
   if (log_.units_.empty()) gather_producer_units();
-  for (auto& unit : log_.units_) assign_directions(unit);
+  for (auto& unit : log_.units_) {
+    assign_directions(unit);
+    if (const auto events = pending_events_.find(unit.id); events != pending_events_.end()) {
+      unit.chromium_events = std::move(events->second);
+    }
+  }
   TraceStats& stats = log_.stats_;
   stats.bytes = log_.text().size();
   stats.lines = lines;

@@ -11,6 +11,21 @@
 
 namespace fxscope::trace {
 
+// One Triton kernel's compile time (triton_kernel_compile_times_us). Kernels compile in parallel
+// workers, so these do not add up to wall time.
+struct KernelCompileTime {
+  std::string kernel;
+  std::int64_t us = 0;
+};
+
+// Hits and misses of one of Inductor's caches as Dynamo counted them for this compile.
+struct CacheCounts {
+  std::optional<std::int64_t> local_hits;
+  std::optional<std::int64_t> local_misses;
+  std::optional<std::int64_t> remote_hits;
+  std::optional<std::int64_t> remote_misses;
+};
+
 // The fields users look at, typed; `envelope` keeps the whole JSON for everything else.
 // Absent or null fields stay nullopt.
 struct CompilationMetrics {
@@ -29,6 +44,18 @@ struct CompilationMetrics {
   std::optional<double> code_gen_time_s;
   std::optional<double> dynamo_time_before_restart_s;
   std::optional<std::int64_t> duration_us;
+  std::optional<std::int64_t> guard_latency_us;
+  std::optional<std::int64_t> pre_grad_pass_time_us;
+  std::optional<std::int64_t> joint_graph_pass_time_us;
+  std::optional<std::int64_t> post_grad_pass_time_us;
+  std::optional<std::int64_t> triton_compile_time_us;
+  std::optional<std::int64_t> compile_time_autotune_time_us;
+  std::optional<std::int64_t> gc_time_us;
+  std::optional<std::int64_t> structured_logging_overhead_us;  // what TORCH_TRACE itself cost
+  std::vector<KernelCompileTime> triton_kernel_compile_times;  // log order
+  CacheCounts fx_graph_cache;                                  // inductor_fx_*_cache_*_count
+  CacheCounts aot_autograd_cache;                              // aotautograd_*_cache_*_count
+  std::optional<std::string> cudagraph_skip_reason;
   std::optional<std::string> fail_type;
   std::optional<std::string> fail_reason;
   std::optional<std::string> fail_user_frame_filename;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fxscope/trace/artifact.h"
+#include "fxscope/trace/chromium_event.h"
 #include "fxscope/trace/compilation_metrics.h"
 #include "fxscope/trace/compile_id.h"
 #include "fxscope/trace/stack_frame.h"
@@ -66,8 +67,11 @@ struct CompileUnit {
   std::optional<CompilationMetrics> metrics;
   std::optional<CompilationMetrics> backward_metrics;  // bwd_compilation_metrics
   std::vector<std::string_view> runtime_metrics;       // *_compilation_metrics_runtime envelopes
-  std::vector<std::size_t> graph_breaks;               // indices into TraceLog::graph_breaks()
-  std::optional<std::size_t> recompile;                // index into TraceLog::recompiles()
+  // dynamo_timed's begin/end/instant events in log order: every attempt, the backward compile
+  // and what runs at the first call (kernel autotuning, CUDA graph recording).
+  std::vector<ChromiumEvent> chromium_events;
+  std::vector<std::size_t> graph_breaks;  // indices into TraceLog::graph_breaks()
+  std::optional<std::size_t> recompile;   // index into TraceLog::recompiles()
 
   // The user's code: innermost frame of `stack` outside installed packages (their model file or
   // the script line that called it), else the compiled frame.

@@ -35,6 +35,7 @@ class TraceBuilder {
   // False when the record turns out to be broken (a bad line, already reported).
   bool route(const RawRecord& record, const EnvelopeHead& head);
   void add_artifact(CompileUnit* unit, Artifact artifact);
+  void add_chromium_event(const RawRecord& record, const CompileId& envelope_id);
   CompileUnit& unit_for(const CompileId& id, std::size_t line);
   Stack read_stack(const nlohmann::json& frames) const;
   void add_graph_break(CompileUnit& unit, const Artifact& artifact);
@@ -46,6 +47,7 @@ class TraceBuilder {
   TraceLog& log_;
   std::vector<std::string> strings_;  // the `str` intern table: index -> file name
   std::map<CompileId, std::size_t> unit_index_;
+  std::map<CompileId, std::vector<ChromiumEvent>> pending_events_;  // by unit id, log order
   std::unordered_map<std::string, std::size_t> kind_index_;
   std::size_t good_records_ = 0;
   std::size_t silenced_warnings_ = 0;

@@ -1,0 +1,54 @@
+// `fxscope-cli compile-time PATH [--json] [--rank N]`: where compile time went, per compile unit
+// and for the whole run, from the phases Dynamo, AOTAutograd and Inductor timed in the log.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "fxscope/report/compile_time.h"
+#include "fxscope/report/compile_time_json.h"
+#include "fxscope/report/compile_time_text.h"
+#include "fxscope/trace/trace_log.h"
+
+namespace fxscope::cli {
+namespace {
+
+struct CompileTimeArgs {
+  std::string path;
+  bool json = false;
+  int rank = 0;
+};
+
+void run_compile_time(const CompileTimeArgs& args) {
+  trace::ReadOptions options;
+  options.rank = args.rank;
+  const auto log = trace::read_trace(args.path, options);
+  if (!log) {
+    std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
+    set_exit_code(1);
+    return;
+  }
+  const auto times = report::compile_time(*log);
+  if (args.json) {
+    std::cout << report::to_json(times).dump(1) << "\n";
+  } else {
+    std::cout << report::to_text(times);
+  }
+}
+
+}  // namespace
+
+void add_compile_time_command(CLI::App& app) {
+  auto args = std::make_shared<CompileTimeArgs>();
+  auto* cmd = app.add_subcommand(
+      "compile-time", "where compile time went: each compile's timed phases, and the whole run's");
+  cmd->add_option("PATH", args->path, "a TORCH_TRACE log file or the directory holding it")
+      ->required();
+  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  cmd->add_option("--rank", args->rank, "which rank's log to read in a directory of several")
+      ->capture_default_str();
+  cmd->callback([args] { run_compile_time(*args); });
+}
+
+}  // namespace fxscope::cli
