@@ -1,5 +1,7 @@
 #include "layout/document_canvas.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/graph/graph_fragment_parser.h"
 #include "fxscope/graph/graph_json.h"

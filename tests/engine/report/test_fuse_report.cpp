@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/report/fuse_report.h"
 #include "fxscope/report/fuse_report_json.h"
 #include "fxscope/report/fuse_report_text.h"

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 #include "fxscope/guards/input_spec.h"

@@ -3,6 +3,8 @@
 // (single-process captures) have none.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <filesystem>
 #include <string>

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "fxscope/report/summary.h"
 #include "fxscope/report/summary_json.h"
 #include "fxscope/report/summary_text.h"
