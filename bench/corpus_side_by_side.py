@@ -8,7 +8,8 @@ For every log (sample_graphs/corpus/* unless named), the same compile unit (`run
 the same for both backends) runs twice: `fxscope-cli run LOG --mode M --json` (the engine: its
 generated kernels, cuBLAS and CUDA graphs) and `fxscope-cli run LOG --backend pytorch ...` (the
 log's fx_graph_runnable under torch.compile). Both time a call with CUDA events after warm-up and
-every kernel with CUPTI, so the ratios compare like with like. Printed per model and mode:
+every kernel with CUPTI, so the ratios compare like with like. Printed per model and mode: the
+ops the engine ran, its largest relative error against eager with the tolerance its dtype sets,
 engine kernel time / torch.compile kernel time and the same for a whole call, and per mode the
 geometric mean over the models both backends ran. A model that fails in one backend is listed
 with the reason, not dropped. Models are run one after another (never two on the GPU at once);
@@ -42,17 +43,26 @@ def run_json(cmd, timeout):
 
 
 def mode_figures(result, mode):
-    """(kernel_us, total_us, note) of MODE in one backend's result."""
+    """MODE's figures in one backend's result: kernel and whole-call times, the ops it ran, its
+    largest relative error against the eager run with the tolerance it was held to, and a note
+    (why it did not run, or that it was flagged)."""
+    out = {"kernel_us": None, "total_us": None, "ops": None, "err": None, "tol": None, "note": ""}
     if "error" in result:
-        return None, None, result["error"]
+        out["note"] = result["error"]
+        return out
     for m in result.get("modes", []):
         if m.get("mode") != mode:
             continue
+        out["ops"] = (m.get("coverage") or result.get("coverage") or {}).get("text")
+        out["err"], out["tol"] = m.get("max_rel_err"), m.get("tolerance")
         if m.get("error") or m.get("ran") is False:
-            return None, None, m.get("error") or "did not run"
-        note = "flagged" if m.get("flagged") else ""
-        return m.get("kernel_us"), m.get("total_us"), note
-    return None, None, "mode absent"
+            out["note"] = m.get("error") or "did not run"
+            return out
+        out["note"] = "flagged: outside tolerance" if m.get("flagged") else ""
+        out["kernel_us"], out["total_us"] = m.get("kernel_us"), m.get("total_us")
+        return out
+    out["note"] = "mode absent"
+    return out
 
 
 def ratio(a, b):
@@ -96,24 +106,30 @@ def main():
         torch_run = run_json(base + ["--backend", "pytorch"], args.timeout)
         torch_version = torch_version or torch_run.get("torch_version")
         for mode in modes:
-            ek, et, enote = mode_figures(engine, mode)
-            pk, pt, pnote = mode_figures(torch_run, mode)
+            e, p = mode_figures(engine, mode), mode_figures(torch_run, mode)
             rows.append({"model": name, "mode": mode, "unit": engine.get("unit"),
-                         "engine_kernel_us": ek, "engine_total_us": et, "engine_note": enote,
-                         "pytorch_kernel_us": pk, "pytorch_total_us": pt, "pytorch_note": pnote,
-                         "kernel_ratio": ratio(ek, pk), "total_ratio": ratio(et, pt)})
+                         "engine_kernel_us": e["kernel_us"], "engine_total_us": e["total_us"],
+                         "engine_ops": e["ops"], "engine_max_rel_err": e["err"],
+                         "engine_tolerance": e["tol"], "engine_note": e["note"],
+                         "pytorch_kernel_us": p["kernel_us"], "pytorch_total_us": p["total_us"],
+                         "pytorch_note": p["note"],
+                         "kernel_ratio": ratio(e["kernel_us"], p["kernel_us"]),
+                         "total_ratio": ratio(e["total_us"], p["total_us"])})
         print(f"{name}: {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
 
     lines = [f"PyTorch {torch_version or '?'}, {datetime.date.today().isoformat()}, "
              f"{len({r['model'] for r in rows})} models",
              "",
-             "| model | mode | engine / torch.compile, kernels | whole call | notes |",
-             "|---|---|---|---|---|"]
+             "| model | mode | engine ops run | largest error / tolerance | "
+             "engine / torch.compile, kernels | whole call | notes |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         notes = "; ".join(filter(None, [r["engine_note"] and "engine: " + r["engine_note"],
                                         r["pytorch_note"] and "pytorch: " + r["pytorch_note"]]))
-        lines.append(f"| {r['model']} | {r['mode']} | {fmt(r['kernel_ratio'])} | "
-                     f"{fmt(r['total_ratio'])} | {notes} |")
+        err = (f"{r['engine_max_rel_err']:.2g} / {r['engine_tolerance']:.2g}"
+               if r["engine_max_rel_err"] is not None and r["engine_tolerance"] else "-")
+        lines.append(f"| {r['model']} | {r['mode']} | {r['engine_ops'] or '-'} | {err} | "
+                     f"{fmt(r['kernel_ratio'])} | {fmt(r['total_ratio'])} | {notes} |")
     lines.append("")
     for mode in modes:
         of_mode = [r for r in rows if r["mode"] == mode]

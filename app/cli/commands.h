@@ -16,6 +16,7 @@ void add_compare_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_capture_command(CLI::App& app);
 void add_compile_time_command(CLI::App& app);
+void add_diff_command(CLI::App& app);
 
 // `summary PATH` as text or JSON on stdout, and the number of compile units it listed; nothing,
 // with the reader's message on stderr, when PATH cannot be read. `capture` prints what it

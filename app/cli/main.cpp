@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   fxscope::cli::add_export_command(app);
   fxscope::cli::add_capture_command(app);
   fxscope::cli::add_compile_time_command(app);
+  fxscope::cli::add_diff_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

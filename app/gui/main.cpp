@@ -1,11 +1,12 @@
 // fxscope, the desktop app: `fxscope [PATH] [--mode M] [--unit ID]
-// [--screenshot FILE.png [--find TEXT]] [--benchmark-open]`.
+// [--screenshot FILE.png [--find TEXT]] [--tab NAME] [--benchmark-open]`.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSettings>
+#include <QTabWidget>
 #include <cstdio>
 
 #include "canvas/graph_canvas.h"
@@ -83,6 +84,11 @@ int main(int argc, char* argv[]) {
                      "kernel_source, guards, ...: the dock's object name without _dock)"),
       QStringLiteral("NAME"));
   parser.addOption(dock);
+  const QCommandLineOption tab(
+      QStringLiteral("tab"),
+      QStringLiteral("show the centre tab NAME (graph, summary, compile) instead of the graph"),
+      QStringLiteral("NAME"));
+  parser.addOption(tab);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -91,6 +97,18 @@ int main(int argc, char* argv[]) {
   }
 
   fxscope::views::MainWindow window;
+  if (parser.isSet(tab)) {
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("centre_tabs"));
+    int found = -1;
+    for (int i = 0; tabs != nullptr && i < tabs->count(); ++i) {
+      if (tabs->tabText(i).compare(parser.value(tab), Qt::CaseInsensitive) == 0) found = i;
+    }
+    if (found < 0) {
+      std::fprintf(stderr, "fxscope: no tab %s\n", qPrintable(parser.value(tab)));
+      return 2;
+    }
+    tabs->setCurrentIndex(found);
+  }
   if (parser.isSet(mode)) {
     const auto parsed = fxscope::fusion::parse_mode(parser.value(mode).toStdString());
     if (!parsed) {

@@ -132,7 +132,19 @@ void unit_text(std::string& out, const UnitCompileTime& u) {
 
 }  // namespace
 
+std::string to_text(const UnitCompileTime& unit) {
+  std::string out;
+  unit_text(out, unit);
+  return out;
+}
+
 std::string to_text(const CompileTimeReport& report) {
+  std::string out = run_text(report);
+  for (const auto& u : report.units) unit_text(out, u);
+  return out;
+}
+
+std::string run_text(const CompileTimeReport& report) {
   std::string out = "compile time of " + report.path + "\n";
   out += format(
       "%zu compile units, %.3f s compiling (frames and backward compiles, from the "
@@ -161,7 +173,6 @@ std::string to_text(const CompileTimeReport& report) {
     }
     out += "\n";
   }
-  for (const auto& u : report.units) unit_text(out, u);
   return out;
 }
 

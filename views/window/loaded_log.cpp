@@ -15,6 +15,7 @@ Result<LoadedLogPtr> load_log(const std::string& path) {
     auto loaded = std::make_shared<LoadedLog>();
     loaded->log = std::move(*log);
     loaded->summary = report::summarize(loaded->log);
+    loaded->compile_time = report::compile_time(loaded->log);
     return LoadedLogPtr(std::move(loaded));
   } catch (const std::exception& error) {
     return make_error(path + ": " + error.what());

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fxscope/core/result.h"
+#include "fxscope/report/compile_time.h"
 #include "fxscope/report/summary.h"
 #include "fxscope/trace/trace_log.h"
 
@@ -16,6 +17,7 @@ namespace fxscope::views {
 struct LoadedLog {
   trace::TraceLog log;
   report::Summary summary;
+  report::CompileTimeReport compile_time;  // where each unit's compile time went
 };
 
 using LoadedLogPtr = std::shared_ptr<const LoadedLog>;

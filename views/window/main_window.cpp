@@ -20,6 +20,7 @@
 #include "layout/document_canvas.h"
 #include "models/compile_units_model.h"
 #include "models/graph_breaks_model.h"
+#include "panels/compile_time_panel.h"
 #include "panels/graph_panel.h"
 #include "panels/guards_panel.h"
 #include "panels/kernels_panel.h"
@@ -66,6 +67,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   centre_->setDocumentMode(true);
   centre_->addTab(graph_, tr("Graph"));
   centre_->addTab(summary_, tr("Summary"));
+  compile_ = new CompileTimePanel(this);
+  centre_->addTab(compile_, tr("Compile"));
   setCentralWidget(centre_);
   connect(graph_, &GraphPanel::status, this, &MainWindow::show_status);
   build_docks();
@@ -94,6 +97,7 @@ void MainWindow::build_docks() {
   connect(units_view_->selectionModel(), &QItemSelectionModel::currentChanged, summary_,
           [this](const QModelIndex& current) {
             summary_->show_row(current);
+            compile_->show_row(current);
             graph_->show_row(current);
             guards_->show_row(current);
           });
@@ -263,6 +267,7 @@ void MainWindow::on_loaded(LoadedLogPtr log) {
   units_model_->set_log(log_);
   breaks_model_->set_log(log_);
   summary_->set_log(log_);
+  compile_->set_log(log_);
   graph_->set_log(log_);
   guards_->set_log(log_);
   units_view_->expandAll();

@@ -32,6 +32,7 @@ class GuardsPanel;
 class LogLoader;
 class MessageLog;
 class SummaryPanel;
+class CompileTimePanel;
 class RanksPanel;
 
 class MainWindow : public QMainWindow {
@@ -92,6 +93,7 @@ class MainWindow : public QMainWindow {
   QTreeView* units_view_ = nullptr;
   QTableView* breaks_view_ = nullptr;
   SummaryPanel* summary_ = nullptr;
+  CompileTimePanel* compile_ = nullptr;
   GraphPanel* graph_ = nullptr;
   QTabWidget* centre_ = nullptr;
   MessageLog* messages_ = nullptr;

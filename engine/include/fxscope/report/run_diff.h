@@ -1,0 +1,108 @@
+#pragma once
+// `fxscope-cli diff A B`: what changed between two logs. Compile units pair up by the frame
+// Dynamo compiled and by their graph's ATen ops, not by compile id (ids shift when a break
+// moves); recompiles of one frame pair up in order.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fxscope/trace/stack_frame.h"
+#include "fxscope/trace/trace_log.h"
+
+namespace fxscope::report {
+
+// One compile unit of either log, as the diff names it.
+struct DiffUnit {
+  std::string compile_id;
+  trace::StackFrame frame;       // the function Dynamo compiled
+  trace::StackFrame user_frame;  // the innermost frame in the user's code
+  std::size_t aten_ops = 0;      // AOT graph ops (inference, or forward + backward); else Dynamo's
+  std::size_t launches = 0;      // Inductor's kernel launches, Triton and extern
+  double compile_s = 0;          // forward plus backward, from the compile-time events
+};
+
+// One ATen op whose count differs: A's count and B's.
+struct OpCountChange {
+  std::string op;
+  int a = 0;
+  int b = 0;
+};
+
+enum class KernelChangeKind { added, removed, refused };
+std::string_view to_string(KernelChangeKind kind);
+
+// Kernel launches present on one side only. `refused` pairs A's and B's launches that compute
+// the same source nodes, fused into other kernels (an extern addmm and a GELU kernel in A, one
+// GEMM template with the GELU epilogue in B).
+struct KernelChange {
+  KernelChangeKind kind = KernelChangeKind::added;
+  std::vector<std::string> a;    // A's launches (kernel names or extern ops)
+  std::vector<std::string> b;    // B's launches
+  std::vector<std::string> ops;  // their ATen ops, union, sorted
+};
+
+// A unit of A paired with one of B.
+struct UnitDiff {
+  DiffUnit a;
+  DiffUnit b;
+  std::vector<OpCountChange> ops;  // differing counts, by op name
+  std::vector<KernelChange> kernels;
+  std::optional<double> a_dynamo_s;  // Dynamo's own compile total, when logged
+  std::optional<double> b_dynamo_s;
+
+  bool same_graph() const { return ops.empty(); }
+  bool changed() const { return !ops.empty() || !kernels.empty(); }
+};
+
+// A graph break (reason at a user location) on one side only.
+struct BreakChange {
+  std::string location;  // file:line of the break
+  std::string reason;
+  std::size_t count = 0;                 // hits on the side that has it
+  std::vector<std::string> compile_ids;  // compiles that hit it, on that side
+};
+
+// A recompile (of a frame, with the guards that failed) on one side only.
+struct RecompileChange {
+  std::string compile_id;  // the new compile, on the side that has it
+  std::string frame;       // "model.py:88 forward": the recompiled frame
+  std::string guard;       // the first failing guard, without its source comment
+};
+
+// One compile-time phase whose self time over the whole run differs.
+struct PhaseChange {
+  std::string name;
+  double a_s = 0;
+  double b_s = 0;
+};
+
+struct RunDiff {
+  std::string a_path;
+  std::string b_path;
+  std::size_t a_units = 0;
+  std::size_t b_units = 0;
+  std::vector<UnitDiff> matched;  // A's log order
+  std::vector<DiffUnit> only_a;
+  std::vector<DiffUnit> only_b;
+  std::vector<BreakChange> breaks_fixed;  // in A, gone in B
+  std::vector<BreakChange> breaks_new;
+  std::vector<RecompileChange> recompiles_fixed;
+  std::vector<RecompileChange> recompiles_new;
+  std::size_t a_launches = 0;  // every unit's kernel launches
+  std::size_t b_launches = 0;
+  double a_compile_s = 0;  // every unit's compile time, from the events
+  double b_compile_s = 0;
+  std::vector<PhaseChange> phases;  // differing phases, largest change first
+
+  // Fewer than half of the larger log's units pair with a unit of the same frame.
+  bool unrelated() const;
+  // Nothing but timing differs: units, graphs, kernels, breaks and recompiles agree.
+  bool same_compiles() const;
+};
+
+RunDiff diff_runs(const trace::TraceLog& a, const trace::TraceLog& b);
+
+}  // namespace fxscope::report
