@@ -10,6 +10,7 @@
 #include "fxscope/report/compile_time_json.h"
 #include "fxscope/report/compile_time_text.h"
 #include "fxscope/trace/trace_log.h"
+#include "read_log.h"
 
 namespace fxscope::cli {
 namespace {
@@ -21,11 +22,8 @@ struct CompileTimeArgs {
 };
 
 void run_compile_time(const CompileTimeArgs& args) {
-  trace::ReadOptions options;
-  options.rank = args.rank;
-  const auto log = trace::read_trace(args.path, options);
+  const auto log = read_log(args.path, args.rank);
   if (!log) {
-    std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
     set_exit_code(1);
     return;
   }

@@ -12,6 +12,7 @@
 #include "fxscope/report/run_diff_json.h"
 #include "fxscope/report/run_diff_text.h"
 #include "fxscope/trace/trace_log.h"
+#include "read_log.h"
 
 namespace fxscope::cli {
 namespace {
@@ -24,20 +25,9 @@ struct DiffArgs {
   std::optional<int> rank_b;  // B's rank when it differs from A's: two ranks of one run
 };
 
-std::optional<trace::TraceLog> open_log(const std::string& path, int rank) {
-  trace::ReadOptions options;
-  options.rank = rank;
-  auto log = trace::read_trace(path, options);
-  if (!log) {
-    std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
-    return std::nullopt;
-  }
-  return std::move(*log);
-}
-
 void run_diff(const DiffArgs& args) {
-  const auto a = open_log(args.a, args.rank);
-  const auto b = open_log(args.b, args.rank_b.value_or(args.rank));
+  const auto a = read_log(args.a, args.rank);
+  const auto b = read_log(args.b, args.rank_b.value_or(args.rank));
   if (!a || !b) {
     set_exit_code(1);
     return;

@@ -13,6 +13,7 @@
 #include "fxscope/report/summary_json.h"
 #include "fxscope/report/summary_text.h"
 #include "fxscope/trace/trace_log.h"
+#include "read_log.h"
 
 namespace fxscope::cli {
 namespace {
@@ -41,13 +42,8 @@ bool print_all_ranks(const std::string& path, bool json) {
 }  // namespace
 
 std::optional<std::size_t> print_summary(const std::string& path, int rank, bool json) {
-  trace::ReadOptions options;
-  options.rank = rank;
-  auto log = trace::read_trace(path, options);
-  if (!log) {
-    std::fprintf(stderr, "fxscope-cli: %s\n", log.error().message.c_str());
-    return std::nullopt;
-  }
+  const auto log = read_log(path, rank);
+  if (!log) return std::nullopt;
   const auto summary = report::summarize(*log);
   if (json) {
     std::cout << report::to_json(summary).dump(1) << "\n";

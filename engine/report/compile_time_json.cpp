@@ -3,15 +3,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "json_optional.h"
+
 namespace fxscope::report {
 namespace {
 
 using nlohmann::json;
-
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json phase_json(const PhaseTime& p) {
   return json{{"name", p.name},       {"what", p.what},     {"depth", p.depth},

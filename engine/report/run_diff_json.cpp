@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_optional.h"
+
 #include "fxscope/report/run_diff_text.h"
 #include "fxscope/report/summary_json.h"
 
@@ -9,11 +11,6 @@ namespace fxscope::report {
 namespace {
 
 using nlohmann::json;
-
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json unit_json(const DiffUnit& u) {
   return json{{"compile_id", u.compile_id},

@@ -2,15 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_optional.h"
+
 namespace fxscope::report {
 namespace {
 
 using nlohmann::json;
-
-template <class T>
-json or_null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json stack_json(const trace::Stack& stack) {
   json frames = json::array();

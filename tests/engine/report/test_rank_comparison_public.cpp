@@ -4,6 +4,8 @@
 // tlparse finds the ranks identical (README.md there says which test expects what).
 #include <catch2/catch.hpp>
 
+#include "samples.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ using test::ScratchDir;
 namespace {
 
 std::string public_logs(const std::string& folder) {
-  return std::string(FXSCOPE_SAMPLES_DIR) + "/public/tlparse/" + folder;
+  return std::string(fxscope::test::samples_dir()) + "/public/tlparse/" + folder;
 }
 
 std::vector<DivergenceKind> kinds(const RankComparison& c) {

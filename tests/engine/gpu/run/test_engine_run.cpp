@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "samples.h"
+
 #include <cctype>
 
 #include <cstdlib>
@@ -19,7 +21,7 @@ namespace {
 
 std::string sample_dir() {
   const char* dir = std::getenv("FXSCOPE_SAMPLE_DIR");
-  return dir && *dir ? dir : FXSCOPE_SAMPLES_DIR;
+  return dir && *dir ? dir : fxscope::test::samples_dir();
 }
 
 std::vector<std::string> engine_samples() {

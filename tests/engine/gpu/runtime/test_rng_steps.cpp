@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include "samples.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -64,7 +66,8 @@ TEST_CASE("residual_mlp_train's kernels compile for sm_90", "[nvrtc][rng]") {
 TEST_CASE("dropout draws the same numbers in every mode of a run", "[cuda][engine][rng]") {
   const char* dir = std::getenv("FXSCOPE_SAMPLE_DIR");
   gpu::EngineRunOptions o;
-  o.log_path = std::string(dir && *dir ? dir : FXSCOPE_SAMPLES_DIR) + "/residual_mlp_train";
+  o.log_path =
+      std::string(dir && *dir ? dir : fxscope::test::samples_dir()) + "/residual_mlp_train";
   o.mode = "all";
   o.repeats = 2;
   o.warmup = 1;
