@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "fxscope/fusion/layout_opt.h"
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/fusion/reduction_split.h"
 #include "fxscope/ops/op_cost.h"
 
@@ -20,16 +21,6 @@ namespace {
 
 using graph::NodeId;
 using ops::Lowering;
-
-// The ops Inductor lowers straight to one Reduction IR over some dims (composite ops such as
-// norms, softmax or pooling are decomposed or lowered otherwise, so their sizes say nothing of a
-// reduced size).
-bool plain_reduction(std::string_view target) {
-  static const std::set<std::string_view> kPlain = {
-      "sum", "mean",   "amax",   "amin", "max", "min",      "prod",      "any",
-      "all", "argmax", "argmin", "var",  "std", "var_mean", "logsumexp", "prepare_softmax_online"};
-  return kPlain.count(ops::op_base_name(target)) > 0;
-}
 
 void merge_into(std::vector<NodeId>& into, const std::vector<NodeId>& from) {
   std::vector<NodeId> merged;
@@ -395,7 +386,7 @@ class Lowerer {
   }
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered) {
-    if (const std::size_t window = pool_window(i); window > 0) {
+    if (const std::size_t window = pool_window_positions(g_.node(i)); window > 0) {
       // lowering.avg_pool2d and _low_memory_max_pool_with_offsets: a Pointwise loading every
       // position of the window of its (realized) input, inlined like any other; each position
       // is a read of its own for the read thresholds.
@@ -413,28 +404,6 @@ class Lowerer {
     }
     realized_[i] = true;
     push(i, std::move(gathered), std::move(reads), i, output_numel(i), 1, false, true, "");
-  }
-
-  // The positions of a forward pooling window Inductor lowers as a Pointwise (0 for any other
-  // window op): avg_pool2d falls back to ATen beyond 25 positions.
-  std::size_t pool_window(NodeId i) const {
-    const graph::Node& node = g_.node(i);
-    const std::string_view base = ops::op_base_name(node.target);
-    const bool avg = base == "avg_pool2d";
-    if (!avg && base != "max_pool2d_with_indices" && base != "_low_memory_max_pool_with_offsets") {
-      return 0;
-    }
-    if (node.args.size() < 2) return 0;
-    std::size_t window = 1;
-    std::size_t dims = 0;
-    for (const graph::Argument& k : node.args[1].items()) {
-      if (k.kind() != graph::Argument::Kind::integer || k.as_int() < 1) return 0;
-      window *= static_cast<std::size_t>(k.as_int());
-      ++dims;
-    }
-    if (dims == 1) window *= window;
-    if (dims == 0 || (avg && window > 25)) return 0;
-    return window;
   }
 
   // The loads of unrealized value I, as Inductor counts them (distinct addresses): its buffers,
@@ -656,7 +625,7 @@ class Lowerer {
         for (const std::int64_t b : fallback) deps.push_back(opaque_dep(b));
         return deps;
       }
-      if (!seen.insert(walk_key(load)).second || is_sym(v)) continue;
+      if (!seen.insert(load_key(load)).second || is_sym(v)) continue;
       const bool root_step = first;
       first = false;
       if (realized_[v] && !root_step) {
@@ -675,30 +644,6 @@ class Lowerer {
       for (ValueLoad& next : model_.loads(v, load.coords)) stack.push_back(std::move(next));
     }
     return deps;
-  }
-
-  static std::vector<std::int64_t> walk_key(const ValueLoad& load) {
-    std::vector<std::int64_t> key{static_cast<std::int64_t>(load.value)};
-    for (const IndexExpr& e : load.coords) {
-      key.push_back(e.opaque ? -1 : e.offset);
-      key.push_back(static_cast<std::int64_t>(e.terms.size()));
-      for (const IndexTerm& t : e.terms) key.insert(key.end(), {t.place, t.radix, t.mult});
-    }
-    return key;
-  }
-
-  static MemoryDep opaque_dep(std::int64_t buffer) {
-    MemoryDep d;
-    d.buffer = buffer;
-    d.opaque = true;
-    return d;
-  }
-
-  static void add_dep(std::vector<MemoryDep>& deps, MemoryDep dep) {
-    for (const MemoryDep& d : deps) {
-      if (d.same_as(dep) || (d.opaque && dep.opaque && d.buffer == dep.buffer)) return;
-    }
-    deps.push_back(std::move(dep));
   }
 
   std::vector<std::int64_t> read_set(NodeId i) {
@@ -742,7 +687,7 @@ class Lowerer {
   std::vector<std::int64_t> indirect_reads(const std::vector<NodeId>& origins) {
     std::vector<std::int64_t> reads;
     for (const NodeId o : origins) {
-      const std::optional<std::size_t> indices = indices_position(o);
+      const std::optional<std::size_t> indices = indirect_indices_position(g_.node(o).target);
       if (!indices || g_.node(o).args.size() <= *indices) continue;
       std::vector<std::int64_t> index_reads;
       g_.node(o).args[*indices].for_each_node([&](NodeId n) { add_reads(n, index_reads); });
@@ -750,14 +695,6 @@ class Lowerer {
       if (const std::optional<NodeId> data = arg_node(o, 0)) add_reads(*data, reads);
     }
     return reads;
-  }
-
-  // Where an indirect load's index tensors are among node O's arguments, if it is one.
-  std::optional<std::size_t> indices_position(NodeId o) const {
-    const std::string_view base = ops::op_base_name(g_.node(o).target);
-    if (base == "index" || base == "_unsafe_index" || base == "embedding") return 1;
-    if (base == "gather" || base == "index_select") return 2;
-    return std::nullopt;
   }
 
   std::int64_t numel_of(NodeId i) const {

@@ -110,6 +110,13 @@ struct ValueLoad {
   Coords coords;
 };
 
+// A key telling two loads apart: the value and its coordinates (a walk visits each once).
+std::vector<std::int64_t> load_key(const ValueLoad& load);
+// A load of BUFFER at an address not modelled: equal to no other dependency.
+MemoryDep opaque_dep(std::int64_t buffer);
+// Appends DEP to DEPS unless an equal one is there (two opaque loads of one buffer are one).
+void add_dep(std::vector<MemoryDep>& deps, MemoryDep dep);
+
 // How each op of a graph reads its inputs: the coordinates of every input a node loads for
 // given coordinates of its output.
 class IndexModel {

@@ -1,0 +1,26 @@
+#pragma once
+// What Inductor's lowering does with particular ops, read off the op and its arguments alone
+// (lowering.cpp replays the lowering of a whole graph with them).
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "fxscope/graph/node.h"
+
+namespace fxscope::fusion {
+
+// The ops Inductor lowers straight to one Reduction IR over some dims (composite ops such as
+// norms, softmax or pooling are decomposed or lowered otherwise, so their sizes say nothing of a
+// reduced size).
+bool plain_reduction(std::string_view target);
+
+// The positions of a forward pooling window Inductor lowers as a Pointwise (0 for any other
+// window op): avg_pool2d falls back to ATen beyond 25 positions.
+std::size_t pool_window_positions(const graph::Node& node);
+
+// Where an indirect load's index tensors are among the arguments of an op of TARGET (index,
+// gather, embedding, ...), if it is one.
+std::optional<std::size_t> indirect_indices_position(std::string_view target);
+
+}  // namespace fxscope::fusion
