@@ -57,7 +57,7 @@ std::optional<Result<GeneratedKernel>> cat_copy_kernel(const KernelContext& ctx)
   if (parts.empty()) return std::nullopt;
   KernelContext copy = ctx;
   copy.writes = cats;
-  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   std::int64_t widest = 1;
   for (const auto& [p, slices] : parts) {
     const auto shape = shape_of(g.node(p), ctx.hints);

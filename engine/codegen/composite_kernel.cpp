@@ -74,7 +74,7 @@ Result<GeneratedKernel> composite_kernel(const KernelContext& ctx) {
   const std::string RPB = std::to_string(config.rows_per_block);
   const std::string ix = index_type(ctx, shape->numel());
 
-  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   const Index kept_idx = delinearize("xrow", kept);
   const Index red_idx = delinearize("rr", red);
   Index idx;

@@ -256,7 +256,7 @@ Result<GeneratedKernel> copy_kernel(const KernelContext& ctx) {
   const auto stored = [&](const std::string& v) { return stored_as(dtype, v); };
   const std::string dst =
       "scratch_" + ValueEmitter(g, members, ctx.hints, ctx.where).param_name(source).substr(2);
-  ValueEmitter em(g, members, ctx.hints, ctx.where);
+  ValueEmitter em(g, members, ctx.hints, ctx.where, ctx.run_seed);
   if (channels_last) {
     // NCHW (n, c, s = h * W + w) lands at (n * S + s) * C + c: a transpose of each image's C x S
     // matrix. Through a shared-memory tile of TC channels x TS positions, reads run along s (the

@@ -1,6 +1,6 @@
 // The prelude is one raw string so that the generated source shows users exactly what runs.
 
-#include "cuda_prelude.h"
+#include "fxscope/codegen/cuda_prelude.h"
 
 namespace fxscope::codegen {
 

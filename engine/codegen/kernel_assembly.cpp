@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cuda_prelude.h"
+#include "fxscope/codegen/cuda_prelude.h"
 #include "kernel_context.h"
 
 namespace fxscope::codegen {

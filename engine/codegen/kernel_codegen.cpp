@@ -57,7 +57,8 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                     "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id),
                     {},
                     {},
-                    options.clusters};
+                    options.clusters,
+                    options.run_seed};
   std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
   for (const NodeId n : group.nodes) {
     // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere; so

@@ -34,6 +34,7 @@ struct KernelContext {
       members;  // nodes the kernel computes (reductions read as inputs excluded)
   std::vector<graph::NodeId> writes;  // nodes whose buffers it stores (tuples: their getitems)
   bool clusters = false;              // CodegenOptions::clusters
+  std::uint64_t run_seed = 0;         // CodegenOptions::run_seed
 };
 
 Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx);

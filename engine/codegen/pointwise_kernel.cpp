@@ -98,7 +98,7 @@ Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig co
   const std::string iv = "i" + std::to_string(items);
   const std::string out_dtype = ctx.graph.node(ctx.writes.front()).meta->dtype;
 
-  ValueEmitter em(ctx.graph, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(ctx.graph, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(2);
   for (int k = 0; k < items; ++k) {
     // Vectorised: thread t owns elements W*t..W*t+W-1, all lanes in one scope so that values

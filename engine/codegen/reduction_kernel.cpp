@@ -301,7 +301,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const std::string C = std::to_string(cluster);
   const std::int64_t row_part = rlen / cluster;  // the elements of a row one block reduces
 
-  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   if (cluster > 1) {
     em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) / " + C + "; row0 < " +
             std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) / " + C + ") {");

@@ -6,6 +6,7 @@
 #include "rng_value.h"
 
 #include "arg_helpers.h"
+#include "fxscope/codegen/rng.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::codegen {
@@ -61,21 +62,29 @@ Result<std::string> random(ValueEmitter& e, const graph::Node& n, const Index& i
   return philox_expression(*seed, linear_index(idx, shape->sizes), kind == "randn");
 }
 
-// Eager's rand / randn (and their _like forms) carry no seed operand: a stream keyed by the node's
-// place in the graph, so every run of the graph draws the same numbers.
+bool is_eager_random(std::string_view base) {
+  return base == "rand" || base == "randn" || base == "rand_like" || base == "randn_like";
+}
+
+// Eager's rand / randn (and their _like forms) carry no seed operand. Inductor's replace_random
+// pass (torch/_inductor/fx_passes/replace_random.py) gives the K-th of a graph's random ops, in
+// graph order, seed K of the one inductor_seeds buffer fuse_seed_creation_pass makes, and draws
+// at the element's linear index. Eager's K-th random op draws from that same seed, so that eager
+// and every compiled mode drop the same elements and their outputs compare.
 Result<std::string> eager_random(ValueEmitter& e, graph::NodeId node, const Index& idx) {
   const graph::Node& n = e.graph().node(node);
   const auto shape = shape_of(n, e.hints());
   if (!shape || shape->sizes.size() != idx.dims.size()) {
     return make_error("has no tensor annotation of the rank it is indexed with");
   }
-  const std::string seed = std::to_string(0x9E3779B9ULL * (node + 1ULL)) + "ULL";
-  return philox_expression(seed, linear_index(idx, shape->sizes),
+  std::size_t k = 0;
+  for (graph::NodeId m = 0; m < node; ++m) {
+    const graph::Node& other = e.graph().node(m);
+    if (other.is_op() && is_eager_random(ops::op_base_name(other.target))) ++k;
+  }
+  const std::int64_t seed = rng_seed_values(e.run_seed(), 0, static_cast<std::int64_t>(k) + 1)[k];
+  return philox_expression(std::to_string(seed) + "LL", linear_index(idx, shape->sizes),
                            ops::op_base_name(n.target).starts_with("randn"));
-}
-
-bool is_eager_random(std::string_view base) {
-  return base == "rand" || base == "randn" || base == "rand_like" || base == "randn_like";
 }
 
 }  // namespace

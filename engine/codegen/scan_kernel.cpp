@@ -43,7 +43,7 @@ Result<GeneratedKernel> scan_kernel(const KernelContext& ctx) {
   for (const std::int64_t s : outer) rows *= s;
   const std::string ix = index_type(ctx, shape->numel());
   const std::string t = compute_type(node.meta->dtype);
-  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.open("for (" + ix + " row = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; row < " +
           std::to_string(rows) + "; row += " + ix + "(gridDim.x) * blockDim.x) {");
   em.line(t + " acc = 0;");

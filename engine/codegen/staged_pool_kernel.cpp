@@ -110,7 +110,7 @@ std::optional<Result<GeneratedKernel>> staged_pool_kernel(const KernelContext& c
   const std::string p = std::to_string(pitch);
   const auto str = [](std::int64_t v) { return std::to_string(v); };
 
-  ValueEmitter em(ctx.graph, ctx.members, ctx.hints, ctx.where);
+  ValueEmitter em(ctx.graph, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(1);
   em.line("__shared__ __align__(16) float fx_rows[" + str(rows * pitch) + "];");
   // The padding columns are the same for every tile: written once, before the first barrier.

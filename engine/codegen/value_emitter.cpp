@@ -176,8 +176,8 @@ Index delinearize(const std::string& linear, const std::vector<std::int64_t>& si
 }
 
 ValueEmitter::ValueEmitter(const graph::Graph& graph, const std::set<NodeId>& members,
-                           const ops::SymbolHints& hints, std::string where)
-    : g_(graph), members_(members), hints_(hints), where_(std::move(where)) {}
+                           const ops::SymbolHints& hints, std::string where, std::uint64_t run_seed)
+    : g_(graph), members_(members), hints_(hints), where_(std::move(where)), run_seed_(run_seed) {}
 
 Error ValueEmitter::fail(NodeId node, const std::string& what) const {
   return make_error(where_ + ": " + std::string(ops::op_key(g_.node(node).target)) + " (" +
@@ -229,6 +229,15 @@ std::string ValueEmitter::declare(const std::string& type, const std::string& st
   return name;
 }
 
+std::optional<NodeId> ValueEmitter::epilogue_bias(NodeId node) const {
+  const graph::Node& n = g_.node(node);
+  if (members_.count(node) || !n.is_op() || ops::op_base_name(n.target) != "convolution" ||
+      n.args.size() < 3 || !n.args[2].is_node() || !members_.count(n.args[2].as_node())) {
+    return std::nullopt;
+  }
+  return n.args[2].as_node();
+}
+
 bool ValueEmitter::is_leaf(NodeId node) const {
   const graph::Node& n = g_.node(node);
   if (!members_.count(node)) {
@@ -277,6 +286,16 @@ Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
 }
 
 Result<std::string> ValueEmitter::compute(NodeId node, const Index& idx) {
+  if (const auto bias = epilogue_bias(node)) {
+    // Inductor ran the convolution without its bias and adds it here: the bias is computed in
+    // this kernel (a cast of the parameter to the convolution's dtype), after the library call.
+    if (idx.dims.size() < 2) return fail(node, "is a convolution output indexed without channels");
+    auto raw = load(node, idx);
+    if (!raw) return raw;
+    auto b = value(*bias, Index{{idx.dims[1]}, ""});
+    if (!b) return b;
+    return "(" + *raw + " + " + *b + ")";
+  }
   if (is_leaf(node)) return load(node, idx);
   const graph::Node& n = g_.node(node);
   const ops::OpInfo info = ops::classify(n.target);

@@ -65,7 +65,7 @@ class ValueEmitter {
   };
 
   ValueEmitter(const graph::Graph& graph, const std::set<graph::NodeId>& members,
-               const ops::SymbolHints& hints, std::string where);
+               const ops::SymbolHints& hints, std::string where, std::uint64_t run_seed = 0);
 
   // The C expression (usually a variable) holding NODE at IDX, in NODE's compute type.
   Result<std::string> value(graph::NodeId node, const Index& idx);
@@ -96,6 +96,7 @@ class ValueEmitter {
   void set_pool_result(graph::NodeId pool, const Index& idx, const std::string& max,
                        const std::string& at);
   const graph::Graph& graph() const { return g_; }
+  std::uint64_t run_seed() const { return run_seed_; }
 
   // Vectorised pointwise kernels: while a lane is set, a contiguous f32, f16 or bf16 buffer of
   // NUMEL elements read at exactly LINEAR comes from element LANE of a vector (fx_vec) loaded
@@ -169,12 +170,16 @@ class ValueEmitter {
   std::string declare(const std::string& type, const std::string& stem, const std::string& expr);
   Error fail(graph::NodeId node, const std::string& what) const;
   bool is_leaf(graph::NodeId node) const;
+  // The bias of NODE, a convolution the library ran, when this kernel computes that bias: the
+  // kernel is the convolution's bias epilogue and reads the output without it.
+  std::optional<graph::NodeId> epilogue_bias(graph::NodeId node) const;
   bool row_cacheable(graph::NodeId node, const std::string& dims) const;
 
   const graph::Graph& g_;
   const std::set<graph::NodeId>& members_;
   const ops::SymbolHints& hints_;
   std::string where_;
+  std::uint64_t run_seed_ = 0;
   std::map<graph::NodeId, std::string> bound_;
   std::map<graph::NodeId, std::set<std::string>> lane_load_offsets_;
   std::vector<std::string> named_;  // every name fresh() gave, in order

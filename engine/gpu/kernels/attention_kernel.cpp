@@ -3,6 +3,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "fxscope/codegen/cuda_prelude.h"
+#include "fxscope/ops/op_registry.h"
+
 namespace fxscope::gpu {
 namespace {
 
@@ -13,11 +16,13 @@ Result<AttentionTensor> tensor_of(const graph::Graph& g, const graph::Argument& 
   if (!n.meta || n.meta->rank() != 4 || n.meta->strides.size() != 4) {
     return make_error(where + ": " + n.name + " is not an annotated 4-d tensor");
   }
-  if (n.meta->dtype != "f32") {
-    return make_error(where + ": attention in " + n.meta->dtype + " is not supported (f32 only)");
+  if (n.meta->dtype != "f32" && n.meta->dtype != "bf16" && n.meta->dtype != "f16") {
+    return make_error(where + ": " + n.name + " is " + n.meta->dtype +
+                      "; attention runs on f32, bf16 and f16 tensors");
   }
   AttentionTensor t;
   t.node = arg.as_node();
+  t.dtype = n.meta->dtype;
   for (std::size_t d = 0; d < 4; ++d) {
     t.sizes[d] = ops::eval_dim(n.meta->sizes[d], hints);
     t.strides[d] = t.sizes[d] == 1 ? 0 : ops::eval_dim(n.meta->strides[d], hints);
@@ -41,6 +46,35 @@ std::string offset(const char* name, const AttentionTensor& t, const char* row, 
   return std::string(name) + "[" + s.str() + "]";
 }
 
+// The element of T at (ROW, COL) as a float expression.
+std::string load(const char* name, const AttentionTensor& t, const char* row, const char* col) {
+  const std::string at = offset(name, t, row, col);
+  if (t.dtype == "bf16") return "fx_b2f(" + at + ")";
+  if (t.dtype == "f16") return "fx_h2f(" + at + ")";
+  return at;
+}
+
+// The statement storing the float expression VALUE into OUT at (ROW, COL).
+std::string store(const AttentionTensor& out, const char* row, const char* col,
+                  const std::string& value) {
+  const std::string at = offset("out", out, row, col);
+  if (out.dtype == "bf16") return at + " = fx_f2b(" + value + ");";
+  if (out.dtype == "f16") return at + " = fx_f2h(" + value + ");";
+  return at + " = " + value + ";";
+}
+
+std::string c_type(const AttentionTensor& t) {
+  return t.dtype == "bf16" ? "fx_bf16" : t.dtype == "f16" ? "fx_half" : "float";
+}
+
+// The kernel's signature: each tensor in its own dtype.
+std::string signature(const AttentionSpec& s, const std::string& head) {
+  const AttentionTensor& bias = s.bias ? *s.bias : s.q;
+  return head + "fxscope_attention(const " + c_type(s.q) + "* __restrict__ q, const " +
+         c_type(s.k) + "* __restrict__ k, const " + c_type(s.v) + "* __restrict__ v, const " +
+         c_type(bias) + "* __restrict__ bias, " + c_type(s.out) + "* __restrict__ out) {\n";
+}
+
 }  // namespace
 
 bool is_attention_target(const std::string& t) {
@@ -49,10 +83,18 @@ bool is_attention_target(const std::string& t) {
          t.find("_scaled_dot_product_cudnn_attention") != std::string::npos;
 }
 
+bool is_attention_backward_target(const std::string& t) {
+  return is_attention_target(t) && t.find("_backward") != std::string::npos;
+}
+
 Result<AttentionSpec> describe_attention(const graph::Graph& g, graph::NodeId id,
                                          const ops::SymbolHints& hints) {
   const graph::Node& n = g.node(id);
   const std::string where = "node " + n.name + " (attention)";
+  if (is_attention_backward_target(n.target)) {
+    return make_error(where + ": " + std::string(ops::op_key(n.target)) +
+                      " (attention's gradients) has no runtime in the engine");
+  }
   if (n.args.size() < 3) return make_error(where + ": expected query, key and value");
   AttentionSpec spec;
   auto q = tensor_of(g, n.args[0], hints, where);
@@ -144,9 +186,9 @@ std::string tiled_source(const AttentionSpec& s) {
   const std::int64_t tiles = (rows + kTileRows - 1) / kTileRows;
   std::ostringstream o;
   o.precision(17);
-  o << "extern \"C\" __global__ void __launch_bounds__(" << 32 * kTileWarps
-    << ") fxscope_attention(const float* __restrict__ q, const float* __restrict__ k, "
-       "const float* __restrict__ v, const float* __restrict__ bias, float* __restrict__ out) {\n"
+  o << codegen::cuda_prelude()
+    << signature(s, "extern \"C\" __global__ void __launch_bounds__(" +
+                        std::to_string(32 * kTileWarps) + ") ")
     << "  const float neg_inf = __int_as_float(0xff800000);\n"
     << "  const long long bh = blockIdx.x / " << tiles << "LL;\n"
     << "  const int tile = blockIdx.x % " << tiles << ";\n"
@@ -160,8 +202,8 @@ std::string tiled_source(const AttentionSpec& s) {
     << "  for (int e = threadIdx.x; e < " << cols * dim << "; e += blockDim.x) {\n"
     << "    const int j = e / " << dim << ";\n"
     << "    const int d = e % " << dim << ";\n"
-    << "    ks[j * " << dim + 1 << " + d] = " << offset("k", s.k, "j", "d") << ";\n"
-    << "    vs[j * " << dim << " + d] = " << offset("v", s.v, "j", "d") << ";\n"
+    << "    ks[j * " << dim + 1 << " + d] = " << load("k", s.k, "j", "d") << ";\n"
+    << "    vs[j * " << dim << " + d] = " << load("v", s.v, "j", "d") << ";\n"
     << "  }\n"
     << "  __syncthreads();\n"
     << "  const int warp = threadIdx.x / 32;\n"
@@ -170,7 +212,7 @@ std::string tiled_source(const AttentionSpec& s) {
     << "  float* qw = qs + warp * " << dim << ";\n"
     << "  const int end = min(" << rows << ", (tile + 1) * " << kTileRows << ");\n"
     << "  for (int i = tile * " << kTileRows << " + warp; i < end; i += " << kTileWarps << ") {\n"
-    << "    for (int d = lane; d < " << dim << "; d += 32) qw[d] = " << offset("q", s.q, "i", "d")
+    << "    for (int d = lane; d < " << dim << "; d += 32) qw[d] = " << load("q", s.q, "i", "d")
     << ";\n"
     << "    __syncwarp();\n"
     << "    float m = neg_inf;\n"
@@ -179,7 +221,7 @@ std::string tiled_source(const AttentionSpec& s) {
     << "      for (int d = 0; d < " << dim << "; ++d) acc += qw[d] * ks[j * " << dim + 1
     << " + d];\n"
     << "      acc *= " << s.scale << "f;\n";
-  if (s.bias) o << "      acc += " << offset("bias", *s.bias, "i", "j") << ";\n";
+  if (s.bias) o << "      acc += " << load("bias", *s.bias, "i", "j") << ";\n";
   if (s.causal) o << "      if (j > i) acc = neg_inf;\n";
   o << "      p[j] = acc;\n"
     << "      m = fmaxf(m, acc);\n"
@@ -197,7 +239,7 @@ std::string tiled_source(const AttentionSpec& s) {
     << "    for (int d = lane; d < " << dim << "; d += 32) {\n"
     << "      float acc = 0.f;\n"
     << "      for (int j = 0; j < " << cols << "; ++j) acc += p[j] * vs[j * " << dim << " + d];\n"
-    << "      " << offset("out", s.out, "i", "d") << " = acc * inv;\n"
+    << "      " << store(s.out, "i", "d", "acc * inv") << "\n"
     << "    }\n"
     << "    __syncwarp();\n"
     << "  }\n"
@@ -215,9 +257,7 @@ std::string attention_source(const AttentionSpec& s) {
   const std::int64_t dim = s.q.sizes[3];
   std::ostringstream o;
   o.precision(17);
-  o << "extern \"C\" __global__ void fxscope_attention(const float* __restrict__ q, "
-       "const float* __restrict__ k, const float* __restrict__ v, const float* __restrict__ bias, "
-       "float* __restrict__ out) {\n"
+  o << codegen::cuda_prelude() << signature(s, "extern \"C\" __global__ void ")
     << "  const float neg_inf = __int_as_float(0xff800000);\n"
     << "  const long long row = blockIdx.x;\n"
     << "  const long long i = row % " << rows << "LL;\n"
@@ -228,16 +268,16 @@ std::string attention_source(const AttentionSpec& s) {
     << "  float* sc = smem + " << dim << ";\n"
     << "  float* red = sc + " << cols << ";\n"
     << "  const int t = threadIdx.x;\n"
-    << "  for (int d = t; d < " << dim
-    << "; d += blockDim.x) qs[d] = " << offset("q", s.q, "i", "d") << ";\n"
+    << "  for (int d = t; d < " << dim << "; d += blockDim.x) qs[d] = " << load("q", s.q, "i", "d")
+    << ";\n"
     << "  __syncthreads();\n"
     << "  float local_max = neg_inf;\n"
     << "  for (int j = t; j < " << cols << "; j += blockDim.x) {\n"
     << "    float acc = 0.f;\n"
-    << "    for (int d = 0; d < " << dim << "; ++d) acc += qs[d] * " << offset("k", s.k, "j", "d")
+    << "    for (int d = 0; d < " << dim << "; ++d) acc += qs[d] * " << load("k", s.k, "j", "d")
     << ";\n"
     << "    acc *= " << s.scale << "f;\n";
-  if (s.bias) o << "    acc += " << offset("bias", *s.bias, "i", "j") << ";\n";
+  if (s.bias) o << "    acc += " << load("bias", *s.bias, "i", "j") << ";\n";
   if (s.causal) o << "    if (j > i) acc = neg_inf;\n";
   o << "    sc[j] = acc;\n"
     << "    local_max = fmaxf(local_max, acc);\n"
@@ -264,9 +304,9 @@ std::string attention_source(const AttentionSpec& s) {
     << "  const float inv = 1.f / red[blockDim.x];\n"
     << "  for (int d = t; d < " << dim << "; d += blockDim.x) {\n"
     << "    float acc = 0.f;\n"
-    << "    for (int j = 0; j < " << cols << "; ++j) acc += sc[j] * " << offset("v", s.v, "j", "d")
+    << "    for (int j = 0; j < " << cols << "; ++j) acc += sc[j] * " << load("v", s.v, "j", "d")
     << ";\n"
-    << "    " << offset("out", s.out, "i", "d") << " = acc * inv;\n"
+    << "    " << store(s.out, "i", "d", "acc * inv") << "\n"
     << "  }\n"
     << "}\n";
   return o.str();

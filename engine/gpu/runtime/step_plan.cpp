@@ -60,10 +60,12 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
 }
 
 Result<StepPlan> generated_step(const graph::Graph& g, const fusion::KernelGroup& group,
-                                const ops::SymbolHints& hints, bool tune, bool clusters) {
+                                const ops::SymbolHints& hints, bool tune, bool clusters,
+                                std::uint64_t run_seed) {
   codegen::CodegenOptions options;
   options.hints = hints;
   options.clusters = clusters;
+  options.run_seed = run_seed;
   auto first = codegen::generate(g, group, options);
   if (!first) return first.error();
   StepPlan s;
@@ -108,7 +110,8 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
         std::any_of(in.begin(), in.end(), [&](graph::NodeId x) { return after.count(x) > 0; });
     if (consumes) {
       after.insert(n);
-      if (!is_view[n]) e.nodes.push_back(n);
+      // Views too: the kernel reads the product through them (a permute of the scaled q).
+      e.nodes.push_back(n);
     } else if (!is_view[n] && g.node(n).is_op() && !elsewhere.count(n)) {
       return make_error("the template's prologue node " + g.node(n).name +
                         " is computed by no other group");
@@ -124,6 +127,83 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
   std::erase_if(e.outputs, [&](graph::NodeId n) { return !members.count(n); });
   e.rnumel = 1;
   return e;
+}
+
+// Whether CONV's bias is computed by another group of PLAN that also lists CONV: Inductor's
+// convolution lowering then ran the convolution without the bias and adds it in that pointwise
+// kernel, after the library call (a bf16 model casts each bias there).
+bool bias_in_epilogue(const graph::Graph& g, const fusion::FusionPlan& plan, std::size_t conv_group,
+                      graph::NodeId conv) {
+  const graph::Argument& bias = g.node(conv).args[2];
+  if (!bias.is_node() || !g.node(bias.as_node()).is_op()) return false;
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+    if (i == conv_group || plan.groups[i].kind == fusion::GroupKind::extern_kernel) continue;
+    const auto& nodes = plan.groups[i].nodes;
+    if (std::find(nodes.begin(), nodes.end(), bias.as_node()) != nodes.end() &&
+        std::find(nodes.begin(), nodes.end(), conv) != nodes.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// GROUP (plan.groups[INDEX]) with, among its outputs, each reduction it computes that a later
+// pointwise group also lists: Inductor put the reduction's final step (a mean's division) in that
+// kernel, which the planner records by listing the reduction in both, and the pointwise kernel
+// reads the reduction's buffer (codegen computes a reduction in a pointwise group elsewhere).
+fusion::KernelGroup with_read_reductions(const graph::Graph& g, const fusion::FusionPlan& plan,
+                                         std::size_t index) {
+  fusion::KernelGroup group = plan.groups[index];
+  for (const graph::NodeId n : plan.groups[index].nodes) {
+    if (!g.node(n).is_op() || !ops::reduces(ops::classify(g.node(n).target).lowering)) continue;
+    for (std::size_t i = index + 1; i < plan.groups.size(); ++i) {
+      const auto& other = plan.groups[i];
+      if (other.kind == fusion::GroupKind::pointwise &&
+          std::find(other.nodes.begin(), other.nodes.end(), n) != other.nodes.end()) {
+        add_unique(group.outputs, n);
+      }
+    }
+  }
+  return group;
+}
+
+// Inductor lowers a cat whose parts are realised by other kernels as a ConcatKernel: each part's
+// kernel stores straight into its slice of the cat's buffer, and no kernel names the cat. The
+// plan then has no group for it. The runtime keeps each part in its own buffer, so the cat is
+// one generated copy kernel, run just before READER (its first reader), once its parts exist.
+template <class Base>
+std::optional<StepPlan> concat_step(const graph::Graph& g, graph::NodeId cat,
+                                    const StepPlan& reader, const std::vector<bool>& written,
+                                    const Base& base, const ops::SymbolHints& hints,
+                                    std::uint64_t run_seed) {
+  const graph::Node& n = g.node(cat);
+  if (!n.is_op() || ops::op_base_name(n.target) != "cat") return std::nullopt;
+  fusion::KernelGroup k;
+  k.id = reader.group;
+  k.name = n.name + "_concat";
+  k.kind = fusion::GroupKind::pointwise;
+  k.nodes = {cat};
+  for (const graph::NodeId in : g.inputs(cat)) {
+    if (!written[base(in)]) return std::nullopt;
+    add_unique(k.inputs, in);
+  }
+  k.outputs = {cat};
+  codegen::CodegenOptions options;
+  options.hints = hints;
+  options.run_seed = run_seed;
+  auto kernel = codegen::generate(g, k, options);
+  if (!kernel) return std::nullopt;
+  StepPlan s;
+  s.kind = StepKind::generated;
+  s.name = kernel->entry;
+  for (const auto& p : kernel->params) {
+    if (p.scratch_elements == 0) (p.written ? s.writes : s.reads).push_back(p.node);
+  }
+  s.variants.push_back(std::move(*kernel));
+  s.group = reader.group;
+  s.group_name = k.name + " (Inductor's parts write in place)";
+  s.nodes = {cat};
+  return s;
 }
 
 // max-autotune: a GEMM step directly followed by the kernel that reads its product is offered
@@ -179,13 +259,19 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     std::optional<Error> failed;
     if (anchor) {
       auto lib = library_step(g, *anchor, hints, plan.mode);
+      if (lib && lib->conv && lib->conv->bias && bias_in_epilogue(g, plan, gi, *anchor)) {
+        // The epilogue kernel computes the bias (a cast to the convolution's dtype) and adds it,
+        // as Inductor's does: the convolution runs without it (codegen's epilogue_bias).
+        std::erase(lib->reads, *lib->conv->bias);
+        lib->conv->bias.reset();
+      }
       if (lib) {
         made.push_back(std::move(*lib));
         auto epi = epilogue_of(g, plan, gi, *anchor, is_view);
         if (!epi) {
           failed = epi.error();
         } else if (!epi->nodes.empty()) {
-          auto k = generated_step(g, *epi, hints, tune, clusters);
+          auto k = generated_step(g, *epi, hints, tune, clusters, run_seed);
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -209,7 +295,8 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {
-      auto k = generated_step(g, group, hints, tune, clusters);
+      auto k =
+          generated_step(g, with_read_reductions(g, plan, gi), hints, tune, clusters, run_seed);
       if (k) {
         made.push_back(std::move(*k));
       } else {
@@ -230,6 +317,12 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     }
   }
   if (tune) offer_gemm_epilogues(g, out, hints);
+  // Inductor's output code draws dropout's seeds first of all (a randint into the seeds buffer);
+  // the plan may list the seeds op after kernels that look them up. It reads nothing, so it runs
+  // first.
+  std::stable_partition(out.steps.begin(), out.steps.end(), [&](const StepPlan& s) {
+    return s.nodes.size() == 1 && codegen::is_rng_seeds_op(g.node(s.nodes.front()).target);
+  });
   const auto base = [&](graph::NodeId n) {
     const auto a = codegen::alias_of(g, n, hints);
     return a ? a->base : n;
@@ -238,6 +331,24 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   for (graph::NodeId n = 0; n < g.size(); ++n) {
     written[n] =
         g.node(n).op == graph::OpKind::placeholder || g.node(n).op == graph::OpKind::get_attr;
+  }
+  std::vector<bool> materialised = written;
+  for (std::size_t i = 0; i < out.steps.size(); ++i) {
+    std::vector<StepPlan> before;
+    for (const graph::NodeId r : out.steps[i].reads) {
+      if (materialised[base(r)]) continue;
+      if (auto copy = concat_step(g, base(r), out.steps[i], materialised, base, hints, run_seed)) {
+        materialised[base(r)] = true;
+        before.push_back(std::move(*copy));
+      }
+    }
+    for (const graph::NodeId w : out.steps[i].writes) materialised[base(w)] = true;
+    if (!before.empty()) {
+      out.steps.insert(out.steps.begin() + static_cast<std::ptrdiff_t>(i),
+                       std::make_move_iterator(before.begin()),
+                       std::make_move_iterator(before.end()));
+      i += before.size();
+    }
   }
   for (const StepPlan& s : out.steps) {
     for (const graph::NodeId r : s.reads) {

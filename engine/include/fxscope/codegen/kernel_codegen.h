@@ -81,6 +81,9 @@ struct CodegenOptions {
   // The device runs thread block clusters (compute capability 9.0 and up): a reduction over few
   // long rows may then share each row among the blocks of a cluster.
   bool clusters = false;
+  // The run's seed: eager's rand / randn draw from the seeds prims.inductor_seeds writes for it
+  // (rng_seed_values), so that eager and the compiled modes drop the same elements.
+  std::uint64_t run_seed = 0;
 };
 
 // The kernel for GROUP of a plan of GRAPH. Errors name the group and the op that cannot be

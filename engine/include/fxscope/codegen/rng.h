@@ -8,6 +8,9 @@
 // - inductor_random is Philox4x32-10 (Random123) keyed by the looked-up seed, counting the
 //   element's row-major linear index: an element's value depends on the seed and its index only,
 //   never on the kernel, the group it was fused into or the launch configuration.
+// - Eager's graph has aten.rand / randn where the post-grad graph has inductor_random: its K-th
+//   random op (graph order, as replace_random numbers them) draws from seed K of the first seeds
+//   op, at the same linear index, so eager drops exactly the elements the compiled modes drop.
 
 #include <array>
 #include <cstdint>

@@ -3,6 +3,9 @@
 // (_scaled_dot_product_efficient_attention / _flash_attention / _cudnn_attention): one block per
 // query row computes its scores, an additive bias, a causal mask, the softmax and the weighted
 // sum of values, all in shared memory. Strides are baked in, so views of q/k/v cost nothing.
+// f16 and bf16 tensors are read and written in their dtype and computed in float, as PyTorch's
+// kernels accumulate. The backward ops (*_attention_backward) are not this computation: they are
+// refused, never run as a forward.
 
 #include <array>
 #include <cstdint>
@@ -19,6 +22,7 @@ struct AttentionTensor {
   graph::NodeId node = 0;
   std::array<std::int64_t, 4> sizes{};    // batch, heads, rows, head dim (or columns for bias)
   std::array<std::int64_t, 4> strides{};  // 0 where broadcast
+  std::string dtype = "f32";              // f32, bf16 or f16: read and written as such
 };
 
 struct AttentionSpec {
@@ -34,6 +38,8 @@ struct AttentionSpec {
 };
 
 bool is_attention_target(const std::string& target);
+// The SDPA backward ops, which describe_attention refuses.
+bool is_attention_backward_target(const std::string& target);
 // NODE's attention; its output is the getitem [0] user. Errors name the node and what is missing.
 Result<AttentionSpec> describe_attention(const graph::Graph& graph, graph::NodeId node,
                                          const ops::SymbolHints& hints);

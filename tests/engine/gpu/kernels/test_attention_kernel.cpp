@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "fxscope/gpu/attention_kernel.h"
+#include "fxscope/gpu/nvrtc_compiler.h"
 #include "sample_graph.h"
 
 using namespace fxscope;
@@ -35,4 +36,49 @@ TEST_CASE("GPT-2's attention takes its mask as a bias and writes the getitem", "
   const std::string tsrc = gpu::attention_source(tiled);
   CHECK_THAT(tsrc, Catch::Contains("ks[j * 65 + d]"));  // padded rows: no bank conflicts
   CHECK_THAT(tsrc, Catch::Contains("acc += bias["));
+}
+
+TEST_CASE("bf16 attention is read and written in bf16 and compiles; its backward is refused",
+          "[gpu][nvrtc]") {
+  // A real bf16 training step (Llama): cuDNN's SDPA forward and backward in the post-grad graphs.
+  auto log = trace::read_trace(test::sample("corpus/hf_llama_train_bf16"));
+  REQUIRE(log);
+  const auto graphs = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
+  REQUIRE(graphs.size() == 2);  // forward and backward
+  std::size_t forwards = 0;
+  std::size_t backwards = 0;
+  for (const auto& f : graphs) {
+    for (graph::NodeId n = 0; n < f.post_grad.size(); ++n) {
+      const std::string& target = f.post_grad.node(n).target;
+      if (!gpu::is_attention_target(target)) continue;
+      const auto spec = gpu::describe_attention(f.post_grad, n, {});
+      if (gpu::is_attention_backward_target(target)) {
+        ++backwards;
+        REQUIRE_FALSE(spec);
+        CHECK_THAT(spec.error().message, Catch::Contains("has no runtime in the engine"));
+        continue;
+      }
+      ++forwards;
+      REQUIRE(spec);
+      CHECK(spec->q.dtype == "bf16");
+      CHECK(spec->out.dtype == "bf16");
+      for (const bool tiled : {false, true}) {
+        auto s = *spec;
+        s.tiled = tiled && gpu::attention_tiles_fit(s);
+        const std::string src = gpu::attention_source(s);
+        CHECK_THAT(src, Catch::Contains("const fx_bf16* __restrict__ q"));
+        CHECK_THAT(src, Catch::Contains("= fx_f2b(acc * inv);"));
+        const auto cubin = gpu::compile_cuda(src, "fxscope_attention", {});
+        if (!cubin && cubin.error().message.find("NVRTC") != std::string::npos &&
+            cubin.error().message.find("load") != std::string::npos) {
+          WARN("NVRTC not usable here: " << cubin.error().message);
+          continue;
+        }
+        INFO(src);
+        CHECK(cubin);
+      }
+    }
+  }
+  CHECK(forwards > 0);
+  CHECK(backwards == forwards);
 }

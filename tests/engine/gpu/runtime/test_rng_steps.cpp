@@ -7,6 +7,7 @@
 
 #include "samples.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -14,6 +15,7 @@
 #include "fxscope/gpu/engine_run.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/gpu/step_plan.h"
+#include "fxscope/ops/op_registry.h"
 #include "sample_graph.h"
 
 using namespace fxscope;
@@ -38,6 +40,36 @@ TEST_CASE("residual_mlp_train's forward runs every op in every mode", "[gpu][rng
     }
     CHECK(seeds == 1);
   }
+}
+
+TEST_CASE("eager's dropout draws from the seed Inductor's lookup gives it", "[gpu][rng]") {
+  // A real dropout (F.dropout in training): eager's graph holds aten.rand, the post-grad graph
+  // inductor_lookup_seed(seeds, 0) + inductor_random. Both must draw from seed 0 of the run's
+  // seeds, or eager's mask differs from every compiled mode's and their outputs never compare.
+  const std::uint64_t run_seed = 7;
+  const std::string seed = std::to_string(codegen::rng_seed_values(run_seed, 0, 1)[0]);
+  const auto eager = test::sample_fusion("corpus/hand_recompiles_module", fusion::Mode::eager);
+  const auto e = gpu::plan_steps(eager.post_grad, eager.ours, {}, false, run_seed);
+  std::size_t rand_kernels = 0;
+  for (const auto& step : e.steps) {
+    const bool draws = std::any_of(step.nodes.begin(), step.nodes.end(), [&](graph::NodeId n) {
+      return ops::op_base_name(eager.post_grad.node(n).target) == "rand";
+    });
+    if (!draws) continue;
+    ++rand_kernels;
+    INFO(step.variants.front().source);
+    CHECK(step.variants.front().source.find(seed + "LL") != std::string::npos);
+  }
+  CHECK(rand_kernels == 1);
+  const auto fused =
+      test::sample_fusion("corpus/hand_recompiles_module", fusion::Mode::default_mode);
+  const auto d = gpu::plan_steps(fused.post_grad, fused.ours, {}, false, run_seed);
+  const bool seeded = std::any_of(d.steps.begin(), d.steps.end(), [&](const gpu::StepPlan& s) {
+    return s.variants.size() == 1 &&
+           s.variants.front().source.find(seed + "LL") != std::string::npos &&
+           s.variants.front().summary.rfind("rng seeds", 0) == 0;
+  });
+  CHECK(seeded);
 }
 
 TEST_CASE("residual_mlp_train's kernels compile for sm_90", "[nvrtc][rng]") {
