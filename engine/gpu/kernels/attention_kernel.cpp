@@ -1,13 +1,15 @@
 #include "fxscope/gpu/attention_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "attention_text.h"
 #include "fxscope/codegen/cuda_prelude.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::gpu {
-namespace {
+namespace attention_text {
 
 Result<AttentionTensor> tensor_of(const graph::Graph& g, const graph::Argument& arg,
                                   const ops::SymbolHints& hints, const std::string& where) {
@@ -55,9 +57,9 @@ std::string load(const char* name, const AttentionTensor& t, const char* row, co
 }
 
 // The statement storing the float expression VALUE into OUT at (ROW, COL).
-std::string store(const AttentionTensor& out, const char* row, const char* col,
+std::string store(const char* name, const AttentionTensor& out, const char* row, const char* col,
                   const std::string& value) {
-  const std::string at = offset("out", out, row, col);
+  const std::string at = offset(name, out, row, col);
   if (out.dtype == "bf16") return at + " = fx_f2b(" + value + ");";
   if (out.dtype == "f16") return at + " = fx_f2h(" + value + ");";
   return at + " = " + value + ";";
@@ -67,12 +69,61 @@ std::string c_type(const AttentionTensor& t) {
   return t.dtype == "bf16" ? "fx_bf16" : t.dtype == "f16" ? "fx_half" : "float";
 }
 
+std::optional<AttentionTensor> lse_of(const graph::Graph& g, graph::NodeId node,
+                                      const ops::SymbolHints& hints) {
+  const graph::Node& n = g.node(node);
+  if (!n.meta || n.meta->dtype != "f32" || n.meta->rank() < 3 || n.meta->rank() > 4 ||
+      n.meta->strides.size() != n.meta->rank()) {
+    return std::nullopt;
+  }
+  AttentionTensor t;
+  t.node = node;
+  for (std::size_t d = 0; d < n.meta->rank(); ++d) {
+    t.sizes[d] = ops::eval_dim(n.meta->sizes[d], hints);
+    t.strides[d] = t.sizes[d] == 1 ? 0 : ops::eval_dim(n.meta->strides[d], hints);
+  }
+  if (n.meta->rank() == 3) t.sizes[3] = 1;  // strides[3] stays 0: the column index is 0
+  return t;
+}
+
+std::optional<graph::NodeId> getitem(const graph::Graph& g, graph::NodeId node,
+                                     std::int64_t index) {
+  const auto users = g.users();  // a copy: the loop must not range over a temporary's element
+  for (const graph::NodeId u : users[node]) {
+    const graph::Node& un = g.node(u);
+    if (un.target == "operator.getitem" && un.args.size() == 2 &&
+        un.args[1].kind() == graph::Argument::Kind::integer && un.args[1].as_int() == index) {
+      return u;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace attention_text
+
+using namespace attention_text;
+
+namespace {
+
 // The kernel's signature: each tensor in its own dtype.
 std::string signature(const AttentionSpec& s, const std::string& head) {
   const AttentionTensor& bias = s.bias ? *s.bias : s.q;
   return head + "fxscope_attention(const " + c_type(s.q) + "* __restrict__ q, const " +
          c_type(s.k) + "* __restrict__ k, const " + c_type(s.v) + "* __restrict__ v, const " +
-         c_type(bias) + "* __restrict__ bias, " + c_type(s.out) + "* __restrict__ out) {\n";
+         c_type(bias) + "* __restrict__ bias, " + c_type(s.out) +
+         "* __restrict__ out, float* __restrict__ lse, long long* __restrict__ zero0, "
+         "long long* __restrict__ zero1) {\n"
+         "  if (blockIdx.x == 0 && threadIdx.x == 0) {  // no dropout: philox seed and offset 0\n"
+         "    if (zero0) *zero0 = 0;\n"
+         "    if (zero1) *zero1 = 0;\n"
+         "  }\n";
+}
+
+// The statement writing row I's log-sum-exp (max M, sum of exponentials SUM) when it is taken.
+std::string lse_store(const AttentionSpec& s, const char* m, const char* sum) {
+  if (!s.lse) return "";
+  return "if (lse) " + offset("lse", *s.lse, "i", "0") + " = " + m +
+         " == neg_inf ? neg_inf : " + m + " + logf(" + sum + ");\n";
 }
 
 }  // namespace
@@ -91,10 +142,7 @@ Result<AttentionSpec> describe_attention(const graph::Graph& g, graph::NodeId id
                                          const ops::SymbolHints& hints) {
   const graph::Node& n = g.node(id);
   const std::string where = "node " + n.name + " (attention)";
-  if (is_attention_backward_target(n.target)) {
-    return make_error(where + ": " + std::string(ops::op_key(n.target)) +
-                      " (attention's gradients) has no runtime in the engine");
-  }
+  if (is_attention_backward_target(n.target)) return describe_attention_backward(g, id, hints);
   if (n.args.size() < 3) return make_error(where + ": expected query, key and value");
   AttentionSpec spec;
   auto q = tensor_of(g, n.args[0], hints, where);
@@ -107,14 +155,15 @@ Result<AttentionSpec> describe_attention(const graph::Graph& g, graph::NodeId id
   spec.k = *k;
   spec.v = *v;
   const bool efficient = n.target.find("efficient") != std::string::npos;
-  // efficient: (q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal); flash and cudnn
-  // take no bias: (q, k, v, dropout_p, is_causal, ...).
-  if (efficient && n.args.size() > 3 && n.args[3].is_node()) {
+  const bool cudnn = n.target.find("cudnn") != std::string::npos;
+  // efficient and cudnn: (q, k, v, attn_bias, compute_log_sumexp, dropout_p, is_causal, ...);
+  // flash takes no bias: (q, k, v, dropout_p, is_causal, ...).
+  if ((efficient || cudnn) && n.args.size() > 3 && n.args[3].is_node()) {
     auto b = tensor_of(g, n.args[3], hints, where);
     if (!b) return b.error();
     spec.bias = *b;
   }
-  const std::size_t causal_at = efficient ? 6 : 4;
+  const std::size_t causal_at = efficient || cudnn ? 6 : 4;
   if (n.args.size() > causal_at && n.args[causal_at].kind() == graph::Argument::Kind::boolean) {
     spec.causal = n.args[causal_at].as_bool();
   }
@@ -124,18 +173,21 @@ Result<AttentionSpec> describe_attention(const graph::Graph& g, graph::NodeId id
     }
   }
   spec.scale = float_kwarg(n, "scale").value_or(1.0 / std::sqrt(static_cast<double>(q->sizes[3])));
-  const auto users = g.users();
-  for (const graph::NodeId u : users[id]) {
-    const graph::Node& un = g.node(u);
-    if (un.target == "operator.getitem" && un.args.size() == 2 &&
-        un.args[1].kind() == graph::Argument::Kind::integer && un.args[1].as_int() == 0) {
-      auto o = tensor_of(g, graph::Argument::node(u), hints, where);
-      if (!o) return o.error();
-      spec.out = *o;
-      return spec;
+  const auto out = getitem(g, id, 0);
+  if (!out) return make_error(where + ": no getitem [0] takes the attention's output");
+  auto o = tensor_of(g, graph::Argument::node(*out), hints, where);
+  if (!o) return o.error();
+  spec.out = *o;
+  if (const auto lse = getitem(g, id, 1)) spec.lse = lse_of(g, *lse, hints);
+  // The philox seed and offset: outputs 2 and 3 of the efficient kernel, 6 and 7 of the others.
+  for (const std::int64_t at :
+       efficient ? std::array<std::int64_t, 2>{2, 3} : std::array<std::int64_t, 2>{6, 7}) {
+    const auto seed = getitem(g, id, at);
+    if (seed && g.node(*seed).meta && g.node(*seed).meta->dtype == "i64") {
+      spec.zeroed.push_back(*seed);
     }
   }
-  return make_error(where + ": no getitem [0] takes the attention's output");
+  return spec;
 }
 
 namespace {
@@ -154,7 +206,7 @@ std::size_t tiled_shared_bytes(const AttentionSpec& s) {
 }  // namespace
 
 bool attention_tiles_fit(const AttentionSpec& spec) {
-  return tiled_shared_bytes(spec) <= kMaxTiledShared;
+  return !spec.backward && tiled_shared_bytes(spec) <= kMaxTiledShared;
 }
 
 int attention_threads(const AttentionSpec& spec) {
@@ -164,11 +216,19 @@ int attention_threads(const AttentionSpec& spec) {
 long long attention_blocks(const AttentionSpec& spec) {
   const long long heads = spec.q.sizes[0] * spec.q.sizes[1];
   const long long rows = spec.q.sizes[2];
+  // The backward: a block per query row (dq), then a block per key row (dk, dv).
+  if (spec.backward) return heads * (rows + spec.k.sizes[2]);
   return spec.tiled ? heads * ((rows + kTileRows - 1) / kTileRows) : heads * rows;
 }
 
 std::size_t attention_shared_bytes(const AttentionSpec& spec) {
   if (spec.tiled) return tiled_shared_bytes(spec);
+  if (spec.backward) {
+    const auto dim = static_cast<std::size_t>(spec.q.sizes[3]);
+    const auto rows = static_cast<std::size_t>(spec.q.sizes[2]);
+    const auto cols = static_cast<std::size_t>(spec.k.sizes[2]);
+    return std::max(2 * dim + cols + kRowThreads, 2 * dim + 2 * rows) * sizeof(float);
+  }
   return static_cast<std::size_t>(spec.q.sizes[3] + spec.k.sizes[2] + 2 * kRowThreads) *
          sizeof(float);
 }
@@ -236,10 +296,11 @@ std::string tiled_source(const AttentionSpec& s) {
     << "    for (int w = 16; w > 0; w >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, w);\n"
     << "    __syncwarp();\n"
     << "    const float inv = 1.f / sum;\n"
+    << "    if (lane == 0) { " << lse_store(s, "m", "sum") << "    }\n"
     << "    for (int d = lane; d < " << dim << "; d += 32) {\n"
     << "      float acc = 0.f;\n"
     << "      for (int j = 0; j < " << cols << "; ++j) acc += p[j] * vs[j * " << dim << " + d];\n"
-    << "      " << store(s.out, "i", "d", "acc * inv") << "\n"
+    << "      " << store("out", s.out, "i", "d", "acc * inv") << "\n"
     << "    }\n"
     << "    __syncwarp();\n"
     << "  }\n"
@@ -249,7 +310,23 @@ std::string tiled_source(const AttentionSpec& s) {
 
 }  // namespace
 
+std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpec& s) {
+  std::vector<std::optional<graph::NodeId>> a = {s.q.node, s.k.node, s.v.node};
+  a.push_back(s.bias ? std::optional(s.bias->node) : std::nullopt);
+  const auto lse = s.lse ? std::optional(s.lse->node) : std::nullopt;
+  if (s.backward) {
+    a.insert(a.end(), {s.grad_out.node, s.fwd_out.node, lse, s.dq.node, s.dk.node, s.dv.node});
+    return a;
+  }
+  a.insert(a.end(), {s.out.node, lse});
+  for (std::size_t i = 0; i < 2; ++i) {
+    a.push_back(i < s.zeroed.size() ? std::optional(s.zeroed[i]) : std::nullopt);
+  }
+  return a;
+}
+
 std::string attention_source(const AttentionSpec& s) {
+  if (s.backward) return attention_backward_source(s);
   if (s.tiled) return tiled_source(s);
   const std::int64_t heads = s.q.sizes[1];
   const std::int64_t rows = s.q.sizes[2];
@@ -302,11 +379,12 @@ std::string attention_source(const AttentionSpec& s) {
     << "    __syncthreads();\n"
     << "  }\n"
     << "  const float inv = 1.f / red[blockDim.x];\n"
+    << "  if (t == 0) { " << lse_store(s, "m", "red[blockDim.x]") << "  }\n"
     << "  for (int d = t; d < " << dim << "; d += blockDim.x) {\n"
     << "    float acc = 0.f;\n"
     << "    for (int j = 0; j < " << cols << "; ++j) acc += sc[j] * " << load("v", s.v, "j", "d")
     << ";\n"
-    << "    " << store(s.out, "i", "d", "acc * inv") << "\n"
+    << "    " << store("out", s.out, "i", "d", "acc * inv") << "\n"
     << "  }\n"
     << "}\n";
   return o.str();

@@ -478,8 +478,8 @@ struct Executable::Builder {
     if (!image) return image.error().message;
     auto kernel = KernelImage::load(*image, "fxscope_attention", where);
     if (!kernel) return kernel.error().message;
-    im.arg_values.push_back({ptr(a.q.node), ptr(a.k.node), ptr(a.v.node),
-                             a.bias ? ptr(a.bias->node) : nullptr, ptr(a.out.node)});
+    auto& values = im.arg_values.emplace_back();
+    for (const auto& node : attention_arguments(a)) values.push_back(node ? ptr(*node) : nullptr);
     std::vector<void*> args = argument_pointers(im.arg_values.back());
     const long long blocks = attention_blocks(a);
     const int threads = attention_threads(a);

@@ -50,10 +50,17 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
     if (!spec) return spec.error();
     spec->tiled = mode != fusion::Mode::eager && attention_tiles_fit(*spec);
     s.kind = StepKind::attention;
-    s.name = "fxscope_attention";
+    s.name = spec->backward ? "fxscope_attention backward" : "fxscope_attention";
     s.reads = {spec->q.node, spec->k.node, spec->v.node};
     if (spec->bias) s.reads.push_back(spec->bias->node);
-    s.writes = {spec->out.node};
+    if (spec->backward) {
+      s.reads.insert(s.reads.end(), {spec->grad_out.node, spec->fwd_out.node, spec->lse->node});
+      s.writes = {spec->dq.node, spec->dk.node, spec->dv.node};
+    } else {
+      s.writes = {spec->out.node};
+      if (spec->lse) s.writes.push_back(spec->lse->node);
+      s.writes.insert(s.writes.end(), spec->zeroed.begin(), spec->zeroed.end());
+    }
     s.attention = std::move(*spec);
   }
   return s;

@@ -4,13 +4,16 @@
 // query row computes its scores, an additive bias, a causal mask, the softmax and the weighted
 // sum of values, all in shared memory. Strides are baked in, so views of q/k/v cost nothing.
 // f16 and bf16 tensors are read and written in their dtype and computed in float, as PyTorch's
-// kernels accumulate. The backward ops (*_attention_backward) are not this computation: they are
-// refused, never run as a forward.
+// kernels accumulate. The forward also writes the rows' log-sum-exp and zero philox seed and
+// offset (no dropout is applied) where the graph takes them: what a training step's backward
+// reads. The backward ops (*_attention_backward) run a kernel of their own
+// (attention_backward.cpp) from those saved tensors.
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fxscope/core/result.h"
 #include "fxscope/graph/graph.h"
@@ -35,10 +38,18 @@ struct AttentionSpec {
   // global memory. Eager runs the simple form, the fused modes the tiled one, so comparing
   // their outputs checks one against the other.
   bool tiled = false;
+  // Forward: the log-sum-exp of each query row's scaled scores, f32 [B, H, L(, 1)] (getitem 1),
+  // when the graph takes it; the philox seed and offset outputs, written as zeros.
+  // Backward: the forward's log-sum-exp, read.
+  std::optional<AttentionTensor> lse;
+  std::vector<graph::NodeId> zeroed;
+  // Backward: gradient of the output and the forward's output in; dq, dk, dv (getitems 0-2) out.
+  bool backward = false;
+  AttentionTensor grad_out, fwd_out, dq, dk, dv;
 };
 
 bool is_attention_target(const std::string& target);
-// The SDPA backward ops, which describe_attention refuses.
+// The SDPA backward ops: describe_attention gives their spec with backward set.
 bool is_attention_backward_target(const std::string& target);
 // NODE's attention; its output is the getitem [0] user. Errors name the node and what is missing.
 Result<AttentionSpec> describe_attention(const graph::Graph& graph, graph::NodeId node,
@@ -48,6 +59,12 @@ std::string attention_source(const AttentionSpec& spec);
 int attention_threads(const AttentionSpec& spec);
 long long attention_blocks(const AttentionSpec& spec);
 std::size_t attention_shared_bytes(const AttentionSpec& spec);
+// The backward's kernel source, block count and shared memory (attention_backward.cpp).
+Result<AttentionSpec> describe_attention_backward(const graph::Graph& graph, graph::NodeId node,
+                                                  const ops::SymbolHints& hints);
+std::string attention_backward_source(const AttentionSpec& spec);
+// The spec's tensor arguments in the order the kernel takes them (null where absent).
+std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpec& spec);
 // Whether the tiled form fits in shared memory for SPEC's sizes.
 bool attention_tiles_fit(const AttentionSpec& spec);
 

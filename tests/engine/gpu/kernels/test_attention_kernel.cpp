@@ -38,7 +38,7 @@ TEST_CASE("GPT-2's attention takes its mask as a bias and writes the getitem", "
   CHECK_THAT(tsrc, Catch::Contains("acc += bias["));
 }
 
-TEST_CASE("bf16 attention is read and written in bf16 and compiles; its backward is refused",
+TEST_CASE("bf16 attention and its backward are read and written in bf16 and compile",
           "[gpu][nvrtc]") {
   // A real bf16 training step (Llama): cuDNN's SDPA forward and backward in the post-grad graphs.
   auto log = trace::read_trace(test::sample("corpus/hf_llama_train_bf16"));
@@ -47,35 +47,50 @@ TEST_CASE("bf16 attention is read and written in bf16 and compiles; its backward
   REQUIRE(graphs.size() == 2);  // forward and backward
   std::size_t forwards = 0;
   std::size_t backwards = 0;
+  const auto compiles = [](const std::string& src) {
+    const auto cubin = gpu::compile_cuda(src, "fxscope_attention", {});
+    if (!cubin && cubin.error().message.find("NVRTC") != std::string::npos &&
+        cubin.error().message.find("load") != std::string::npos) {
+      WARN("NVRTC not usable here: " << cubin.error().message);
+      return;
+    }
+    INFO(src);
+    CHECK(cubin);
+  };
   for (const auto& f : graphs) {
     for (graph::NodeId n = 0; n < f.post_grad.size(); ++n) {
       const std::string& target = f.post_grad.node(n).target;
       if (!gpu::is_attention_target(target)) continue;
       const auto spec = gpu::describe_attention(f.post_grad, n, {});
+      INFO(f.post_grad.node(n).name << ": " << (spec ? "" : spec.error().message));
+      REQUIRE(spec);
+      REQUIRE(spec->bias);  // cuDNN's attn_bias (args[3]): Llama's causal mask
       if (gpu::is_attention_backward_target(target)) {
         ++backwards;
-        REQUIRE_FALSE(spec);
-        CHECK_THAT(spec.error().message, Catch::Contains("has no runtime in the engine"));
+        CHECK(spec->backward);
+        REQUIRE(spec->lse);
+        CHECK(spec->dq.dtype == "bf16");
+        CHECK(gpu::attention_blocks(*spec) ==
+              spec->q.sizes[0] * spec->q.sizes[1] * (spec->q.sizes[2] + spec->k.sizes[2]));
+        const std::string src = gpu::attention_source(*spec);
+        CHECK_THAT(src, Catch::Contains("fx_bf16* __restrict__ dk"));
+        compiles(src);
         continue;
       }
       ++forwards;
-      REQUIRE(spec);
       CHECK(spec->q.dtype == "bf16");
       CHECK(spec->out.dtype == "bf16");
+      // What the backward reads: the rows' log-sum-exp and the philox seed and offset.
+      REQUIRE(spec->lse);
+      CHECK(spec->zeroed.size() == 2);
       for (const bool tiled : {false, true}) {
         auto s = *spec;
         s.tiled = tiled && gpu::attention_tiles_fit(s);
         const std::string src = gpu::attention_source(s);
         CHECK_THAT(src, Catch::Contains("const fx_bf16* __restrict__ q"));
         CHECK_THAT(src, Catch::Contains("= fx_f2b(acc * inv);"));
-        const auto cubin = gpu::compile_cuda(src, "fxscope_attention", {});
-        if (!cubin && cubin.error().message.find("NVRTC") != std::string::npos &&
-            cubin.error().message.find("load") != std::string::npos) {
-          WARN("NVRTC not usable here: " << cubin.error().message);
-          continue;
-        }
-        INFO(src);
-        CHECK(cubin);
+        CHECK_THAT(src, Catch::Contains("if (lse) lse["));
+        compiles(src);
       }
     }
   }

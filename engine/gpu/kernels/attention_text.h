@@ -1,0 +1,31 @@
+#pragma once
+// What the forward and the backward attention kernels share: reading an SDPA operand's
+// annotation, and the CUDA C text that loads and stores its elements in its dtype.
+
+#include <optional>
+#include <string>
+
+#include "fxscope/gpu/attention_kernel.h"
+
+namespace fxscope::gpu::attention_text {
+
+// ARG as a 4-d f32 / bf16 / f16 tensor; an error names the node and what it lacks.
+Result<AttentionTensor> tensor_of(const graph::Graph& g, const graph::Argument& arg,
+                                  const ops::SymbolHints& hints, const std::string& where);
+// A log-sum-exp tensor: f32, [B, H, L] or [B, H, L, 1]; nullopt otherwise.
+std::optional<AttentionTensor> lse_of(const graph::Graph& g, graph::NodeId node,
+                                      const ops::SymbolHints& hints);
+// The getitem [INDEX] user of NODE, if any.
+std::optional<graph::NodeId> getitem(const graph::Graph& g, graph::NodeId node, std::int64_t index);
+std::optional<double> float_kwarg(const graph::Node& n, const char* name);
+// NAME[offset of T at (ROW, COL)] for the kernel variables b and h.
+std::string offset(const char* name, const AttentionTensor& t, const char* row, const char* col);
+// The element as a float expression.
+std::string load(const char* name, const AttentionTensor& t, const char* row, const char* col);
+// The statement storing the float expression VALUE into NAME at (ROW, COL).
+std::string store(const char* name, const AttentionTensor& t, const char* row, const char* col,
+                  const std::string& value);
+// "float", "fx_bf16" or "fx_half".
+std::string c_type(const AttentionTensor& t);
+
+}  // namespace fxscope::gpu::attention_text
