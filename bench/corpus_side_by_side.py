@@ -88,6 +88,9 @@ def main():
     parser.add_argument("--budget-s", type=float, default=0, help="start no model after this")
     parser.add_argument("--markdown", help="also write the table here")
     parser.add_argument("--json", help="also write every figure here")
+    parser.add_argument("--engine-runs", help="build the table from engine runs saved here "
+                        "(MODEL.json, `run --json` output) instead of running; the PyTorch "
+                        "columns then say they were not run")
     args = parser.parse_args()
 
     modes = args.modes.split(",")
@@ -102,12 +105,32 @@ def main():
             skipped.append(name)
             continue
         base = [args.cli, "run", path, "--mode", ",".join(modes), "--json"]
-        engine = run_json(base, args.timeout)
-        torch_run = run_json(base + ["--backend", "pytorch"], args.timeout)
+        if args.engine_runs:
+            saved = os.path.join(args.engine_runs, name + ".json")
+            try:
+                with open(saved) as f:
+                    engine = json.load(f)
+            except (OSError, json.JSONDecodeError) as e:
+                engine = {"error": f"no saved run: {e}"}
+            torch_run = {"error": "not run"}
+        else:
+            engine = run_json(base, args.timeout)
+            torch_run = run_json(base + ["--backend", "pytorch"], args.timeout)
         torch_version = torch_version or torch_run.get("torch_version")
-        for mode in modes:
-            e, p = mode_figures(engine, mode), mode_figures(torch_run, mode)
-            rows.append({"model": name, "mode": mode, "unit": engine.get("unit"),
+        graphs = [("", engine, torch_run)]
+        if engine.get("backward"):  # a training unit: its backward graph, fed the forward's saved
+            graphs.append((" backward", engine["backward"], torch_run.get("backward") or {}))
+        for (suffix, eng, tor), mode in [(g, m) for g in graphs for m in modes]:
+            e, p = mode_figures(eng, mode), mode_figures(tor, mode)
+            if e["err"] is None and not e["note"]:
+                # Why there is no error: eager is the reference, or the run says why it compared
+                # nothing ("default backward: not compared (eager did not run completely)").
+                why = [n.split(": ", 1)[1] for n in engine.get("notes", [])
+                       if n.startswith(f"{mode}{suffix}: not compared")]
+                e["note"] = "the reference" if mode == "eager" else (why[0] if why else "")
+            if suffix and not tor:
+                p["note"] = torch_run.get("error") or "no backward"
+            rows.append({"model": name, "mode": mode + suffix, "unit": engine.get("unit"),
                          "engine_kernel_us": e["kernel_us"], "engine_total_us": e["total_us"],
                          "engine_ops": e["ops"], "engine_max_rel_err": e["err"],
                          "engine_tolerance": e["tol"], "engine_note": e["note"],

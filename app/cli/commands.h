@@ -26,5 +26,7 @@ std::optional<std::size_t> print_summary(const std::string& path, int rank, bool
 // The status of the subcommand that ran: 0 ok, 1 bad input (a message was printed).
 int exit_code();
 void set_exit_code(int code);
+// Prints "fxscope-cli: MESSAGE" on stderr and sets the exit code to 1.
+void fail(const std::string& message);
 
 }  // namespace fxscope::cli

@@ -40,11 +40,6 @@ struct CompareArgs {
   bool json = false;
 };
 
-void fail(const std::string& message) {
-  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
-  set_exit_code(1);
-}
-
 #if FXSCOPE_HAS_CUDA
 
 std::string shell_quoted(const std::string& s) {

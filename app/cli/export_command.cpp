@@ -36,11 +36,6 @@ struct ExportArgs {
   std::string run_json;
 };
 
-void fail(const std::string& message) {
-  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
-  set_exit_code(1);
-}
-
 Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot read the file");

@@ -29,25 +29,20 @@ struct FuseArgs {
   std::string cuda_source_dir;
 };
 
-bool fail(const std::string& message) {
-  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
-  set_exit_code(1);
-  return false;
-}
-
 // Writes each generated kernel of the plan to DIR; what could not be generated is named on
 // stderr, and makes the exit status non-zero, rather than missing from the folder unsaid.
 bool write_cuda_sources(const trace::TraceLog& log, fusion::Mode mode, const FuseArgs& args) {
   auto sources = codegen::unit_kernel_sources(log, mode, args.unit);
-  if (!sources) return fail(sources.error().message);
+  if (!sources) return fail(sources.error().message), false;
   std::error_code ec;
   std::filesystem::create_directories(args.cuda_source_dir, ec);
-  if (ec) return fail(args.cuda_source_dir + ": cannot create the folder (" + ec.message() + ")");
+  if (ec)
+    return fail(args.cuda_source_dir + ": cannot create the folder (" + ec.message() + ")"), false;
   for (const auto& file : sources->files) {
     const std::filesystem::path path = std::filesystem::path(args.cuda_source_dir) / file.name;
     std::ofstream out(path);
     out << file.text;
-    if (!out.flush()) return fail(path.string() + ": cannot write the kernel's source");
+    if (!out.flush()) return fail(path.string() + ": cannot write the kernel's source"), false;
   }
   for (const auto& why : sources->refused) std::fprintf(stderr, "fxscope-cli: %s\n", why.c_str());
   std::fprintf(stderr,

@@ -28,11 +28,6 @@ struct GuardsArgs {
 };
 
 // Prints the one-line message of a bad argument or input and marks the run failed.
-void fail(const std::string& message) {
-  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
-  set_exit_code(1);
-}
-
 // The --input and --const specs as one input; the Error names the first bad spec.
 Result<guards::ProposedInput> parse_input(const GuardsArgs& args) {
   guards::ProposedInput input;

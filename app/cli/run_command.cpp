@@ -52,11 +52,6 @@ struct RunArgs {
   bool pytorch_options = false;
 };
 
-void fail(const std::string& message) {
-  std::fprintf(stderr, "fxscope-cli: %s\n", message.c_str());
-  set_exit_code(1);
-}
-
 bool known_mode(const std::string& mode) {
   return mode == "all" || mode == "eager" || mode == "default" || mode == "reduce-overhead" ||
          mode == "max-autotune";

@@ -11,7 +11,7 @@ namespace fxscope::graph {
 namespace {
 
 // Nesting deeper than this is not FX output; it is kept as raw text instead of recursed into.
-constexpr int kMaxDepth = 64;
+constexpr int kMaxArgumentDepth = 64;
 
 bool encloses(std::string_view t, char open) {
   return t.size() >= 2 && t.front() == open && python_text::matching_close(t, 0) == t.size() - 1;
@@ -87,7 +87,7 @@ std::vector<Argument> ArgumentReader::read_items(std::string_view inner, int dep
 
 Argument ArgumentReader::read_value(std::string_view text, int depth) {
   const std::string_view t = text::trim(text);
-  if (t.empty() || depth > kMaxDepth) {
+  if (t.empty() || depth > kMaxArgumentDepth) {
     problems_.push_back(t.empty() ? "empty argument" : "argument nested too deeply");
     return Argument::raw(std::string(t));
   }

@@ -16,7 +16,7 @@ using nlohmann::json;
 namespace {
 
 // Nesting deeper than this (arguments, subgraphs) is refused rather than recursed into.
-constexpr int kMaxDepth = 64;
+constexpr int kMaxJsonDepth = 64;
 
 json arg_to_json(const Argument& a) {
   switch (a.kind()) {
@@ -147,8 +147,8 @@ class JsonReader {
   }
 
   Argument arg(const json& j, const std::string& path, std::size_t node_count, int depth) {
-    if (depth > kMaxDepth) {
-      fail(path, "at most " + std::to_string(kMaxDepth) + " levels of nesting");
+    if (depth > kMaxJsonDepth) {
+      fail(path, "at most " + std::to_string(kMaxJsonDepth) + " levels of nesting");
       return {};
     }
     if (j.is_null()) return {};
@@ -292,7 +292,7 @@ class JsonReader {
 
   Graph graph(const json& j, const std::string& path, int depth) {
     Graph g;
-    if (depth > kMaxDepth) return fail(path, "subgraphs nested at most 64 deep"), g;
+    if (depth > kMaxJsonDepth) return fail(path, "subgraphs nested at most 64 deep"), g;
     if (!j.is_object()) return fail(path, "a graph object"), g;
     g.set_name(string(j, "name", path));
     const json* nodes = field(j, "nodes", path);

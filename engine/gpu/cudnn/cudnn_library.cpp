@@ -7,13 +7,13 @@
 namespace fxscope::gpu {
 namespace {
 
-constexpr int kMajor = 9;
+constexpr int kCudnnMajor = 9;
 
 // FXSCOPE_CUDNN names a file to try first; PyTorch's wheel ships cuDNN as nvidia-cudnn beside
 // torch, not under the CUDA toolkit.
 LibrarySearch cudnn_search() {
   LibrarySearch s =
-      cuda_library_search({"cuDNN", "libcudnn", kMajor,
+      cuda_library_search({"cuDNN", "libcudnn", kCudnnMajor,
                            "cuDNN 9 (libcudnn9-cuda-" + std::to_string(CUDART_VERSION / 1000) + ")",
                            "nvidia-cudnn-cu" + std::to_string(CUDART_VERSION / 1000), "cudnn"});
   if (const char* p = std::getenv("FXSCOPE_CUDNN"); p && *p) {
@@ -23,7 +23,7 @@ LibrarySearch cudnn_search() {
   return s;
 }
 
-std::optional<Error> bind(const SharedLibrary& so, CudnnLibrary& l) {
+std::optional<Error> bind_cudnn(const SharedLibrary& so, CudnnLibrary& l) {
   EntryPoints points(so);
   points.bind("cudnnBackendCreateDescriptor", l.backend_create)
       .bind("cudnnBackendDestroyDescriptor", l.backend_destroy)
@@ -84,7 +84,7 @@ void CudnnLibrary::use_stream(cudaStream_t stream) const {
 }
 
 Result<const CudnnLibrary*> cudnn_library() {
-  static const LoadedLibrary<CudnnLibrary> loaded(cudnn_search(), bind);
+  static const LoadedLibrary<CudnnLibrary> loaded(cudnn_search(), bind_cudnn);
   return loaded.get();
 }
 

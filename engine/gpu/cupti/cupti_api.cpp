@@ -9,9 +9,9 @@ namespace {
 
 // CUPTI's soname follows the CUDA release (libcupti.so.13); its API version leads with that
 // release's major version (130001 for CUDA 13.0; CUDA 12's were two-digit numbers).
-constexpr int kMajor = CUDART_VERSION / 1000;
+constexpr int kCuptiMajor = CUDART_VERSION / 1000;
 
-std::optional<Error> bind(const SharedLibrary& so, CuptiApi& a) {
+std::optional<Error> bind_cupti(const SharedLibrary& so, CuptiApi& a) {
   EntryPoints points(so);
   points.bind("cuptiGetVersion", a.get_version)
       .bind("cuptiGetResultString", a.result_string)
@@ -22,7 +22,7 @@ std::optional<Error> bind(const SharedLibrary& so, CuptiApi& a) {
       .bind("cuptiActivityGetNextRecord", a.next_record)
       .bind("cuptiActivityPushExternalCorrelationId", a.push_external_id)
       .bind("cuptiActivityPopExternalCorrelationId", a.pop_external_id);
-  const std::string expected = "CUPTI of CUDA " + std::to_string(kMajor);
+  const std::string expected = "CUPTI of CUDA " + std::to_string(kCuptiMajor);
   if (auto e = points.missing(expected)) return e;
   std::uint32_t version = 0;
   a.get_version(&version);
@@ -43,9 +43,9 @@ std::string CuptiApi::text(CUptiResult r) const {
 
 Result<const CuptiApi*> cupti_api() {
   static const LoadedLibrary<CuptiApi> loaded(
-      cuda_library_search({"CUPTI", "libcupti", kMajor, toolkit_package("CUPTI", "cuda-cupti"),
+      cuda_library_search({"CUPTI", "libcupti", kCuptiMajor, toolkit_package("CUPTI", "cuda-cupti"),
                            "nvidia-cuda-cupti", "cuda_cupti"}),
-      bind);
+      bind_cupti);
   return loaded.get();
 }
 

@@ -5,9 +5,9 @@
 namespace fxscope::gpu {
 namespace {
 
-constexpr int kMajor = CUBLAS_VER_MAJOR;
+constexpr int kCublasltMajor = CUBLAS_VER_MAJOR;
 
-std::optional<Error> bind(const SharedLibrary& so, CublasLtApi& a) {
+std::optional<Error> bind_cublaslt(const SharedLibrary& so, CublasLtApi& a) {
   EntryPoints points(so);
   points.bind("cublasLtGetVersion", a.get_version)
       .bind("cublasLtCreate", a.create)
@@ -23,10 +23,11 @@ std::optional<Error> bind(const SharedLibrary& so, CublasLtApi& a) {
       .bind("cublasLtMatrixLayoutCreate", a.layout_create)
       .bind("cublasLtMatrixLayoutDestroy", a.layout_destroy)
       .bind("cublasLtMatrixLayoutSetAttribute", a.layout_set_attribute);
-  const std::string expected = "cuBLASLt " + std::to_string(kMajor);
+  const std::string expected = "cuBLASLt " + std::to_string(kCublasltMajor);
   if (auto e = points.missing(expected)) return e;
   // cublasLtGetVersion: major * 10000 + minor * 100 + patch.
-  if (const std::size_t v = a.get_version(); v / 10000 != static_cast<std::size_t>(kMajor)) {
+  if (const std::size_t v = a.get_version();
+      v / 10000 != static_cast<std::size_t>(kCublasltMajor)) {
     return so.wrong_version(
         "cuBLASLt " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100), expected);
   }
@@ -37,9 +38,9 @@ std::optional<Error> bind(const SharedLibrary& so, CublasLtApi& a) {
 
 Result<const CublasLtApi*> cublaslt_api() {
   static const LoadedLibrary<CublasLtApi> loaded(
-      cuda_library_search({"cuBLASLt", "libcublasLt", kMajor,
+      cuda_library_search({"cuBLASLt", "libcublasLt", kCublasltMajor,
                            toolkit_package("cuBLAS", "libcublas"), "nvidia-cublas", "cublas"}),
-      bind);
+      bind_cublaslt);
   return loaded.get();
 }
 

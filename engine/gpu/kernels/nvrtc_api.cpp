@@ -8,7 +8,7 @@ namespace fxscope::gpu {
 namespace {
 
 // NVRTC's soname follows the CUDA release it came with (libnvrtc.so.13 for CUDA 13).
-constexpr int kMajor = CUDART_VERSION / 1000;
+constexpr int kNvrtcMajor = CUDART_VERSION / 1000;
 
 // NVRTC opens its builtins (libnvrtc-builtins.so.13.0) by soname, from the loader's path only:
 // where NVRTC itself was found elsewhere (a wheel, the build's toolkit folder), the builtins
@@ -22,7 +22,7 @@ void load_builtins_beside(const std::string& nvrtc_path, int major, int minor) {
   (void)SharedLibrary::open({"NVRTC's builtins", {builtins}, ""});
 }
 
-std::optional<Error> bind(const SharedLibrary& so, NvrtcApi& a) {
+std::optional<Error> bind_nvrtc(const SharedLibrary& so, NvrtcApi& a) {
   EntryPoints points(so);
   points.bind("nvrtcVersion", a.version)
       .bind("nvrtcGetErrorString", a.error_string)
@@ -33,12 +33,12 @@ std::optional<Error> bind(const SharedLibrary& so, NvrtcApi& a) {
       .bind("nvrtcGetProgramLog", a.program_log)
       .bind("nvrtcGetCUBINSize", a.cubin_size)
       .bind("nvrtcGetCUBIN", a.cubin);
-  const std::string expected = "NVRTC " + std::to_string(kMajor);
+  const std::string expected = "NVRTC " + std::to_string(kNvrtcMajor);
   if (auto e = points.missing(expected)) return e;
   int major = 0;
   int minor = 0;
   a.version(&major, &minor);
-  if (major != kMajor) {
+  if (major != kNvrtcMajor) {
     return so.wrong_version("NVRTC " + std::to_string(major) + "." + std::to_string(minor),
                             expected);
   }
@@ -50,9 +50,9 @@ std::optional<Error> bind(const SharedLibrary& so, NvrtcApi& a) {
 
 Result<const NvrtcApi*> nvrtc_api() {
   static const LoadedLibrary<NvrtcApi> loaded(
-      cuda_library_search({"NVRTC", "libnvrtc", kMajor, toolkit_package("NVRTC", "cuda-nvrtc"),
+      cuda_library_search({"NVRTC", "libnvrtc", kNvrtcMajor, toolkit_package("NVRTC", "cuda-nvrtc"),
                            "nvidia-cuda-nvrtc", "cuda_nvrtc"}),
-      bind);
+      bind_nvrtc);
   return loaded.get();
 }
 
