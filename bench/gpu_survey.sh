@@ -1,0 +1,17 @@
+#!/bin/bash
+# bench/gpu_survey.sh MODES PAR TIMEOUT [LOG ...]: `fxscope-cli run LOG --mode MODES --json` for
+# every corpus log (or each LOG), PAR at a time, each stopped after TIMEOUT s, within BUDGET s in
+# all (default 500). The runs (MODEL.json, MODEL.err) go to $OUT/runs.tgz: what
+# bench/corpus_side_by_side.py --engine-runs tabulates. Several at once on one GPU: a check of
+# what runs and of its numbers, not of kernel times. FXSCOPE_CLI names the binary
+# (default: .devbin-gpu/bin/fxscope-cli, an install carried to the GPU host).
+MODES=$1; PAR=$2; T=$3; shift 3
+CLI=${FXSCOPE_CLI:-$PWD/.devbin-gpu/bin/fxscope-cli}
+export XDG_CACHE_HOME=/tmp/xdg
+mkdir -p /tmp/runs
+if (($#)); then logs=("$@"); else logs=(sample_graphs/corpus/*/); fi
+printf '%s\n' "${logs[@]}" | timeout ${BUDGET:-500} xargs -P "$PAR" -I{} bash -c '
+  n=$(basename {}); s=$(date +%s)
+  timeout '"$T"' '"$CLI"' run {} --mode '"$MODES"' --repeat 3 --json > /tmp/runs/$n.json 2> /tmp/runs/$n.err
+  echo "$n rc=$? $(( $(date +%s) - s ))s"'
+tar czf "${OUT:-.}/runs.tgz" -C /tmp runs
