@@ -16,7 +16,7 @@ using namespace fxscope;
 namespace {
 
 // A scratch file per test and process, so parallel CTest runs never share one.
-std::string scratch(const std::string& name) {
+std::string export_scratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("fxscope_cli_export_" + std::to_string(::getpid()) + "_" + name))
       .string();
@@ -37,27 +37,27 @@ test::ProcessResult export_to(const std::string& path, const std::string& args,
 }  // namespace
 
 TEST_CASE("export --format dot, svg and png of the residual MLP", "[cli][export]") {
-  const std::string dot = scratch("mlp.dot");
+  const std::string dot = export_scratch("mlp.dot");
   REQUIRE(export_to(test::sample("residual_mlp"), "--format dot --mode max-autotune", dot).status ==
           0);
   const std::string dot_text = slurp(dot);
   CHECK(dot_text.starts_with("digraph fxscope {"));
   CHECK_THAT(dot_text, Catch::Contains("mode max-autotune on H200"));
 
-  const std::string svg = scratch("mlp.svg");
+  const std::string svg = export_scratch("mlp.svg");
   REQUIRE(export_to(test::sample("residual_mlp"), "--format svg", svg).status == 0);
   const std::string svg_text = slurp(svg);
   CHECK(svg_text.starts_with("<?xml"));
   CHECK_THAT(svg_text, Catch::Contains("triton_poi_fused_add_erf_mul_0"));
 
-  const std::string png = scratch("mlp.png");
+  const std::string png = export_scratch("mlp.png");
   REQUIRE(export_to(test::sample("residual_mlp"), "--format png", png).status == 0);
   CHECK(slurp(png).substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
   for (const auto& f : {dot, svg, png}) std::filesystem::remove(f);
 }
 
 TEST_CASE("export --format json reloads: the CLI draws the exported file again", "[cli][export]") {
-  const std::string json = scratch("breaks.json");
+  const std::string json = export_scratch("breaks.json");
   REQUIRE(export_to(test::sample("graph_breaks"), "--format json --unit 0/0", json).status == 0);
   const auto doc = nlohmann::json::parse(slurp(json));
   CHECK(doc["format"] == "fxscope-graph");
@@ -65,11 +65,11 @@ TEST_CASE("export --format json reloads: the CLI draws the exported file again",
   REQUIRE(doc["graphs"].size() == 2);
   const std::size_t post_grad_nodes = doc["graphs"][1]["graph"]["nodes"].size();
 
-  const std::string again = scratch("breaks_again.json");
+  const std::string again = export_scratch("breaks_again.json");
   REQUIRE(export_to(json, "--format json", again).status == 0);
   CHECK(slurp(again) == slurp(json));
 
-  const std::string dot = scratch("breaks_from_json.dot");
+  const std::string dot = export_scratch("breaks_from_json.dot");
   REQUIRE(export_to(json, "--format dot", dot).status == 0);
   const std::string dot_text = slurp(dot);
   std::size_t nodes = 0;
@@ -84,7 +84,7 @@ TEST_CASE("export --format json reloads: the CLI draws the exported file again",
 
 TEST_CASE("export --format chrome-trace: measured from --run-json, else predicted",
           "[cli][export]") {
-  const std::string measured = scratch("measured.json");
+  const std::string measured = export_scratch("measured.json");
   REQUIRE(export_to(test::sample("pointwise_chain"),
                     "--format chrome-trace --run-json " +
                         test::data("runs/pointwise_chain_pytorch_h200.json"),
@@ -101,7 +101,7 @@ TEST_CASE("export --format chrome-trace: measured from --run-json, else predicte
   }
   CHECK(events == kernels);
 
-  const std::string predicted = scratch("predicted.json");
+  const std::string predicted = export_scratch("predicted.json");
   REQUIRE(export_to(test::sample("pointwise_chain"), "--format chrome-trace", predicted).status ==
           0);
   CHECK(nlohmann::json::parse(slurp(predicted))["otherData"]["predicted"] == true);
@@ -109,7 +109,7 @@ TEST_CASE("export --format chrome-trace: measured from --run-json, else predicte
 }
 
 TEST_CASE("export: bad input is one line and exit 1, bad usage exit 2", "[cli][export]") {
-  const std::string out = scratch("bad.dot");
+  const std::string out = export_scratch("bad.dot");
   auto r = export_to(test::sample("residual_mlp"), "--format dot --unit 7/7", out);
   CHECK(r.status == 1);
   CHECK_THAT(r.output, Catch::Contains("no compile unit 7/7"));
@@ -136,7 +136,7 @@ TEST_CASE("export without Graphviz: svg and png are one line and exit 1, the res
   };
   for (const std::string format : {"svg", "png"}) {
     INFO(format);
-    const std::string out = scratch("hidden." + format);
+    const std::string out = export_scratch("hidden." + format);
     const auto r = run("--format " + format, out);
     CHECK(r.status == 1);
     CHECK(r.output == "fxscope-cli: " + format +
@@ -146,7 +146,7 @@ TEST_CASE("export without Graphviz: svg and png are one line and exit 1, the res
   }
   for (const std::string format : {"dot", "json", "chrome-trace"}) {
     INFO(format);
-    const std::string out = scratch("hidden_" + format);
+    const std::string out = export_scratch("hidden_" + format);
     CHECK(run("--format " + format, out).status == 0);
     CHECK(std::filesystem::file_size(out) > 0);
     std::filesystem::remove(out);

@@ -15,10 +15,6 @@ std::string guards(const std::string& args) {
   return test::cli("guards " + test::sample("graph_breaks") + " " + args);
 }
 
-std::size_t lines(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
 }  // namespace
 
 TEST_CASE("guards with an input names the first failing guard in Dynamo's words", "[cli]") {
@@ -95,7 +91,7 @@ TEST_CASE("a bad spec or unknown unit is one line naming it, exit 1", "[cli]") {
     const auto r = test::run_process(guards(std::string(args) + " 2>&1"));
     CHECK(r.status == 1);
     CHECK_THAT(r.output, Catch::Contains(named));
-    CHECK(lines(r.output) == 1);
+    CHECK(test::line_count(r.output) == 1);
   }
   const auto missing = test::run_process(test::cli("guards /does/not/exist --input x=1:f32 2>&1"));
   CHECK(missing.status == 1);

@@ -17,10 +17,6 @@ test::ProcessResult run_cli(const std::string& args) {
   return test::run_process(test::cli("run " + args + " 2>&1"));
 }
 
-std::size_t lines(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
 bool no_gpu_or_torch(const std::string& output) {
   return output.find("PyTorch is not installed") != std::string::npos ||
          output.find("no CUDA GPU is visible") != std::string::npos ||
@@ -41,7 +37,7 @@ TEST_CASE("run refuses an unknown backend and mode in one line", "[cli]") {
 TEST_CASE("run without Python says so in one line", "[cli]") {
   const auto r = run_cli(test::sample("residual_mlp") + " --python /nonexistent/python3");
   CHECK(r.status == 1);
-  CHECK(lines(r.output) == 1);
+  CHECK(test::line_count(r.output) == 1);
   const bool says = r.output.find("cannot start Python") != std::string::npos ||
                     r.output.find("built without CUDA") != std::string::npos;
   CHECK(says);
@@ -54,7 +50,7 @@ TEST_CASE("run without PyTorch or a GPU says which is missing, exit 1", "[cli]")
     return;
   }
   CHECK(r.status == 1);
-  CHECK(lines(r.output) == 1);
+  CHECK(test::line_count(r.output) == 1);
   CHECK(no_gpu_or_torch(r.output));
 }
 
@@ -85,7 +81,7 @@ TEST_CASE("the engine backend is the default and says in one line that no GPU is
     return;
   }
   CHECK(r.status == 1);
-  CHECK(lines(r.output) == 1);
+  CHECK(test::line_count(r.output) == 1);
   CHECK(no_device(r.output));
   CHECK_THAT(r.output, Catch::StartsWith("fxscope-cli: "));
 }

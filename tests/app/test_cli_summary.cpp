@@ -17,7 +17,7 @@ namespace {
 using test::cli;
 
 // A fresh scratch directory per test run.
-fs::path scratch(const std::string& name) {
+fs::path summary_scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("fxscope_cli_test_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -88,7 +88,7 @@ TEST_CASE("summary --json prints one object with units, breaks, recompiles and w
 }
 
 TEST_CASE("unusable input is one line naming the path, and a non-zero exit", "[cli]") {
-  const fs::path dir = scratch("bad");
+  const fs::path dir = summary_scratch("bad");
   write_file(dir / "empty.log", "");
   std::mt19937 rng(7);
   std::string noise(4096, '\0');
@@ -108,7 +108,7 @@ TEST_CASE("unusable input is one line naming the path, and a non-zero exit", "[c
 }
 
 TEST_CASE("a truncated log or a broken line still gives the summary, with a warning", "[cli]") {
-  const fs::path dir = scratch("damaged");
+  const fs::path dir = summary_scratch("damaged");
   const std::string log = read_file(first_log("graph_breaks"));
   write_file(dir / "truncated.log", log.substr(0, log.size() / 2));
   std::string broken = log;
@@ -137,7 +137,7 @@ TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the p
           "[cli][compressed]") {
   const std::string plain = first_log("graph_breaks");
   const std::string text = read_file(plain);
-  const fs::path dir = scratch("compressed_same");
+  const fs::path dir = summary_scratch("compressed_same");
   const std::string gz = (dir / "graph_breaks.log.gz").string();
   write_file(gz, test::gzip_bytes(text));
   fs::create_directories(dir / "zst_dir");
@@ -157,7 +157,7 @@ TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the p
 TEST_CASE("a truncated or corrupt compressed log is one line naming it, and exit 1",
           "[cli][compressed]") {
   const std::string text = read_file(first_log("graph_breaks"));
-  const fs::path dir = scratch("compressed_damaged");
+  const fs::path dir = summary_scratch("compressed_damaged");
   const std::string zst = test::zstd_bytes(text);
   const std::string cut = (dir / "cut.log.zst").string();
   write_file(cut, zst.substr(0, zst.size() / 3));

@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -36,5 +37,10 @@ inline std::string cli(const std::string& args) {
   return std::string(other != nullptr && *other != '\0' ? other : FXSCOPE_CLI) + " " + args;
 }
 #endif
+
+// The lines of a process's output.
+inline std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 }  // namespace fxscope::test

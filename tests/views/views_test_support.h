@@ -20,6 +20,9 @@
 
 namespace fxscope::test {
 
+// How long a views test waits for work off the UI thread (a log's load, a layout, a plan).
+inline constexpr int kTimeoutMs = 120000;
+
 // Created on first use and never destroyed: Qt allows one application object per process, and
 // a static one would be destroyed after Qt's own statics, which crashes at exit. Its destructor
 // is what joins Qt's thread pool in the app; here pool_drain_listener.cpp does, after each test

@@ -14,12 +14,12 @@ constexpr double kStubGap = 18;
 constexpr double kStubHeight = 34;
 constexpr double kMinWidth = 420;
 constexpr double kMaxTextWidth = 1100;
-constexpr int kTextPixels = 13;
+constexpr int kCutTextPixels = 13;
 
 const QFont& cut_font() {
   static const QFont font = [] {
     QFont f;
-    f.setPixelSize(kTextPixels);
+    f.setPixelSize(kCutTextPixels);
     f.setBold(true);
     return f;
   }();

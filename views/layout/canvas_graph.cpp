@@ -15,11 +15,6 @@
 namespace fxscope::views {
 namespace {
 
-constexpr double kCharWidth = 7.0;  // the canvas font's average advance, for node widths
-constexpr double kMinNodeWidth = 70;
-constexpr double kMaxNodeWidth = 260;
-constexpr double kNodeHeight = 38;
-
 // "torch.ops.aten.addmm.default" -> "addmm"; "torch._C._nn.linear" -> "linear".
 std::string short_target(const graph::Node& node) {
   switch (node.op) {
@@ -136,8 +131,7 @@ GraphLayoutInput layout_input(CanvasGraph& out) {
     out.op_text.push_back(short_target(node));
     out.shape_text.push_back(exporting::node_shape_text(node));
     const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
-    input.nodes.push_back(
-        {std::clamp(double(chars) * kCharWidth + 20, kMinNodeWidth, kMaxNodeWidth), kNodeHeight});
+    input.nodes.push_back(node_box(chars));
     for (graph::NodeId from : out.graph.inputs(id)) out.edges.push_back({from, id});
   }
   input.edges = out.edges;

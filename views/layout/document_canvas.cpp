@@ -13,9 +13,6 @@
 namespace fxscope::views {
 namespace {
 
-constexpr double kCharWidth = 7.0;
-constexpr double kNodeHeight = 38;
-
 fusion::GroupKind kind_named(const std::string& name) {
   for (auto kind : {fusion::GroupKind::pointwise, fusion::GroupKind::reduction,
                     fusion::GroupKind::persistent_reduction, fusion::GroupKind::template_gemm,
@@ -87,7 +84,7 @@ CanvasGraphPtr document_canvas(const graph::Document& doc, std::size_t index) {
                                                                  : exporting::node_op_text(node));
     out->shape_text.push_back(exporting::node_shape_text(node));
     const std::size_t chars = std::max(out->op_text.back().size(), out->shape_text.back().size());
-    input.nodes.push_back({std::clamp(double(chars) * kCharWidth + 20, 70.0, 260.0), kNodeHeight});
+    input.nodes.push_back(node_box(chars));
     for (graph::NodeId from : out->graph.inputs(id)) out->edges.push_back({from, id});
   }
   input.edges = out->edges;

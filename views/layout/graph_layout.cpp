@@ -150,4 +150,13 @@ GraphLayoutResult layout_graph(const GraphLayoutInput& input, std::size_t limit)
   return input.nodes.size() > limit ? layout_layered(input) : layout_with_dot(input);
 }
 
+GraphLayoutInput::Node node_box(std::size_t chars) {
+  constexpr double kCharWidth = 7.0;  // the canvas font's average advance
+  constexpr double kMinNodeWidth = 70;
+  constexpr double kMaxNodeWidth = 260;
+  constexpr double kNodeHeight = 38;
+  return {std::clamp(static_cast<double>(chars) * kCharWidth + 20, kMinNodeWidth, kMaxNodeWidth),
+          kNodeHeight};
+}
+
 }  // namespace fxscope::views

@@ -46,6 +46,10 @@ struct GraphLayoutResult {
 
 // Runs Graphviz dot. Graphviz's cgraph is not thread-safe, so calls from any thread are
 // serialized behind one process-wide mutex. Slow on thousands of nodes: see layout_graph.
+// The box of a node whose longer text line (op or shape) has CHARS characters, in the canvas
+// font: what every view lays its graph out with.
+GraphLayoutInput::Node node_box(std::size_t chars);
+
 GraphLayoutResult layout_with_dot(const GraphLayoutInput& input);
 
 // dot grows much faster than linearly: measured on one core here, resnet18 (475 nodes) 25-85 ms,

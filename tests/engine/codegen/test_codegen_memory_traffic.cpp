@@ -13,7 +13,7 @@ using namespace fxscope;
 
 namespace {
 
-graph::Graph parse(const std::string& body, const std::string& signature) {
+graph::Graph traffic_graph(const std::string& body, const std::string& signature) {
   const std::string code =
       "class GraphModule(torch.nn.Module):\n    def forward(self, " + signature + "):\n" + body;
   return graph::parse_fx_readable(code, "memory traffic").graph;
@@ -129,7 +129,7 @@ TEST_CASE("a kernel's bytes are its own buffers': the stem pool's output, a copy
 }
 
 TEST_CASE("an expanded operand's bytes are its base's", "[codegen]") {
-  const auto g = parse(
+  const auto g = traffic_graph(
       "        expand: \"f32[64, 256][0, 1]cuda:0\" = torch.ops.aten.expand.default(arg1_1, [64, "
       "256])\n"
       "        add: \"f32[64, 256][256, 1]cuda:0\" = torch.ops.aten.add.Tensor(arg0_1, expand)\n"
@@ -142,7 +142,7 @@ TEST_CASE("an expanded operand's bytes are its base's", "[codegen]") {
 }
 
 TEST_CASE("packed f16 and bf16 move 16 bytes a thread, broadcasts read lane by lane", "[codegen]") {
-  const auto g = parse(
+  const auto g = traffic_graph(
       "        convert: \"f32[4, 64][64, 1]cuda:0\" = "
       "torch.ops.prims.convert_element_type.default(arg0_1, torch.float32)\n"
       "        add: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.add.Tensor(convert, arg1_1)\n"
@@ -166,7 +166,7 @@ TEST_CASE("reciprocal of a square root is one reciprocal square root, the root k
           "[codegen]") {
   // r reads the group's own square root: one rsqrtf. s is also an output, so its square
   // root is still computed, once; the reciprocal of a loaded buffer stays a division.
-  const auto g = parse(
+  const auto g = traffic_graph(
       "        s: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.sqrt.default(arg0_1)\n"
       "        r: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.reciprocal.default(s)\n"
       "        q: \"f32[4, 64][64, 1]cuda:0\" = torch.ops.aten.reciprocal.default(arg1_1)\n"
@@ -183,7 +183,7 @@ TEST_CASE("reciprocal of a square root is one reciprocal square root, the root k
 TEST_CASE("a view is read by element, never as a vector", "[codegen]") {
   // The slice starts 16 floats into its base: a pointer the runtime offsets, not 16-byte aligned
   // in general, so only the output is a vector.
-  const auto g = parse(
+  const auto g = traffic_graph(
       "        slice_1: \"f32[8, 32][64, 1]cuda:0\" = torch.ops.aten.slice.Tensor(arg0_1, 1, 16, "
       "48)\n"
       "        relu: \"f32[8, 32][32, 1]cuda:0\" = torch.ops.aten.relu.default(slice_1)\n"

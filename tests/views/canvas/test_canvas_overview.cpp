@@ -10,11 +10,7 @@
 #include "window_test_support.h"
 
 namespace fxscope::test {
-namespace {
-
-constexpr int kTimeoutMs = 120000;
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("The fitted LLaMA graph is drawn from the overview picture", "[views][overview]") {
   qt_app();

@@ -34,8 +34,6 @@ using views::GpuRunSettings;
 using views::GraphPanel;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 120000;
-
 // Runs the shell line SCRIPT as the "fxscope-cli" and returns the failure message, or "" when
 // it finished with a run.
 std::string run_script(const QString& script, bool cancel = false) {

@@ -21,8 +21,6 @@ namespace {
 using views::GraphPanel;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 120000;
-
 // Runs CHANGE and waits for the graph it asks for.
 template <typename Change>
 void replan(GraphPanel& panel, Change change) {

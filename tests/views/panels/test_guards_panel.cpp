@@ -23,8 +23,6 @@ namespace {
 using views::GuardInputModel;
 using views::GuardsPanel;
 
-constexpr int kTimeoutMs = 60000;
-
 bool wait_until(const std::function<bool()>& done) {
   QElapsedTimer timer;
   timer.start();

@@ -21,8 +21,6 @@ namespace {
 using views::GraphPanel;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 60000;
-
 QString message_log(const MainWindow& window) {
   return window.findChild<QPlainTextEdit*>(QStringLiteral("message_log"))->toPlainText();
 }

@@ -34,7 +34,6 @@ using views::ExportActions;
 using views::GraphPanel;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 120000;
 // Painting a 5,000-node scene into an SVG or a 16k PNG takes seconds each on a 2-core CI
 // machine; test_export_actions covers the pictures on small graphs and the size cap, so the big
 // transformer samples here export DOT and JSON only.

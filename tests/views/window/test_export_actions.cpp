@@ -21,8 +21,6 @@ namespace {
 using views::ExportActions;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 60000;
-
 }  // namespace
 
 TEST_CASE("File > Export writes the current view as SVG and PNG", "[views][export]") {

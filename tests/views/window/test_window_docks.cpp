@@ -26,8 +26,6 @@ namespace {
 using views::GraphPanel;
 using views::MainWindow;
 
-constexpr int kTimeoutMs = 120000;
-
 std::size_t unit_index(const report::Summary& summary, const std::string& id) {
   for (std::size_t u = 0; u < summary.units.size(); ++u) {
     if (summary.units[u].compile_id == id) return u;

@@ -48,7 +48,7 @@ gpu::ConvSpec make_spec(const std::vector<std::int64_t>& x_sizes, std::int64_t o
 }
 
 // The convolution by its definition, in double, for contiguous 1-d and 2-d specs.
-std::vector<double> reference(const gpu::ConvSpec& s, const gpu::ConvData& d) {
+std::vector<double> contiguous_reference(const gpu::ConvSpec& s, const gpu::ConvData& d) {
   const bool two_d = s.x_sizes.size() == 4;
   const std::int64_t N = s.x_sizes[0], C = s.x_sizes[1], K = s.out_sizes[1];
   const std::int64_t H = two_d ? s.x_sizes[2] : 1, W = s.x_sizes.back();
@@ -164,7 +164,7 @@ TEST_CASE("the graph API's convolutions match the definition", "[cuda][cudnn]") 
     REQUIRE(run);
     INFO(run->engine);
     CHECK(run->engine.rfind("graph engine", 0) == 0);
-    const auto want = reference(c.spec, data);
+    const auto want = contiguous_reference(c.spec, data);
     CHECK(test::rel_err(run->out, want) < 1e-5);  // fp32 without TF32
     CHECK(test::rel_err(run->legacy_out, want) < 1e-5);
   }

@@ -50,7 +50,7 @@ std::filesystem::path write_log(const std::string& name, const std::string& body
   return dir;
 }
 
-std::string op(const std::string& name, const std::string& call) {
+std::string epilogue_line(const std::string& name, const std::string& call) {
   return "        " + name + ": \"f32[128, 512][512, 1]cuda:0\" = torch.ops.aten." + call + "\n";
 }
 
@@ -59,8 +59,8 @@ std::string op(const std::string& name, const std::string& call) {
 TEST_CASE("max-autotune times cuBLASLt's epilogue against GEMM + kernel and keeps the faster",
           "[cuda][engine][epilogue]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"relu", op("out", "relu.default(h)")},
-      {"gelu_tanh", op("out", "gelu.default(h, approximate = 'tanh')")}};
+      {"relu", epilogue_line("out", "relu.default(h)")},
+      {"gelu_tanh", epilogue_line("out", "gelu.default(h, approximate = 'tanh')")}};
   for (const auto& [name, body] : cases) {
     const auto dir = write_log(name, body);
     gpu::EngineRunOptions o;
