@@ -115,6 +115,7 @@ class Lowerer {
         return lower_getitem(i, args);
       case Lowering::view:
       case Lowering::pointwise:
+        if (pointless_view(g_, i)) std::erase(gathered, i);
         origins_[i] = std::move(gathered);
         if (info_[i].lowering == Lowering::pointwise) {
           inlinable_[i] = true;
