@@ -518,12 +518,25 @@ class Lowerer {
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
       return info_[u].lowering == Lowering::extern_kernel;
     });
+    if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 &&
+        fixed_layout_user(i)) {
+      // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a
+      // user in need_fixed_layout then asks for the view's own strides (require_stride_order):
+      // a view of a value not in memory is copied, with the view's origins.
+      return realize_copy(i, origins_[i]);
+    }
     if ((users > 1 && extern_user) ||
         (users > 1 && (reads > options_.realize_reads_threshold ||
                        opcount_[base] > options_.realize_opcount_threshold)) ||
         reads > options_.realize_acc_reads_threshold) {
       realize(base);
     }
+  }
+
+  bool fixed_layout_user(NodeId i) const {
+    return std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
+      return needs_fixed_layout(g_.node(u).target, layout_opt_);
+    });
   }
 
   // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed

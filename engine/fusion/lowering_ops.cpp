@@ -40,6 +40,12 @@ std::optional<std::size_t> indirect_indices_position(std::string_view target) {
   return std::nullopt;
 }
 
+bool needs_fixed_layout(std::string_view target, bool layout_opt) {
+  const std::string_view base = ops::op_base_name(target);
+  return base == "mm" || base == "_int_mm" || base == "convolution_backward" ||
+         (base == "convolution" && !layout_opt);
+}
+
 bool pointless_view(const graph::Graph& graph, graph::NodeId id) {
   const graph::Node& node = graph.node(id);
   const std::string_view base = ops::op_base_name(node.target);

@@ -29,4 +29,9 @@ std::optional<std::size_t> indirect_indices_position(std::string_view target);
 // same sizes, View.create's "pointless views", squeeze of no dim of size one.
 bool pointless_view(const graph::Graph& graph, graph::NodeId id);
 
+// Whether an op of TARGET is in GraphLowering.run_node's need_fixed_layout: a reused input of it
+// is asked for its own strides (a GEMM, a convolution's backward, and without layout
+// optimisation a convolution).
+bool needs_fixed_layout(std::string_view target, bool layout_opt);
+
 }  // namespace fxscope::fusion
