@@ -300,7 +300,11 @@ class Lowerer {
       realized_[i] = true;
       origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
     }
-    const bool inner = inner_reduction(i, args);
+    // The loads of the reduction's loop decide, where their addresses are known; else the layout.
+    const std::optional<bool> voted = scan || args.empty() || !model_.reduced_dims(i)
+                                          ? std::nullopt
+                                          : inner_by_reads(reduction_reads(i, args, reads), rnumel);
+    const bool inner = voted.value_or(inner_reduction(i, args));
     const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
     if (split > 1) {
       if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
