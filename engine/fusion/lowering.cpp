@@ -115,6 +115,7 @@ class Lowerer {
         return lower_getitem(i, args);
       case Lowering::view:
       case Lowering::pointwise:
+        if (pointless_view(g_, i)) std::erase(gathered, i);
         origins_[i] = std::move(gathered);
         if (info_[i].lowering == Lowering::pointwise) {
           inlinable_[i] = true;
@@ -299,7 +300,11 @@ class Lowerer {
       realized_[i] = true;
       origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
     }
-    const bool inner = inner_reduction(i, args);
+    // The loads of the reduction's loop decide, where their addresses are known; else the layout.
+    const std::optional<bool> voted = scan || args.empty() || !model_.reduced_dims(i)
+                                          ? std::nullopt
+                                          : inner_by_reads(reduction_reads(i, args, reads), rnumel);
+    const bool inner = voted.value_or(inner_reduction(i, args));
     const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
     if (split > 1) {
       if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
@@ -517,12 +522,25 @@ class Lowerer {
     const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
       return info_[u].lowering == Lowering::extern_kernel;
     });
+    if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 &&
+        fixed_layout_user(i)) {
+      // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a
+      // user in need_fixed_layout then asks for the view's own strides (require_stride_order):
+      // a view of a value not in memory is copied, with the view's origins.
+      return realize_copy(i, origins_[i]);
+    }
     if ((users > 1 && extern_user) ||
         (users > 1 && (reads > options_.realize_reads_threshold ||
                        opcount_[base] > options_.realize_opcount_threshold)) ||
         reads > options_.realize_acc_reads_threshold) {
       realize(base);
     }
+  }
+
+  bool fixed_layout_user(NodeId i) const {
+    return std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
+      return needs_fixed_layout(g_.node(u).target, layout_opt_);
+    });
   }
 
   // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed

@@ -94,4 +94,21 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
                : outer_splits(rnumel, numel, sms);
 }
 
+std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
+  std::size_t inner = 0;
+  std::size_t outer = 0;
+  for (const MemoryDep& d : reads) {
+    if (d.opaque) return std::nullopt;
+    const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
+    if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;
+    // Reduction variables are the innermost digits, those of places below RNUMEL.
+    const bool is_outer = std::all_of(d.terms.begin(), d.terms.end(), [&](const IndexTerm& t) {
+      return t.place >= rnumel || t.mult > 1;
+    });
+    ++(is_outer ? outer : inner);
+  }
+  if (inner + outer == 0) return std::nullopt;
+  return inner > outer;
+}
+
 }  // namespace fxscope::fusion

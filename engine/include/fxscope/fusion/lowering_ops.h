@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "fxscope/graph/graph.h"
 #include "fxscope/graph/node.h"
 
 namespace fxscope::fusion {
@@ -22,5 +23,15 @@ std::size_t pool_window_positions(const graph::Node& node);
 // Where an indirect load's index tensors are among the arguments of an op of TARGET (index,
 // gather, embedding, ...), if it is one.
 std::optional<std::size_t> indirect_indices_position(std::string_view target);
+
+// Whether view node ID leaves its input's sizes as they are, so that Inductor's lowering returns
+// the input itself and makes no IR node the view could be an origin of: lowering.expand to the
+// same sizes, View.create's "pointless views", squeeze of no dim of size one.
+bool pointless_view(const graph::Graph& graph, graph::NodeId id);
+
+// Whether an op of TARGET is in GraphLowering.run_node's need_fixed_layout: a reused input of it
+// is asked for its own strides (a GEMM, a convolution's backward, and without layout
+// optimisation a convolution).
+bool needs_fixed_layout(std::string_view target, bool layout_opt);
 
 }  // namespace fxscope::fusion

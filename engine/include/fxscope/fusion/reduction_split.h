@@ -4,6 +4,10 @@
 // run as two kernels, the first reducing SPLIT parts of every row, the second combining them.
 
 #include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fxscope/fusion/memory_index.h"
 
 #include "fxscope/fusion/planner.h"
 
@@ -13,5 +17,13 @@ namespace fxscope::fusion {
 // elements are contiguous in memory (an inner reduction), else it is an outer one. 1: no split.
 std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner,
                              const PlanOptions& options);
+
+// Reduction.num_splits tells inner from outer by the loads of the reduction's own loop, its
+// inlined producers included (READS, over the kept dims then the RNUMEL reduced ones): each load
+// over every loop variable votes outer when no reduction variable steps it by one, and the
+// reduction is inner only on a majority. nullopt when an address is not known or no load spans
+// every variable (Inductor then does not split; the addresses modelled here miss variables more
+// often than that happens, so the layout decides).
+std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel);
 
 }  // namespace fxscope::fusion
