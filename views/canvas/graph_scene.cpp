@@ -179,7 +179,11 @@ void GraphScene::set_marks(const GraphMarks* marks) {
   if (!graph_ || marks == nullptr) return;
   if (marks->groups.size() != clusters_.size() || marks->nodes.size() != nodes_.size()) return;
   for (std::size_t g = 0; g < clusters_.size(); ++g) {
-    clusters_[g]->set_fill(mark_color(marks->groups[g]), false);
+    // Groups paler than nodes: a marked node stands out inside a marked group.
+    const ChangeMark group_mark = marks->groups[g];
+    clusters_[g]->set_fill(group_mark == ChangeMark::none ? mark_color(group_mark)
+                                                          : mark_color(group_mark).lighter(130),
+                           false);
     const QString mark = to_text(marks->groups[g]);
     const QString name = text_of(cluster_label(graph_->groups[g]));
     clusters_[g]->set_title(mark.isEmpty() ? name : QStringLiteral("%1  (%2)").arg(name, mark));
@@ -188,7 +192,8 @@ void GraphScene::set_marks(const GraphMarks* marks) {
   // group that changed is still red.
   for (std::size_t id = 0; id < nodes_.size(); ++id) {
     const ChangeMark mark = marks->nodes[id];
-    nodes_[id]->set_fill(mark == ChangeMark::none ? QColor(248, 248, 250) : mark_color(mark));
+    nodes_[id]->set_fill(mark == ChangeMark::none ? QColor(250, 250, 252)
+                                                  : mark_color(mark).darker(108));
   }
   emit content_changed();
 }

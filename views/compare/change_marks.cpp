@@ -96,9 +96,11 @@ GraphMarks build_graph_marks(const CanvasGraph& graph, const report::RunDiff& di
   const report::UnitDiff* pair = pair_of(diff, graph.compile_id);
   if (pair == nullptr) return marks;
 
+  // Counts do not say which of several nodes of one op went: an op "after" lacks entirely is
+  // removed, one it has more or fewer of is changed.
   std::map<std::string, ChangeMark> by_op;
   for (const auto& op : pair->ops) {
-    by_op[op.op] = op.b < op.a ? ChangeMark::removed : ChangeMark::added;
+    by_op[op.op] = op.b == 0 ? ChangeMark::removed : ChangeMark::changed;
     if (op.a == 0) marks.only_after.push_back(op.op + " x" + std::to_string(op.b));
   }
   for (graph::NodeId id = 0; id < graph.graph.size(); ++id) {
@@ -114,16 +116,36 @@ GraphMarks build_graph_marks(const CanvasGraph& graph, const report::RunDiff& di
           k.kind == report::KernelChangeKind::removed ? ChangeMark::removed : ChangeMark::changed;
     }
     // fxscope's own groups have no Inductor kernel name to match: their nodes tell.
-    const bool holds_marked = std::any_of(group.nodes.begin(), group.nodes.end(), [&](auto id) {
-      return id < marks.nodes.size() && marks.nodes[id] != ChangeMark::none;
-    });
-    if (marks.groups[g] == ChangeMark::none && holds_marked) marks.groups[g] = ChangeMark::changed;
+    const auto node_is = [&](ChangeMark mark) {
+      return [&marks, mark](graph::NodeId id) {
+        return id < marks.nodes.size() && marks.nodes[id] == mark;
+      };
+    };
+    if (marks.groups[g] != ChangeMark::none || group.nodes.empty()) continue;
+    if (std::all_of(group.nodes.begin(), group.nodes.end(), node_is(ChangeMark::removed))) {
+      marks.groups[g] = ChangeMark::removed;
+    } else if (!std::all_of(group.nodes.begin(), group.nodes.end(), node_is(ChangeMark::none))) {
+      marks.groups[g] = ChangeMark::changed;
+    }
   }
   for (const auto& k : pair->kernels) {
     if (k.kind != report::KernelChangeKind::added) continue;
     for (const auto& name : k.b) marks.only_after.push_back(name);
   }
   return marks;
+}
+
+std::string node_change_text(const CanvasGraph& graph, const report::RunDiff& diff,
+                             graph::NodeId id) {
+  const report::UnitDiff* pair = pair_of(diff, graph.compile_id);
+  if (pair == nullptr || id >= graph.graph.size()) return {};
+  const std::string& target = graph.graph.node(id).target;
+  for (const auto& op : pair->ops) {
+    if (op.op != target) continue;
+    return "compared: " + op.op + " " + std::to_string(op.a) + " before, " + std::to_string(op.b) +
+           " after";
+  }
+  return {};
 }
 
 }  // namespace fxscope::views

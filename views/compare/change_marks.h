@@ -27,9 +27,10 @@ ChangeMark unit_mark(const report::RunDiff& diff, const std::string& compile_id)
 // PAIR's graph or kernels differ, or one side hit a break the other log lacks.
 bool pair_changed(const report::RunDiff& diff, const report::UnitDiff& pair);
 
-// The shown graph's marks: a node whose op "after" has fewer of is removed, more of added; a
-// group is removed or changed as the diff names its kernel ("after" fused it otherwise), else
-// changed when it holds a marked node. A unit only in "before" is removed whole.
+// The shown graph's marks: a node whose op "after" lacks is removed, one whose op "after" has a
+// different count of is changed; a group is removed or changed as the diff names its kernel
+// ("after" dropped it or fused it otherwise), else removed when all its nodes are, changed when
+// some are marked. A unit only in "before" is removed whole. What only "after" has is listed.
 struct GraphMarks {
   ChangeMark unit = ChangeMark::none;
   std::vector<ChangeMark> nodes;   // parallel to the graph's nodes
@@ -42,5 +43,10 @@ struct GraphMarks {
 };
 
 GraphMarks build_graph_marks(const CanvasGraph& graph, const report::RunDiff& diff);
+
+// For the inspector: "compared: torch.ops.aten.slice.Tensor 6 before, 4 after" when the diff
+// counts node ID's op differently in its unit's pair; empty otherwise.
+std::string node_change_text(const CanvasGraph& graph, const report::RunDiff& diff,
+                             graph::NodeId id);
 
 }  // namespace fxscope::views

@@ -5,7 +5,9 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -42,6 +44,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
   summary_ = new ComparisonSummaryModel(this);
   units_ = new UnitComparisonModel(this);
   summary_view_ = make_table(summary_, QStringLiteral("comparison_summary"), this);
+  summary_view_->horizontalHeader()->setStretchLastSection(false);
   units_view_ = make_table(units_, QStringLiteral("comparison_units"), this);
   details_ = new QPlainTextEdit(this);
   details_->setObjectName(QStringLiteral("comparison_details"));
@@ -49,13 +52,17 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
   details_->setLineWrapMode(QPlainTextEdit::NoWrap);
   details_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
 
+  // The summary keeps its columns readable; the units and the full text share the rest.
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("comparison_tabs"));
+  tabs_->setDocumentMode(true);
+  tabs_->addTab(units_view_, tr("Units"));
+  tabs_->addTab(details_, tr("Diff text"));
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(summary_view_);
-  splitter->addWidget(units_view_);
-  splitter->addWidget(details_);
-  splitter->setStretchFactor(0, 2);
-  splitter->setStretchFactor(1, 4);
-  splitter->setStretchFactor(2, 3);
+  splitter->addWidget(tabs_);
+  splitter->setStretchFactor(0, 0);
+  splitter->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(verdict_);
@@ -73,8 +80,7 @@ void ComparisonPanel::set_comparison(const ComparisonPtr& comparison) {
   units_->set_comparison(comparison);
   const bool shown = comparison != nullptr;
   summary_view_->setVisible(shown);
-  units_view_->setVisible(shown);
-  details_->setVisible(shown);
+  tabs_->setVisible(shown);
   paths_->setVisible(shown);
   if (!shown) {
     verdict_->setText(
@@ -95,6 +101,12 @@ void ComparisonPanel::set_comparison(const ComparisonPtr& comparison) {
                            QFileInfo(QString::fromStdString(d.b_path)).fileName()));
   paths_->setToolTip(QString::fromStdString(d.a_path + "\n" + d.b_path));
   details_->setPlainText(QString::fromStdString(comparison->details));
+  // Every column of the summary in view: its before, after and change are what it is for.
+  summary_view_->resizeColumnsToContents();
+  int width =
+      2 * summary_view_->frameWidth() + summary_view_->verticalScrollBar()->sizeHint().width();
+  for (int c = 0; c < summary_->columnCount(); ++c) width += summary_view_->columnWidth(c);
+  summary_view_->setMinimumWidth(width);
 }
 
 QString ComparisonPanel::verdict_text() const {

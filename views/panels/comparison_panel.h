@@ -10,6 +10,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QTabWidget;
 class QTableView;
 
 namespace fxscope::views {
@@ -42,6 +43,7 @@ class ComparisonPanel : public QWidget {
   QTableView* summary_view_ = nullptr;
   QTableView* units_view_ = nullptr;
   QPlainTextEdit* details_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
 };
 
 }  // namespace fxscope::views

@@ -239,8 +239,13 @@ void GraphPanel::on_built(CanvasGraphPtr graph) {
 void GraphPanel::on_node_selected(std::size_t id) {
   const CanvasGraphPtr& graph = scene_->graph();
   if (!graph) return;
-  inspector_->setPlainText(
-      QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id), &heat_)));
+  std::string details = node_details(*graph, static_cast<graph::NodeId>(id), &heat_);
+  if (comparison_) {
+    const std::string change =
+        node_change_text(*graph, comparison_->diff, static_cast<graph::NodeId>(id));
+    if (!change.empty()) details += "\n" + change + "\n";
+  }
+  inspector_->setPlainText(QString::fromStdString(details));
   source_->setPlainText(
       QString::fromStdString(kernel_source_text(*graph, static_cast<graph::NodeId>(id))));
   emit node_selected(id);

@@ -146,6 +146,30 @@ TEST_CASE("rank 0 compared with rank 3 marks exactly the unit whose graph differ
   CHECK_FALSE(window.graph_panel().canvas().change_legend().isVisibleTo(&window));
 }
 
+TEST_CASE("dynamic against static attention marks the slices whose count changed",
+          "[views][compare]") {
+  qt_app();
+  MainWindow window;
+  open(window, QString::fromStdString(sample("corpus/hand_attention_dynamic_fp16")));
+  compare(window, QString::fromStdString(sample("corpus/hand_attention_ro_bf16")));
+  show_unit(window, QStringLiteral("0/0"));
+  const auto& panel = window.graph_panel();
+  const views::GraphMarks& marks = panel.marks();
+  CHECK(marks.unit == ChangeMark::changed);
+  REQUIRE(marks.marked_nodes() > 0);
+  // Only slices are marked: the other ops the diff names (the scalar reads, a mul) are on the
+  // Dynamo and AOT graphs, not on this post-grad graph.
+  const auto& graph = panel.shown()->graph;
+  for (graph::NodeId id = 0; id < graph.size(); ++id) {
+    const bool slice = graph.node(id).target == "torch.ops.aten.slice.Tensor";
+    CHECK((marks.nodes[id] == ChangeMark::changed) == slice);
+  }
+  CHECK(marks.marked_groups() >= 1);
+  REQUIRE(window.graph_panel().search(QStringLiteral("slice")));
+  CHECK(panel.inspector_text().contains(
+      QStringLiteral("compared: torch.ops.aten.slice.Tensor 6 before, 4 after")));
+}
+
 TEST_CASE("a log compared with itself marks nothing", "[views][compare]") {
   qt_app();
   MainWindow window;
