@@ -6,7 +6,8 @@
 namespace fxscope::views {
 namespace {
 
-// Where both sides name a kernel: Inductor's names, with or without their trailing counter.
+// Whether GROUP is drawn for one of the kernels NAMES: Inductor's groups carry the kernel names
+// the diff reads from the output code; fxscope's own groups carry names of their own.
 bool names_kernel(const CanvasGroup& group, const std::vector<std::string>& names) {
   return std::any_of(names.begin(), names.end(), [&group](const std::string& name) {
     return std::find(group.kernel_names.begin(), group.kernel_names.end(), name) !=

@@ -10,14 +10,12 @@ ComparisonLoader::ComparisonLoader(QObject* parent) : QObject(parent) {}
 
 void ComparisonLoader::compare(LoadedLogPtr before, const QString& after_path) {
   const std::uint64_t generation = ++generation_;
-  newest_finished_ = false;
   // A child watcher and the loader as the connection's context: a window closed first drops
   // the result.
   auto* watcher = new QFutureWatcher<Result<ComparisonPtr>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
     watcher->deleteLater();
     if (generation != generation_) return;
-    newest_finished_ = true;
     const Result<ComparisonPtr> result = watcher->result();
     if (result) {
       emit loaded(*result);
@@ -33,7 +31,6 @@ void ComparisonLoader::compare(LoadedLogPtr before, const QString& after_path) {
 
 void ComparisonLoader::cancel() {
   ++generation_;
-  newest_finished_ = true;
 }
 
 }  // namespace fxscope::views

@@ -20,7 +20,6 @@ class ComparisonLoader : public QObject {
 
   void compare(LoadedLogPtr before, const QString& after_path);
   void cancel();
-  bool loading() const { return !newest_finished_; }
 
  signals:
   void loaded(fxscope::views::ComparisonPtr comparison);
@@ -28,7 +27,6 @@ class ComparisonLoader : public QObject {
 
  private:
   std::uint64_t generation_ = 0;
-  bool newest_finished_ = true;
 };
 
 }  // namespace fxscope::views
