@@ -1,5 +1,5 @@
 // fxscope, the desktop app: `fxscope [PATH] [--mode M] [--unit ID]
-// [--screenshot FILE.png [--find TEXT]] [--tab NAME] [--benchmark-open]`.
+// [--screenshot FILE.png [--find TEXT]] [--tab NAME] [--compare LOG] [--benchmark-open]`.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -89,6 +89,11 @@ int main(int argc, char* argv[]) {
       QStringLiteral("show the centre tab NAME (graph, summary, compile) instead of the graph"),
       QStringLiteral("NAME"));
   parser.addOption(tab);
+  const QCommandLineOption compare(
+      QStringLiteral("compare"),
+      QStringLiteral("compare PATH (before) with the log LOG (after), as File > Compare with..."),
+      QStringLiteral("LOG"));
+  parser.addOption(compare);
   parser.process(app);
 
   QString path = parser.positionalArguments().value(0);
@@ -139,6 +144,15 @@ int main(int argc, char* argv[]) {
                        once->deleteLater();
                      });
   }
+  if (parser.isSet(compare)) {
+    // As with --run: a comparison is of the open log, so it starts once that log is in.
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &fxscope::views::MainWindow::log_loaded, once,
+                     [&window, once, file = parser.value(compare)] {
+                       window.compare_with(file);
+                       once->deleteLater();
+                     });
+  }
   if (parser.isSet(screenshot)) {
     if (path.isEmpty()) {
       std::fprintf(stderr, "fxscope: --screenshot needs a PATH to load\n");
@@ -149,6 +163,7 @@ int main(int argc, char* argv[]) {
     run->set_find(parser.value(find));
     run->set_unit(parser.value(unit));
     if (parser.isSet(run_file)) run->wait_for_run(&window.gpu_runs());
+    if (parser.isSet(compare)) run->wait_for_comparison();
     if (parser.isSet(fit)) {
       // Connected after the screenshot's own handler, whose grab is queued: fitted before it.
       QObject::connect(&window.graph_panel(), &fxscope::views::GraphPanel::graph_shown,

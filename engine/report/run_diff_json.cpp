@@ -60,6 +60,17 @@ json breaks_json(const std::vector<BreakChange>& breaks) {
   return out;
 }
 
+// The same breaks under the units that hit them, for a reader that walks units.
+json unit_breaks_json(const std::vector<UnitBreaks>& units) {
+  json out = json::array();
+  for (const auto& u : units) {
+    out.push_back(json{{"compile_id", u.compile_id},
+                       {"frame", to_json(u.frame)},
+                       {"breaks", breaks_json(u.breaks)}});
+  }
+  return out;
+}
+
 json recompiles_json(const std::vector<RecompileChange>& recompiles) {
   json out = json::array();
   for (const auto& c : recompiles) {
@@ -96,6 +107,8 @@ json to_json(const RunDiff& d) {
               {"only_b", units_json(d.only_b)},
               {"breaks_fixed", breaks_json(d.breaks_fixed)},
               {"breaks_new", breaks_json(d.breaks_new)},
+              {"breaks_fixed_by_unit", unit_breaks_json(breaks_by_unit(d, d.breaks_fixed, true))},
+              {"breaks_new_by_unit", unit_breaks_json(breaks_by_unit(d, d.breaks_new, false))},
               {"recompiles_fixed", recompiles_json(d.recompiles_fixed)},
               {"recompiles_new", recompiles_json(d.recompiles_new)},
               {"phases", phases}};

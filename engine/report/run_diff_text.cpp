@@ -21,11 +21,10 @@ std::string plural(std::size_t n, const std::string& one, const std::string& man
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string frame_text(const DiffUnit& u) {
-  const auto slash = u.frame.file.find_last_of('/');
-  const std::string file =
-      slash == std::string::npos ? u.frame.file : u.frame.file.substr(slash + 1);
-  return u.frame.function + "  " + file + ":" + std::to_string(u.frame.line);
+std::string frame_text(const trace::StackFrame& frame) {
+  const auto slash = frame.file.find_last_of('/');
+  const std::string file = slash == std::string::npos ? frame.file : frame.file.substr(slash + 1);
+  return frame.function + "  " + file + ":" + std::to_string(frame.line);
 }
 
 std::string list(const std::vector<std::string>& items, const char* sep) {
@@ -43,12 +42,26 @@ std::string counted(const std::vector<Change>& changes, const std::string& what,
 }
 
 void unit_lines(std::string& out, const DiffUnit& u) {
-  out += format("  [%s] ", u.compile_id.c_str()) + frame_text(u) +
+  out += format("  [%s] ", u.compile_id.c_str()) + frame_text(u.frame) +
          format("  (%zu ATen ops, %zu kernels, %.2f s)\n", u.aten_ops, u.launches, u.compile_s);
 }
 
+// Each unit's line, then its breaks under it: a break is read in the code that broke.
+void break_lines(std::string& out, const std::vector<UnitBreaks>& units) {
+  for (const auto& u : units) {
+    if (u.compile_id.empty()) {
+      out += "  (no compile id)\n";
+    } else if (u.frame.file.empty()) {
+      out += "  [" + u.compile_id + "]\n";
+    } else {
+      out += "  [" + u.compile_id + "] " + frame_text(u.frame) + "\n";
+    }
+    for (const auto& c : u.breaks) out += "      " + c.location + "  " + c.reason + "\n";
+  }
+}
+
 void matched_lines(std::string& out, const UnitDiff& d) {
-  out += "  [" + d.a.compile_id + "] -> [" + d.b.compile_id + "] " + frame_text(d.b);
+  out += "  [" + d.a.compile_id + "] -> [" + d.b.compile_id + "] " + frame_text(d.b.frame);
   out += d.same_graph() ? "  same graph" : "  graph changed";
   out += format(", kernels %zu -> %zu, compile %.2f -> %.2f s\n", d.a.launches, d.b.launches,
                 d.a.compile_s, d.b.compile_s);
@@ -121,11 +134,11 @@ std::string to_text(const RunDiff& d) {
     if (show) out += "\n" + title + "\n";
     return show;
   };
-  if (section(!d.breaks_fixed.empty(), "graph breaks fixed (in A, not in B):")) {
-    for (const auto& c : d.breaks_fixed) out += "  " + c.location + "  " + c.reason + "\n";
+  if (section(!d.breaks_fixed.empty(), "graph breaks fixed (in A, not in B), by A's unit:")) {
+    break_lines(out, breaks_by_unit(d, d.breaks_fixed, true));
   }
-  if (section(!d.breaks_new.empty(), "new graph breaks (in B, not in A):")) {
-    for (const auto& c : d.breaks_new) out += "  " + c.location + "  " + c.reason + "\n";
+  if (section(!d.breaks_new.empty(), "new graph breaks (in B, not in A), by B's unit:")) {
+    break_lines(out, breaks_by_unit(d, d.breaks_new, false));
   }
   if (section(!d.recompiles_fixed.empty(), "recompiles fixed (in A, not in B):")) {
     for (const auto& c : d.recompiles_fixed)

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "canvas/change_legend.h"
 #include "canvas/graph_scene.h"
 #include "canvas/heat_legend.h"
 #include "canvas/node_item.h"
@@ -42,6 +43,8 @@ GraphCanvas::GraphCanvas(GraphScene* scene, QWidget* parent)
   // A child of the view, not of its viewport: the viewport's children move when it scrolls.
   legend_ = new HeatLegend(this);
   legend_->hide();
+  change_legend_ = new ChangeLegend(this);
+  change_legend_->hide();
   connect(scene_, &GraphScene::content_changed, this, [this] {
     overview_.invalidate();
     // Once the new graph is on screen, while the user looks at it rather than mid-zoom.
@@ -70,6 +73,9 @@ void GraphCanvas::place_legend() {
   const QRect area = viewport()->geometry();
   legend_->move(area.left() + kLegendMargin, area.bottom() - legend_->height() - kLegendMargin);
   legend_->raise();
+  change_legend_->move(area.right() - change_legend_->width() - kLegendMargin,
+                       area.top() + kLegendMargin);
+  change_legend_->raise();
 }
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {

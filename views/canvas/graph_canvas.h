@@ -11,6 +11,7 @@
 
 namespace fxscope::views {
 
+class ChangeLegend;
 class GraphScene;
 class HeatLegend;
 
@@ -30,6 +31,8 @@ class GraphCanvas : public QGraphicsView {
   // Over the bottom-left corner, outside the scrolled viewport so it stays put; hidden until
   // the heat overlay is on.
   HeatLegend& legend() const { return *legend_; }
+  // Over the top-right corner likewise; hidden until a comparison is open.
+  ChangeLegend& change_legend() const { return *change_legend_; }
   void place_legend();
   // Whether the last frame was drawn from the overview picture (for the benchmark and tests).
   bool drew_overview() const { return drew_overview_; }
@@ -48,6 +51,7 @@ class GraphCanvas : public QGraphicsView {
 
   GraphScene* scene_;
   HeatLegend* legend_ = nullptr;
+  ChangeLegend* change_legend_ = nullptr;
   CanvasOverview overview_;
   // A new graph fits the view until the user zooms or pans; resizes keep it fitted till then.
   bool auto_fit_ = true;

@@ -6,6 +6,7 @@
 #include "canvas/cut_item.h"
 #include "canvas/edge_item.h"
 #include "canvas/node_item.h"
+#include "compare/change_marks.h"
 #include "layout/heat_overlay.h"
 
 namespace fxscope::views {
@@ -170,6 +171,29 @@ void GraphScene::set_heat(const HeatOverlay* heat) {
                                              : node_fill(fill));
       }
     }
+  }
+  emit content_changed();
+}
+
+void GraphScene::set_marks(const GraphMarks* marks) {
+  if (!graph_ || marks == nullptr) return;
+  if (marks->groups.size() != clusters_.size() || marks->nodes.size() != nodes_.size()) return;
+  for (std::size_t g = 0; g < clusters_.size(); ++g) {
+    // Groups paler than nodes: a marked node stands out inside a marked group.
+    const ChangeMark group_mark = marks->groups[g];
+    clusters_[g]->set_fill(group_mark == ChangeMark::none ? mark_color(group_mark)
+                                                          : mark_color(group_mark).lighter(130),
+                           false);
+    const QString mark = to_text(marks->groups[g]);
+    const QString name = text_of(cluster_label(graph_->groups[g]));
+    clusters_[g]->set_title(mark.isEmpty() ? name : QStringLiteral("%1  (%2)").arg(name, mark));
+  }
+  // A marked node keeps its own colour inside a group of another mark: a removed op in a
+  // group that changed is still red.
+  for (std::size_t id = 0; id < nodes_.size(); ++id) {
+    const ChangeMark mark = marks->nodes[id];
+    nodes_[id]->set_fill(mark == ChangeMark::none ? QColor(250, 250, 252)
+                                                  : mark_color(mark).darker(108));
   }
   emit content_changed();
 }

@@ -11,6 +11,7 @@
 namespace fxscope::views {
 
 class ClusterItem;
+struct GraphMarks;
 struct HeatOverlay;
 class NodeItem;
 
@@ -46,6 +47,9 @@ class GraphScene : public QGraphicsScene {
   // group again. HEAT must be of the shown graph.
   void set_heat(const HeatOverlay* heat);
   bool heat_shown() const { return heat_shown_; }
+  // Colours groups and nodes by a comparison's MARKS (added, removed, changed, the rest grey),
+  // over the heat or group colours; null gives those back. MARKS must be of the shown graph.
+  void set_marks(const GraphMarks* marks);
 
  signals:
   // The items or their colours changed (not the selection): pictures of the scene are stale.

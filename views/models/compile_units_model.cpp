@@ -19,6 +19,7 @@ CompileUnitsModel::CompileUnitsModel(QObject* parent) : QAbstractItemModel(paren
 void CompileUnitsModel::set_log(LoadedLogPtr log) {
   beginResetModel();
   log_ = std::move(log);
+  marks_.clear();
   build_rows();
   endResetModel();
 }
@@ -103,6 +104,22 @@ int CompileUnitsModel::columnCount(const QModelIndex&) const {
   return kColumnCount;
 }
 
+void CompileUnitsModel::set_comparison(const ComparisonPtr& comparison) {
+  marks_.clear();
+  if (comparison && log_ && comparison->before == log_) {
+    for (const auto& unit : log_->summary.units) {
+      marks_.push_back(unit_mark(comparison->diff, unit.compile_id));
+    }
+  }
+  // Unit rows sit under frame rows, one parent each: a change per row.
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].kind != RowKind::kUnit) continue;
+    emit dataChanged(createIndex(rows_[i].row, 0, quintptr(i)),
+                     createIndex(rows_[i].row, kColumnCount - 1, quintptr(i)),
+                     {Qt::BackgroundRole, kChangeRole});
+  }
+}
+
 QVariant CompileUnitsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   const Row& row = rows_[index.internalId()];
@@ -122,6 +139,15 @@ QVariant CompileUnitsModel::data(const QModelIndex& index, int role) const {
     case kFrameRole:
       if (row.kind != RowKind::kFrame) return {};
       return row.frame_id;
+    case kChangeRole:
+      if (row.kind != RowKind::kUnit || row.unit >= marks_.size()) return {};
+      return int(marks_[row.unit]);
+    case Qt::BackgroundRole:
+      if (row.kind != RowKind::kUnit || row.unit >= marks_.size() ||
+          marks_[row.unit] == ChangeMark::none) {
+        return {};
+      }
+      return mark_color(marks_[row.unit]).lighter(125);
     default:
       return {};
   }

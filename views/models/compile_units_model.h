@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "compare/change_marks.h"
+#include "compare/comparison.h"
 #include "window/loaded_log.h"
 
 namespace fxscope::views {
@@ -19,12 +21,17 @@ class CompileUnitsModel : public QAbstractItemModel {
   static constexpr int kUnitRole = Qt::UserRole + 1;
   // The Dynamo frame id of a frame row; absent elsewhere.
   static constexpr int kFrameRole = Qt::UserRole + 2;
+  // A unit row's ChangeMark (as int) under a comparison; absent without one.
+  static constexpr int kChangeRole = Qt::UserRole + 3;
 
   explicit CompileUnitsModel(QObject* parent = nullptr);
 
   void set_log(LoadedLogPtr log);
   // The row of unit UNIT (an index into Summary::units); invalid when there is none.
   QModelIndex unit_index(std::size_t unit) const;
+  // Tints each unit row by what the comparison's other log changed (null: no tint). COMPARISON
+  // must be of this model's log.
+  void set_comparison(const ComparisonPtr& comparison);
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
   QModelIndex parent(const QModelIndex& child) const override;
@@ -56,6 +63,7 @@ class CompileUnitsModel : public QAbstractItemModel {
   LoadedLogPtr log_;
   std::vector<Row> rows_;
   std::vector<int> top_rows_;
+  std::vector<ChangeMark> marks_;  // per unit of the summary; empty without a comparison
 };
 
 }  // namespace fxscope::views

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QLabel>
@@ -16,6 +17,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <utility>
 
+#include "canvas/change_legend.h"
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
 #include "canvas/heat_legend.h"
@@ -130,7 +132,8 @@ void GraphPanel::set_log(LoadedLogPtr log) {
   frame_.reset();
   ++generation_;  // a graph of the previous log is no longer wanted
   pending_ = false;
-  run_.reset();  // a run names units by id, which another log reuses for other code
+  run_.reset();         // a run names units by id, which another log reuses for other code
+  comparison_.reset();  // it compared the previous log
   scene_->show_graph(nullptr);
   inspector_->clear();
   source_->clear();
@@ -236,8 +239,13 @@ void GraphPanel::on_built(CanvasGraphPtr graph) {
 void GraphPanel::on_node_selected(std::size_t id) {
   const CanvasGraphPtr& graph = scene_->graph();
   if (!graph) return;
-  inspector_->setPlainText(
-      QString::fromStdString(node_details(*graph, static_cast<graph::NodeId>(id), &heat_)));
+  std::string details = node_details(*graph, static_cast<graph::NodeId>(id), &heat_);
+  if (comparison_) {
+    const std::string change =
+        node_change_text(*graph, comparison_->diff, static_cast<graph::NodeId>(id));
+    if (!change.empty()) details += "\n" + change + "\n";
+  }
+  inspector_->setPlainText(QString::fromStdString(details));
   source_->setPlainText(
       QString::fromStdString(kernel_source_text(*graph, static_cast<graph::NodeId>(id))));
   emit node_selected(id);
@@ -309,8 +317,37 @@ void GraphPanel::update_heat() {
     canvas_->place_legend();
   }
   canvas_->legend().setVisible(shown);
+  update_marks();
   if (const auto selected = scene_->selected_node()) on_node_selected(*selected);
   emit overlay_changed();
+}
+
+void GraphPanel::set_comparison(ComparisonPtr comparison) {
+  comparison_ = std::move(comparison);
+  update_heat();
+}
+
+// The marks are one pass over the diff's changes of the shown unit: rebuilt with the timings.
+void GraphPanel::update_marks() {
+  const CanvasGraphPtr& graph = scene_->graph();
+  const bool shown = comparison_ && graph;
+  marks_ = shown ? build_graph_marks(*graph, comparison_->diff) : GraphMarks{};
+  ChangeLegend& legend = canvas_->change_legend();
+  if (shown) {
+    scene_->set_marks(&marks_);
+    const QString mark = to_text(marks_.unit);
+    QStringList only_after;
+    for (const auto& item : marks_.only_after) only_after << QString::fromStdString(item);
+    legend.set_text(
+        QFileInfo(QString::fromStdString(comparison_->diff.b_path)).fileName(),
+        tr("unit %1: %2, %3 nodes and %4 groups marked")
+            .arg(QString::fromStdString(graph->compile_id), mark.isEmpty() ? tr("unchanged") : mark)
+            .arg(marks_.marked_nodes())
+            .arg(marks_.marked_groups()),
+        only_after);
+    canvas_->place_legend();
+  }
+  legend.setVisible(shown);
 }
 
 const CanvasGraphPtr& GraphPanel::shown() const {

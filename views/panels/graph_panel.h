@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "compare/change_marks.h"
+#include "compare/comparison.h"
 #include "gpu_run/gpu_runner.h"
 #include "layout/canvas_graph.h"
 #include "layout/heat_overlay.h"
@@ -52,6 +54,12 @@ class GraphPanel : public QWidget {
   const HeatOverlay& heat() const { return heat_; }
   fusion::Mode mode() const;
 
+  // A comparison of the shown log with another (null: none): the graph is coloured by what
+  // changed in the other log, over the group or heat colours, with a legend.
+  void set_comparison(ComparisonPtr comparison);
+  const ComparisonPtr& comparison() const { return comparison_; }
+  const GraphMarks& marks() const { return marks_; }
+
   bool busy() const { return pending_; }
   const LoadedLogPtr& log() const { return log_; }
   const CanvasGraphPtr& shown() const;
@@ -82,6 +90,7 @@ class GraphPanel : public QWidget {
   void on_node_selected(std::size_t id);
   void update_banner();
   void update_heat();
+  void update_marks();
   CanvasRequest current_request() const;
 
   LoadedLogPtr log_;
@@ -97,6 +106,8 @@ class GraphPanel : public QWidget {
   QComboBox* colour_ = nullptr;
   RunResultPtr run_;
   HeatOverlay heat_;
+  ComparisonPtr comparison_;
+  GraphMarks marks_;
   QLineEdit* search_ = nullptr;
   QLabel* banner_ = nullptr;
   QPlainTextEdit* inspector_ = nullptr;

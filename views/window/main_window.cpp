@@ -16,10 +16,12 @@
 #include <utility>
 
 #include "capture/capture_dialog.h"
+#include "compare/comparison_loader.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "layout/document_canvas.h"
 #include "models/compile_units_model.h"
 #include "models/graph_breaks_model.h"
+#include "panels/comparison_panel.h"
 #include "panels/compile_time_panel.h"
 #include "panels/graph_panel.h"
 #include "panels/guards_panel.h"
@@ -38,7 +40,7 @@ namespace fxscope::views {
 namespace {
 
 // Bumped when the docks change, so that an older saved layout is ignored rather than misapplied.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;
 // Logs with many bad lines have thousands of warnings; the Log tab shows the first ones and
 // `fxscope-cli summary` lists them all.
 constexpr std::size_t kMaxWarningsShown = 1000;
@@ -58,6 +60,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("fxscope"));
   resize(1440, 860);
   loader_ = new LogLoader(this);
+  comparer_ = new ComparisonLoader(this);
   units_model_ = new CompileUnitsModel(this);
   breaks_model_ = new GraphBreaksModel(this);
   summary_ = new SummaryPanel(this);
@@ -83,6 +86,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(loader_, &LogLoader::started, this, &MainWindow::on_load_started);
   connect(loader_, &LogLoader::loaded, this, &MainWindow::on_loaded);
   connect(loader_, &LogLoader::failed, this, &MainWindow::on_load_failed);
+  connect(comparer_, &ComparisonLoader::loaded, this, &MainWindow::on_compared);
+  connect(comparer_, &ComparisonLoader::failed, this, &MainWindow::on_compare_failed);
 }
 
 void MainWindow::build_docks() {
@@ -156,6 +161,11 @@ void MainWindow::build_docks() {
   connect(ranks_, &RanksPanel::loaded, this, [this](int ranks, int divergences) {
     messages_->add_info(tr("compared %1 ranks: %2 divergences").arg(ranks).arg(divergences));
   });
+  compare_ = new ComparisonPanel(this);
+  compare_dock_ = make_dock(tr("Compare"), QStringLiteral("compare_dock"), compare_, this);
+  tabifyDockWidget(breaks_dock_, compare_dock_);
+  connect(compare_, &ComparisonPanel::unit_chosen, this,
+          [this](const QString& id) { select_unit(id); });
   breaks_dock_->raise();
   resizeDocks({units_dock_}, {520}, Qt::Horizontal);
   resizeDocks({breaks_dock_}, {190}, Qt::Vertical);
@@ -172,6 +182,15 @@ void MainWindow::build_menus() {
   auto* capture = file->addAction(tr("&Capture..."), this, &MainWindow::open_capture_dialog);
   capture->setObjectName(QStringLiteral("capture"));
   capture->setStatusTip(tr("Run your program with TORCH_TRACE set and open the log it writes"));
+  file->addSeparator();
+  auto* compare = file->addAction(tr("Compare &with..."), this, &MainWindow::compare_dialog);
+  compare->setObjectName(QStringLiteral("compare_with"));
+  compare->setStatusTip(
+      tr("Open a second log of the same program and see what changed: the open "
+         "log is before, the second after"));
+  clear_comparison_ = file->addAction(tr("C&lear Comparison"), this, &MainWindow::clear_comparison);
+  clear_comparison_->setObjectName(QStringLiteral("clear_comparison"));
+  clear_comparison_->setEnabled(false);
   connect(recent_, &RecentFiles::open_requested, this, &MainWindow::open_path);
   connect(loader_, &LogLoader::started, recent_, &RecentFiles::opening);
   connect(this, &MainWindow::log_loaded, recent_, &RecentFiles::loaded);
@@ -193,6 +212,7 @@ void MainWindow::build_menus() {
   view->addAction(inspector_dock_->toggleViewAction());
   view->addAction(source_dock_->toggleViewAction());
   view->addAction(guards_dock_->toggleViewAction());
+  view->addAction(compare_dock_->toggleViewAction());
 
   gpu_runs_ = new GpuRunController(this, graph_);
   gpu_runs_->add_actions(menuBar()->addMenu(tr("&Run")));
@@ -263,6 +283,8 @@ void MainWindow::on_load_started(const QString& path) {
 void MainWindow::on_loaded(LoadedLogPtr log) {
   progress_->hide();
   log_ = std::move(log);
+  // A comparison (or one under way) was of the previous log.
+  clear_comparison();
   const auto& summary = log_->summary;
   units_model_->set_log(log_);
   breaks_model_->set_log(log_);
@@ -308,6 +330,71 @@ void MainWindow::on_load_failed(const QString& message) {
   messages_->add_error(message);
   log_dock_->raise();
   emit load_failed(message);
+}
+
+void MainWindow::compare_dialog() {
+  if (!log_) {
+    show_status(tr("Open a log first: Compare with... compares the open log with another"));
+    return;
+  }
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Compare with TORCH_TRACE Log"), {},
+                                   tr("TORCH_TRACE logs (*.log *.gz *.zst);;All files (*)"));
+  if (!path.isEmpty()) compare_with(path);
+}
+
+void MainWindow::compare_with(const QString& path) {
+  if (!log_) {
+    on_compare_failed(tr("no log is open to compare %1 with").arg(path));
+    return;
+  }
+  progress_->show();
+  show_status(tr("Comparing with %1 ...").arg(path));
+  messages_->add_info(tr("comparing with %1").arg(path));
+  comparer_->compare(log_, path);
+}
+
+void MainWindow::clear_comparison() {
+  comparer_->cancel();
+  const bool had = comparison_ != nullptr;
+  comparison_.reset();
+  graph_->set_comparison(nullptr);
+  compare_->set_comparison(nullptr);
+  units_model_->set_comparison(nullptr);
+  clear_comparison_->setEnabled(false);
+  if (!loader_->loading()) progress_->hide();
+  if (had) show_status(tr("Comparison cleared"));
+}
+
+void MainWindow::on_compared(ComparisonPtr comparison) {
+  progress_->hide();
+  // Loaded for a log that another has replaced since: it describes nothing shown.
+  if (!comparison || comparison->before != log_) return;
+  comparison_ = std::move(comparison);
+  graph_->set_comparison(comparison_);
+  compare_->set_comparison(comparison_);
+  units_model_->set_comparison(comparison_);
+  clear_comparison_->setEnabled(true);
+  compare_dock_->raise();
+  const QString verdict = QString::fromStdString(comparison_->verdict);
+  if (comparison_->diff.unrelated()) {
+    messages_->add_warning(verdict);
+  } else {
+    messages_->add_info(tr("compared: %1").arg(verdict));
+  }
+  show_status(
+      tr("Compared with %1: %2")
+          .arg(QFileInfo(QString::fromStdString(comparison_->diff.b_path)).fileName(), verdict));
+  emit comparison_loaded();
+}
+
+// The open log and any comparison stay as they were.
+void MainWindow::on_compare_failed(const QString& message) {
+  if (!loader_->loading()) progress_->hide();
+  show_status(tr("Could not compare: %1").arg(message));
+  messages_->add_error(tr("compare: %1").arg(message));
+  log_dock_->raise();
+  emit comparison_failed(message);
 }
 
 // Break and recompile rows span the whole tree, so their long text sets no column's width.

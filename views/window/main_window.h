@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "compare/comparison.h"
 #include "window/loaded_log.h"
 
 class QDockWidget;
@@ -21,6 +22,8 @@ namespace fxscope::views {
 
 class CaptureDialog;
 class CompileUnitsModel;
+class ComparisonLoader;
+class ComparisonPanel;
 class ExportActions;
 class GpuRunController;
 class KernelsPanel;
@@ -54,6 +57,14 @@ class MainWindow : public QMainWindow {
   QStringList unit_ids() const;
   void show_status(const QString& message);
 
+  // File > Compare with...: reads PATH off the UI thread and diffs the open log (before)
+  // against it (after); the graph and the Compare tab show the result. Needs an open log.
+  void compare_with(const QString& path);
+  // File > Clear Comparison: back to the open log alone.
+  void clear_comparison();
+  const ComparisonPtr& comparison() const { return comparison_; }
+  ComparisonPanel& comparison_panel() const { return *compare_; }
+
   // Dock layout and window geometry, kept between runs by the caller's QSettings.
   void save_layout(QSettings& settings) const;
   void restore_layout(const QSettings& settings);
@@ -74,6 +85,8 @@ class MainWindow : public QMainWindow {
  signals:
   void log_loaded();
   void load_failed(const QString& message);
+  void comparison_loaded();
+  void comparison_failed(const QString& message);
 
  private:
   void build_docks();
@@ -84,6 +97,9 @@ class MainWindow : public QMainWindow {
   void on_load_started(const QString& path);
   void on_loaded(LoadedLogPtr log);
   void on_load_failed(const QString& message);
+  void compare_dialog();
+  void on_compared(ComparisonPtr comparison);
+  void on_compare_failed(const QString& message);
   void fit_columns();
 
   LoadedLogPtr log_;
@@ -116,6 +132,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* source_dock_ = nullptr;
   RecentFiles* recent_ = nullptr;
   QPointer<CaptureDialog> capture_;
+  ComparisonLoader* comparer_ = nullptr;
+  ComparisonPtr comparison_;
+  ComparisonPanel* compare_ = nullptr;
+  QDockWidget* compare_dock_ = nullptr;
+  QAction* clear_comparison_ = nullptr;
 };
 
 }  // namespace fxscope::views

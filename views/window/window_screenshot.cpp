@@ -48,8 +48,17 @@ void WindowScreenshot::wait_for_run(GpuRunController* runs) {
   connect(runs, &GpuRunController::failed, this, &WindowScreenshot::fail);
 }
 
+void WindowScreenshot::wait_for_comparison() {
+  comparison_pending_ = true;
+  connect(window_, &MainWindow::comparison_loaded, this, [this] {
+    comparison_pending_ = false;
+    grab_when_ready();
+  });
+  connect(window_, &MainWindow::comparison_failed, this, &WindowScreenshot::fail);
+}
+
 void WindowScreenshot::grab_when_ready() {
-  if (!graph_shown_ || run_pending_ || grabbed_) return;
+  if (!graph_shown_ || run_pending_ || comparison_pending_ || grabbed_) return;
   grabbed_ = true;
   show_dock();
   // Queued: the new dock sizes and column widths are laid out before the grab.

@@ -28,6 +28,9 @@ class WindowScreenshot : public QObject {
   // With a run loading (`--run RUN.json`), grabs only once RUNS has it, so the picture shows its
   // timings; a run that fails to load fails the screenshot with its message.
   void wait_for_run(GpuRunController* runs);
+  // With a comparison loading (`--compare LOG`), grabs only once the window shows it; one that
+  // fails (an unreadable log) fails the screenshot with its message.
+  void wait_for_comparison();
   // Brings DOCK to the front of its tabs right before the grab (`--dock NAME`), after whatever
   // loading raised in between (a loaded run brings the Kernels tab forward), and gives it half
   // the window across its side: the dock is what the picture is of, and its tables and source
@@ -51,6 +54,7 @@ class WindowScreenshot : public QObject {
   QPointer<QDockWidget> dock_;
   bool graph_shown_ = false;
   bool run_pending_ = false;
+  bool comparison_pending_ = false;
   bool grabbed_ = false;
 };
 

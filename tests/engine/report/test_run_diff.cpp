@@ -179,3 +179,39 @@ TEST_CASE("breaks and recompiles of one log only are fixed or new", "[run_diff]"
   CHECK(d.recompiles_fixed[0].guard == "___stack0 == 124.3185043334961");
   CHECK(report::verdict(d).find("1 new break at capture.py:202") != std::string::npos);
 }
+
+TEST_CASE("breaks fixed and new are grouped under the unit that hit them", "[run_diff]") {
+  const RunDiff d =
+      diff_of(test::sample_log_file("graph_breaks"), test::sample_log_file("guard_order"));
+  const auto fixed = report::breaks_by_unit(d, d.breaks_fixed, true);
+  std::vector<std::string> ids;
+  for (const auto& u : fixed) ids.push_back(u.compile_id);
+  // The break at line 85 was hit by the resumed frame and its recompile: under both.
+  CHECK(ids == std::vector<std::string>{"0/0", "1/0", "1/1", "2/0"});
+  REQUIRE(fixed[1].breaks.size() == 1);
+  CHECK(fixed[1].frame.function == "torch_dynamo_resume_in_forward_at_83");
+  CHECK(fixed[1].breaks[0].reason == "Failed to trace builtin operator");
+  CHECK(fixed[0].frame.function == "forward");
+  CHECK(fixed[0].breaks[0].location.ends_with("capture.py:83"));
+
+  const std::string text = report::to_text(d);
+  const auto unit_line = text.find("  [0/0] forward  capture.py:81\n      ");
+  REQUIRE(unit_line != std::string::npos);
+  const auto break_line = text.find("capture.py:83  Unsupported Tensor.item()", unit_line);
+  CHECK(break_line != std::string::npos);
+  CHECK(text.find('\n', unit_line + 3) < break_line);
+
+  const auto json = report::to_json(d);
+  REQUIRE(json["breaks_new_by_unit"].size() == 4);
+  CHECK(json["breaks_new_by_unit"][0]["compile_id"] == "7/0");
+  CHECK(json["breaks_new_by_unit"][0]["frame"]["function"] == "forward");
+  CHECK(json["breaks_new_by_unit"][0]["breaks"][0]["reason"] == "Failed to trace builtin operator");
+  CHECK(json["breaks_fixed_by_unit"][3]["breaks"][0]["reason"] == "Dynamic shape operator");
+}
+
+TEST_CASE("a log against itself has no breaks to group", "[run_diff]") {
+  const std::string log = test::sample_log_file("graph_breaks");
+  const RunDiff d = diff_of(log, log);
+  CHECK(report::breaks_by_unit(d, d.breaks_fixed, true).empty());
+  CHECK(report::to_json(d)["breaks_new_by_unit"].empty());
+}

@@ -105,4 +105,17 @@ struct RunDiff {
 
 RunDiff diff_runs(const trace::TraceLog& a, const trace::TraceLog& b);
 
+// The graph breaks one compile unit hit, of those fixed or new: a break is read where it
+// happened, in the unit Dynamo was compiling when it broke.
+struct UnitBreaks {
+  std::string compile_id;
+  trace::StackFrame frame;  // the unit's frame; empty when the diff does not list the unit
+  std::vector<BreakChange> breaks;
+};
+
+// BREAKS (the diff's breaks_fixed, read on A's side, or breaks_new, on B's) under the units that
+// hit them, in the order the breaks come; a break hit by several compiles is under each.
+std::vector<UnitBreaks> breaks_by_unit(const RunDiff& diff, const std::vector<BreakChange>& breaks,
+                                       bool a_side);
+
 }  // namespace fxscope::report
