@@ -130,6 +130,44 @@ std::string normalize_reason(std::string_view reason) {
   return out;
 }
 
+namespace {
+
+std::string frame_text(const trace::StackFrame& f) {
+  return f.file + ":" + std::to_string(f.line) + (f.function.empty() ? "" : " in " + f.function);
+}
+
+// REASON explained, with what the new compile UNIT (null when not in the log) says of the value
+// it was compiled for.
+RecompileCause explain(const trace::RecompileReason& reason, const trace::CompileUnit* unit) {
+  RecompileCause cause = explain_recompile(normalize_reason(reason.text));
+  if (const auto* frame = trace::innermost_user_frame(reason.user_stack)) {
+    cause.where = frame_text(*frame);
+  } else if (unit != nullptr && unit->user_frame() != nullptr) {
+    cause.where = frame_text(*unit->user_frame());
+  }
+  if (!cause.after.empty() || unit == nullptr || cause.source.empty()) return cause;
+  if (const auto* guards = unit->guards()) {
+    cause.after = guarded_value(guards->payload.text(), cause.source);
+    // "___as_tensor(scale).item()": the value is a graph input now, named by a symbol below.
+    if (cause.after.find("___") != std::string::npos) cause.after.clear();
+  }
+  if (!cause.after.empty()) return cause;
+  // No guard pins the value any more: Dynamo made it a symbol (automatic dynamic).
+  // "self.alpha" is L['self'].alpha in a symbol's source.
+  const auto cut = std::min(cause.source.find('.'), cause.source.find('['));
+  const std::string source = "L['" + cause.source.substr(0, cut) + "']" +
+                             (cut == std::string::npos ? "" : cause.source.substr(cut));
+  for (const auto& symbol : unit->symbols) {
+    if (symbol.source == source) {
+      cause.after = symbol.value + " (now dynamic: " + symbol.symbol + ")";
+      break;
+    }
+  }
+  return cause;
+}
+
+}  // namespace
+
 std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
   std::vector<RecompileCheck> checks;
   const auto& units = log.units();
@@ -148,6 +186,9 @@ std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log) {
       check.recorded.push_back(reason.failed_id.str() + ": " + normalize_reason(reason.text));
     }
     const trace::CompileUnit* unit = log.find_unit(recompile.id);
+    for (const auto& reason : recompile.reasons) {
+      check.causes.push_back(explain(reason, unit));
+    }
     if (!unit) {
       check.gaps.push_back({"[" + check.compile_id.str() + "]", "no compile unit in the log"});
       checks.push_back(std::move(check));

@@ -199,15 +199,21 @@ UnitCompileTime unit_compile_time(const trace::CompileUnit& unit) {
   const Forest f = build_forest(unit.chromium_events);
   u.unmatched_events = f.unmatched;
   const auto& m = unit.metrics;
-  const auto& bm = unit.backward_metrics;
   u.forward = phase_tree(f, kForwardRoot, m ? m->entire_frame_compile_time_s : std::nullopt);
+  // Each backward graph has its own record and its own entire_backward_compile span; the tree
+  // merges the spans, so Dynamo's side is the sum of the records.
   std::optional<double> backward_s;
-  if (bm && bm->duration_us) backward_s = static_cast<double>(*bm->duration_us) / 1e6;
+  for (const auto& bm : unit.backward_metrics) {
+    if (bm.duration_us)
+      backward_s = backward_s.value_or(0) + static_cast<double>(*bm.duration_us) / 1e6;
+  }
   u.backward = phase_tree(f, kBackwardRoot, backward_s);
   u.runtime = runtime_spans(f);
   u.caches = cache_lookups(unit.chromium_events);
-  for (const auto* metrics : {m ? &*m : nullptr, bm ? &*bm : nullptr}) {
-    if (metrics == nullptr) continue;
+  std::vector<const trace::CompilationMetrics*> records;
+  if (m) records.push_back(&*m);
+  for (const auto& bm : unit.backward_metrics) records.push_back(&bm);
+  for (const auto* metrics : records) {
     u.triton_compiles.insert(u.triton_compiles.end(), metrics->triton_kernel_compile_times.begin(),
                              metrics->triton_kernel_compile_times.end());
     if (metrics->compile_time_autotune_time_us) {

@@ -171,16 +171,138 @@ Result<InputReport> evaluate_input(const trace::TraceLog& log, const std::option
   return report;
 }
 
+namespace {
+
+// Dynamo's recompile limit as the run configured it: every compilation_metrics record carries
+// the Dynamo config, whose key was cache_size_limit before it was renamed recompile_limit.
+int recompile_limit(const trace::TraceLog& log) {
+  for (const auto& u : log.units()) {
+    if (!u.metrics) continue;
+    for (const std::string_view key : {"\\\"recompile_limit\\\": ", "\\\"cache_size_limit\\\": "}) {
+      const auto at = u.metrics->envelope.find(key);
+      if (at == std::string_view::npos) continue;
+      int limit = 0;
+      for (std::size_t i = at + key.size(); i < u.metrics->envelope.size(); ++i) {
+        const char c = u.metrics->envelope[i];
+        if (c < '0' || c > '9') break;
+        limit = limit * 10 + (c - '0');
+      }
+      if (limit > 0) return limit;
+    }
+  }
+  return 8;  // Dynamo's default
+}
+
+std::vector<RecompileLimitHit> limit_hits(const trace::TraceLog& log) {
+  const int limit = recompile_limit(log);
+  std::map<int, RecompileLimitHit> frames;
+  for (const auto& u : log.units()) {
+    if (u.id.frame_id < 0 || u.id.compiled_autograd_id >= 0) continue;
+    auto& hit = frames[u.id.frame_id];
+    hit.frame_id = u.id.frame_id;
+    if (hit.function.empty()) hit.function = function_of(u);
+    ++hit.compiles;
+    hit.limit = limit;
+  }
+  std::vector<RecompileLimitHit> hits;
+  for (const auto& [frame, hit] : frames) {
+    if (hit.compiles >= limit) hits.push_back(hit);
+  }
+  return hits;
+}
+
+std::vector<RankedRecompileCause> rank_causes(const std::vector<guards::RecompileCheck>& checks) {
+  std::vector<RankedRecompileCause> ranked;
+  for (const auto& check : checks) {
+    for (const auto& cause : check.causes) {
+      auto it = std::find_if(ranked.begin(), ranked.end(), [&](const RankedRecompileCause& r) {
+        return r.cause.kind == cause.kind && r.cause.source == cause.source;
+      });
+      if (it == ranked.end()) {
+        ranked.push_back({cause, {}});
+        it = std::prev(ranked.end());
+      }
+      // A cause counts once per recompile, however many cache entries it rejected.
+      if (it->compile_ids.empty() || it->compile_ids.back() != check.compile_id) {
+        it->compile_ids.push_back(check.compile_id);
+      }
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.count() > b.count(); });
+  return ranked;
+}
+
+}  // namespace
+
 Result<RecompileReport> check_recompiles(const trace::TraceLog& log,
                                          const std::optional<CompileId>& unit) {
   auto only = find(log, unit);
   if (!only) return only.error();
-  RecompileReport report{log.path(), {}};
+  RecompileReport report{log.path(), {}, {}, {}};
   for (auto& check : guards::replay_recompiles(log)) {
     if (*only && !same_frame(check.compile_id, (*only)->id)) continue;
     report.recompiles.push_back(std::move(check));
   }
+  report.ranked = rank_causes(report.recompiles);
+  for (auto& hit : limit_hits(log)) {
+    if (*only && hit.frame_id != (*only)->id.frame_id) continue;
+    report.limit_hits.push_back(std::move(hit));
+  }
   return report;
+}
+
+std::string recompile_causes_text(const RecompileReport& report) {
+  std::string out;
+  if (!report.ranked.empty()) out += "why it recompiled, most often first:\n";
+  for (const auto& r : report.ranked) {
+    const auto& c = r.cause;
+    out += "  " + std::to_string(r.count()) + "x " + c.kind +
+           (c.source.empty() ? "" : " of " + c.source);
+    if (!c.before.empty() || !c.after.empty()) {
+      out += ": " + (c.before.empty() ? std::string("?") : c.before) + " -> " +
+             (c.after.empty() ? std::string("?") : c.after);
+    }
+    std::vector<std::string> ids;
+    for (const auto& id : r.compile_ids) ids.push_back(id.str());
+    out += "  [" + joined(ids) + "]\n";
+    if (!c.where.empty()) out += "      at " + c.where + "\n";
+    out += "      fix: " + c.fix + "\n";
+  }
+  for (const auto& hit : report.limit_hits) {
+    out += "frame " + std::to_string(hit.frame_id) +
+           (hit.function.empty() ? "" : " (" + hit.function + ")") + " compiled " +
+           std::to_string(hit.compiles) + " times, the recompile limit (" +
+           std::to_string(hit.limit) +
+           "): Dynamo stops compiling it and runs later misses eagerly (raise "
+           "torch._dynamo.config.recompile_limit only after removing the causes above)\n";
+  }
+  return out;
+}
+
+json recompile_causes_json(const RecompileReport& report) {
+  json ranked = json::array();
+  for (const auto& r : report.ranked) {
+    const auto& c = r.cause;
+    json ids = json::array();
+    for (const auto& id : r.compile_ids) ids.push_back(id.str());
+    ranked.push_back({{"kind", c.kind},
+                      {"source", c.source},
+                      {"before", c.before.empty() ? json(nullptr) : json(c.before)},
+                      {"after", c.after.empty() ? json(nullptr) : json(c.after)},
+                      {"where", c.where.empty() ? json(nullptr) : json(c.where)},
+                      {"fix", c.fix},
+                      {"count", r.count()},
+                      {"compile_ids", ids}});
+  }
+  json hits = json::array();
+  for (const auto& hit : report.limit_hits) {
+    hits.push_back({{"frame_id", hit.frame_id},
+                    {"function", hit.function},
+                    {"compiles", hit.compiles},
+                    {"limit", hit.limit}});
+  }
+  return {{"ranked", ranked}, {"limit_hits", hits}};
 }
 
 std::string to_text(const GuardListing& listing) {
@@ -354,6 +476,8 @@ std::string to_text(const RecompileReport& report) {
     }
     out += gap_lines(c.gaps, "  ");
   }
+  const std::string causes = recompile_causes_text(report);
+  if (!causes.empty()) out += "\n" + causes;
   return out;
 }
 
@@ -366,7 +490,10 @@ json to_json(const RecompileReport& report) {
                           {"match", c.match},
                           {"gaps", to_json(c.gaps)}});
   }
-  return {{"path", report.path}, {"recompiles", recompiles}};
+  json out = recompile_causes_json(report);
+  out["path"] = report.path;
+  out["recompiles"] = recompiles;
+  return out;
 }
 
 }  // namespace fxscope::report

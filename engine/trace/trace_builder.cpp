@@ -252,7 +252,11 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
       return true;
     }
     metrics->line = record.line;
-    (kind == "compilation_metrics" ? unit->metrics : unit->backward_metrics) = std::move(*metrics);
+    if (kind == "compilation_metrics") {
+      unit->metrics = std::move(*metrics);
+    } else {
+      unit->backward_metrics.push_back(std::move(*metrics));
+    }
   } else if (unit != nullptr && text::ends_with(kind, "compilation_metrics_runtime")) {
     unit->runtime_metrics.push_back(record.json);
   } else if (unit != nullptr && kind == "guard_added_fast") {

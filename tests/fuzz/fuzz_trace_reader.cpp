@@ -56,7 +56,7 @@ std::size_t walk(const TraceLog& log) {
     }
     for (const auto envelope : unit.runtime_metrics) check_inside(text, envelope);
     if (unit.metrics) check_inside(text, unit.metrics->envelope);
-    if (unit.backward_metrics) check_inside(text, unit.backward_metrics->envelope);
+    for (const auto& m : unit.backward_metrics) check_inside(text, m.envelope);
     seen += unit.dynamo_sizes().size();
     if (log.find_unit(unit.id) == nullptr) std::abort();
     for (const std::size_t index : unit.graph_breaks) {

@@ -71,7 +71,9 @@ TEST_CASE("every compile's phases add up to Dynamo's own total within 2%",
       CHECK(u.unmatched_events == 0);
       // Every compile Dynamo timed has its events in the log.
       if (logged.metrics && logged.metrics->entire_frame_compile_time_s) REQUIRE(u.forward);
-      if (logged.backward_metrics && logged.backward_metrics->duration_us) REQUIRE(u.backward);
+      if (!logged.backward_metrics.empty() && logged.backward_metrics[0].duration_us) {
+        REQUIRE(u.backward);
+      }
       for (const auto* tree :
            {u.forward ? &*u.forward : nullptr, u.backward ? &*u.backward : nullptr}) {
         if (tree == nullptr || !tree->dynamo_s) continue;
@@ -87,6 +89,36 @@ TEST_CASE("every compile's phases add up to Dynamo's own total within 2%",
     }
   }
   CHECK(checked >= 150);  // 152 forward and backward compiles with a Dynamo total
+}
+
+TEST_CASE("DDP compiles a unit's backward once per bucket: every record counts",
+          "[report][compile_time]") {
+  // DDPOptimizer splits the frame at its gradient buckets; the backward of each piece is its own
+  // compile with its own bwd_compilation_metrics record, on every rank.
+  for (int rank = 0; rank < 4; ++rank) {
+    INFO("rank " << rank);
+    auto log = trace::read_trace(test::sample("ranks_ddp"), {.rank = rank});
+    REQUIRE(log.ok());
+    const auto* logged = log->find_unit(trace::CompileId{4, 0, 0});
+    REQUIRE(logged != nullptr);
+    CHECK(logged->backward_metrics.size() == 4);
+    const auto r = report::compile_time(*log);
+    const auto& u = unit(r, "4/0");
+    REQUIRE(u.backward);
+    CHECK(u.backward->phases.front().count == 4);
+    REQUIRE(u.backward->deviation());
+    CHECK(std::abs(*u.backward->deviation()) <= report::kCompileTimeTolerance);
+  }
+  const auto r = report_of(test::sample("ranks_ddp"));
+  const auto& u = unit(r, "4/0");
+  // Rank 0's four records: 1.899946 + 1.022075 + 0.119216 + 0.104321 s.
+  CHECK(*u.backward->dynamo_s == Approx(3.145558).margin(1e-6));
+  // The forward's four kernels, then each backward's: 3, 1, 1 and 1.
+  REQUIRE(u.triton_compiles.size() == 10);
+  CHECK(u.triton_compiles[4].kernel ==
+        "triton_per_fused_add_gelu_native_layer_norm_native_layer_norm_backward_0");
+  CHECK(u.triton_compiles[4].us == 987926);
+  CHECK(u.triton_compiles[9].us == 1294);
 }
 
 TEST_CASE("a training compile: Dynamo, AOTAutograd, Inductor phases and the backward",

@@ -183,3 +183,93 @@ TEST_CASE("the recompile check replays the six recompiles of graph_breaks", "[re
   CHECK(frame4->recompiles.size() == 4);
   CHECK(check_recompiles(read("reduce_overhead_dynamic"), std::nullopt)->recompiles.empty());
 }
+
+namespace {
+
+const RankedRecompileCause& cause_of(const RecompileReport& r, const std::string& source) {
+  for (const auto& c : r.ranked) {
+    if (c.cause.source == source) return c;
+  }
+  FAIL("no recompile cause on " << source);
+  return r.ranked.front();
+}
+
+RecompileReport recompiles_of(const char* sample) {
+  const auto log = read(sample);
+  auto r = check_recompiles(log, std::nullopt);
+  REQUIRE(r.ok());
+  return std::move(*r);
+}
+
+}  // namespace
+
+TEST_CASE("recompile causes: the tensor that changed, before and after, and the fix",
+          "[report][guards][recompiles]") {
+  const auto r = recompiles_of("corpus/hand_recompiles_tensor");
+  REQUIRE(r.ranked.size() == 7);
+  const auto& size = cause_of(r, "x.size(0)");
+  CHECK(size.cause.kind == "tensor size");
+  CHECK(size.cause.before == "8");
+  CHECK(size.cause.after == "16");
+  CHECK_THAT(size.cause.fix, Catch::StartsWith("torch._dynamo.mark_dynamic(x, 0)"));
+  CHECK_THAT(size.cause.where, Catch::EndsWith("recompile_cases.py:26 in batch_size"));
+  const auto& stride = cause_of(r, "x.stride(0)");
+  CHECK(stride.cause.before == "32");
+  CHECK(stride.cause.after == "1");
+  CHECK_THAT(stride.cause.fix, Catch::Contains(".contiguous()"));
+  const auto& grad = cause_of(r, "x");
+  CHECK((grad.cause.kind == "dtype" || grad.cause.kind == "requires_grad" ||
+         grad.cause.kind == "tensor rank"));
+  CHECK(r.limit_hits.empty());
+}
+
+TEST_CASE("recompile causes: Python constants, globals and the values Dynamo made dynamic",
+          "[report][guards][recompiles]") {
+  const auto r = recompiles_of("corpus/hand_recompiles_python");
+  const auto& n = cause_of(r, "n");
+  CHECK(n.cause.kind == "python constant");
+  CHECK(n.cause.before == "2");
+  // The new compile has no guard on n: automatic dynamic made it a symbol, hint 3.
+  CHECK_THAT(n.cause.after, Catch::StartsWith("3 (now dynamic: s"));
+  const auto& act = cause_of(r, "act");
+  CHECK(act.cause.before == "'relu'");
+  CHECK(act.cause.after == "'gelu'");
+  CHECK_THAT(act.cause.fix, Catch::Contains("hoist the branch on act"));
+  CHECK(cause_of(r, "len(xs)").cause.after == "3");
+  const auto& global = cause_of(r, "G['SCALE']");
+  CHECK(global.cause.kind == "global constant");
+  CHECK_THAT(global.cause.fix, Catch::StartsWith("hoist G['SCALE'] out of the traced function"));
+  CHECK(cause_of(r, "bias").cause.kind == "None or not");
+}
+
+TEST_CASE("recompile causes: module attributes and global state, ranked by how often",
+          "[report][guards][recompiles]") {
+  const auto module = recompiles_of("corpus/hand_recompiles_module");
+  REQUIRE(module.ranked.size() == 2);
+  // self.alpha rejected both recompiles (0/1, and 0/0's entry again for 0/2): ranked first.
+  CHECK(module.ranked[0].cause.source == "self.alpha");
+  CHECK(module.ranked[0].count() == 2);
+  CHECK(module.ranked[0].cause.before == "0.5");
+  CHECK_THAT(module.ranked[0].cause.after, Catch::StartsWith("0.75 (now dynamic"));
+  CHECK_THAT(module.ranked[0].cause.fix, Catch::Contains("register_buffer"));
+  CHECK(module.ranked[1].cause.kind == "train/eval mode");
+  CHECK(module.ranked[1].cause.after == "False");
+
+  const auto global = recompiles_of("corpus/hand_recompiles_global_state");
+  REQUIRE(global.ranked.size() == 3);
+  CHECK(global.ranked[0].cause.kind == "global state");
+  CHECK(global.ranked[0].cause.source == "grad_mode");
+
+  // One recompile rejects several cache entries for one reason: counted once per recompile.
+  const auto breaks = recompiles_of("graph_breaks");
+  REQUIRE_FALSE(breaks.ranked.empty());
+  CHECK(breaks.ranked[0].cause.kind == "dtype");
+  CHECK(breaks.ranked[0].count() == 3);
+  CHECK(cause_of(breaks, "___stack0").cause.kind == "value across a graph break");
+
+  const auto j = to_json(breaks);
+  CHECK(j.at("ranked").at(0).at("count") == 3);
+  CHECK(j.at("ranked").at(0).at("before") == "Float");
+  CHECK(j.at("limit_hits").empty());
+  CHECK_THAT(to_text(breaks), Catch::Contains("3x dtype of x: Float -> Double  [4/2, 4/3, 4/4]"));
+}

@@ -8,6 +8,7 @@
 #include "fxscope/core/diagnostics.h"
 #include "fxscope/guards/guard.h"
 #include "fxscope/guards/proposed_input.h"
+#include "fxscope/guards/recompile_cause.h"
 #include "fxscope/trace/compile_id.h"
 #include "fxscope/trace/compile_unit.h"
 #include "fxscope/trace/trace_log.h"
@@ -23,6 +24,9 @@ struct RecompileCheck {
   std::vector<std::string> predicted;  // "4/0: reused" when no guard of 4/0 fails
   bool match = false;
   Warnings gaps;  // guards assumed to hold while predicting
+  // Each recorded reason explained, in the order of `recorded`: the value that changed, before
+  // and after, the user's line and the change that avoids it.
+  std::vector<RecompileCause> causes;
 };
 
 std::vector<RecompileCheck> replay_recompiles(const trace::TraceLog& log);

@@ -57,10 +57,29 @@ struct InputReport {
   std::vector<FrameVerdict> frames;
 };
 
-// The recorded recompiles replayed (see guards::replay_recompiles).
+// One cause of recompiles (a kind of guard on one value) over every recompile it fired in.
+struct RankedRecompileCause {
+  guards::RecompileCause cause;  // as first met
+  std::vector<trace::CompileId> compile_ids;
+  std::size_t count() const { return compile_ids.size(); }
+};
+
+// A frame compiled as often as Dynamo's recompile limit allows: a later call that misses every
+// entry runs the frame eagerly instead of compiling it.
+struct RecompileLimitHit {
+  int frame_id = -1;
+  std::string function;
+  int compiles = 0;
+  int limit = 0;
+};
+
+// The recorded recompiles replayed (see guards::replay_recompiles), their causes ranked by how
+// often each fired, and the frames that reached the recompile limit.
 struct RecompileReport {
   std::string path;
   std::vector<guards::RecompileCheck> recompiles;
+  std::vector<RankedRecompileCause> ranked;  // most recompiles first
+  std::vector<RecompileLimitHit> limit_hits;
 };
 
 // UNIT's guards, or every unit's; an Error names the log and an id it does not hold.
@@ -83,5 +102,8 @@ std::string to_text(const RecompileReport& report);
 nlohmann::json to_json(const GuardListing& listing);
 nlohmann::json to_json(const InputReport& report);
 nlohmann::json to_json(const RecompileReport& report);
+// The ranked causes and limit hits alone, for the summary; "" / empty lists without recompiles.
+std::string recompile_causes_text(const RecompileReport& report);
+nlohmann::json recompile_causes_json(const RecompileReport& report);
 
 }  // namespace fxscope::report

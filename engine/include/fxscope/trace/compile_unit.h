@@ -65,8 +65,10 @@ struct CompileUnit {
   std::vector<ShapeSymbol> symbols;
   std::vector<ExportIssue> export_issues;
   std::optional<CompilationMetrics> metrics;
-  std::optional<CompilationMetrics> backward_metrics;  // bwd_compilation_metrics
-  std::vector<std::string_view> runtime_metrics;       // *_compilation_metrics_runtime envelopes
+  // bwd_compilation_metrics in log order: one per backward graph compiled, so several when a
+  // unit holds several graphs (DDPOptimizer splits a frame at its buckets).
+  std::vector<CompilationMetrics> backward_metrics;
+  std::vector<std::string_view> runtime_metrics;  // *_compilation_metrics_runtime envelopes
   // dynamo_timed's begin/end/instant events in log order: every attempt, the backward compile
   // and what runs at the first call (kernel autotuning, CUDA graph recording).
   std::vector<ChromiumEvent> chromium_events;
