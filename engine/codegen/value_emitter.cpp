@@ -245,6 +245,13 @@ bool ValueEmitter::is_leaf(NodeId node) const {
     if (ops::op_key(n.target) == "operator.getitem" && !n.args.empty() && n.args[0].is_node()) {
       return !members_.count(n.args[0].as_node());
     }
+    // A view that is no kernel's origin (an expand to its own sizes) owns no buffer: read it
+    // through its input, as Inductor's kernels index the input.
+    if (n.is_op() && ops::classify(n.target).lowering == ops::Lowering::view && !n.args.empty() &&
+        n.args[0].is_node() && n.meta && g_.node(n.args[0].as_node()).meta &&
+        n.meta->sizes == g_.node(n.args[0].as_node()).meta->sizes) {
+      return false;
+    }
     return true;
   }
   return !n.is_op();

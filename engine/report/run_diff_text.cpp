@@ -21,7 +21,7 @@ std::string plural(std::size_t n, const std::string& one, const std::string& man
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string frame_text(const trace::StackFrame& frame) {
+std::string short_frame_text(const trace::StackFrame& frame) {
   const auto slash = frame.file.find_last_of('/');
   const std::string file = slash == std::string::npos ? frame.file : frame.file.substr(slash + 1);
   return frame.function + "  " + file + ":" + std::to_string(frame.line);
@@ -42,7 +42,7 @@ std::string counted(const std::vector<Change>& changes, const std::string& what,
 }
 
 void unit_lines(std::string& out, const DiffUnit& u) {
-  out += format("  [%s] ", u.compile_id.c_str()) + frame_text(u.frame) +
+  out += format("  [%s] ", u.compile_id.c_str()) + short_frame_text(u.frame) +
          format("  (%zu ATen ops, %zu kernels, %.2f s)\n", u.aten_ops, u.launches, u.compile_s);
 }
 
@@ -54,14 +54,14 @@ void break_lines(std::string& out, const std::vector<UnitBreaks>& units) {
     } else if (u.frame.file.empty()) {
       out += "  [" + u.compile_id + "]\n";
     } else {
-      out += "  [" + u.compile_id + "] " + frame_text(u.frame) + "\n";
+      out += "  [" + u.compile_id + "] " + short_frame_text(u.frame) + "\n";
     }
     for (const auto& c : u.breaks) out += "      " + c.location + "  " + c.reason + "\n";
   }
 }
 
 void matched_lines(std::string& out, const UnitDiff& d) {
-  out += "  [" + d.a.compile_id + "] -> [" + d.b.compile_id + "] " + frame_text(d.b.frame);
+  out += "  [" + d.a.compile_id + "] -> [" + d.b.compile_id + "] " + short_frame_text(d.b.frame);
   out += d.same_graph() ? "  same graph" : "  graph changed";
   out += format(", kernels %zu -> %zu, compile %.2f -> %.2f s\n", d.a.launches, d.b.launches,
                 d.a.compile_s, d.b.compile_s);

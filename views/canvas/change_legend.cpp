@@ -9,9 +9,9 @@
 namespace fxscope::views {
 namespace {
 
-constexpr int kPadding = 6;
-constexpr int kSwatch = 14;
-constexpr int kSwatchWidth = 96;
+constexpr int kChangePadding = 6;
+constexpr int kChangeSwatch = 14;
+constexpr int kChangeSwatchWidth = 96;
 // A changed unit can differ in dozens of ops: the legend names a few, the Compare tab all.
 constexpr qsizetype kOnlyAfterShown = 4;
 constexpr ChangeMark kMarks[] = {ChangeMark::added, ChangeMark::removed, ChangeMark::changed,
@@ -47,10 +47,10 @@ QStringList ChangeLegend::lines() const {
 
 QSize ChangeLegend::sizeHint() const {
   const QFontMetrics metrics(font());
-  int width = int(std::size(kMarks)) * kSwatchWidth;
+  int width = int(std::size(kMarks)) * kChangeSwatchWidth;
   const QStringList text = lines();
   for (const QString& line : text) width = std::max(width, metrics.horizontalAdvance(line));
-  return {width + 2 * kPadding, int(text.size() + 1) * metrics.height() + 2 * kPadding};
+  return {width + 2 * kChangePadding, int(text.size() + 1) * metrics.height() + 2 * kChangePadding};
 }
 
 void ChangeLegend::paintEvent(QPaintEvent*) {
@@ -60,23 +60,23 @@ void ChangeLegend::paintEvent(QPaintEvent*) {
   painter.drawRect(rect().adjusted(0, 0, -1, -1));
   const QFontMetrics metrics(font());
   const int line = metrics.height();
-  int y = kPadding;
+  int y = kChangePadding;
   const QStringList text = lines();
   painter.setPen(Qt::black);
   for (const QString& l : text) {
-    painter.drawText(kPadding, y + metrics.ascent(), l);
+    painter.drawText(kChangePadding, y + metrics.ascent(), l);
     y += line;
   }
-  int x = kPadding;
+  int x = kChangePadding;
   for (ChangeMark mark : kMarks) {
-    const QRect swatch(x, y + (line - kSwatch) / 2, kSwatch, kSwatch);
+    const QRect swatch(x, y + (line - kChangeSwatch) / 2, kChangeSwatch, kChangeSwatch);
     painter.fillRect(swatch, mark_color(mark));
     painter.setPen(mark_color(mark).darker(140));
     painter.drawRect(swatch.adjusted(0, 0, -1, -1));
     painter.setPen(Qt::black);
-    painter.drawText(x + kSwatch + 4, y + metrics.ascent(),
+    painter.drawText(x + kChangeSwatch + 4, y + metrics.ascent(),
                      mark == ChangeMark::none ? tr("same") : to_text(mark));
-    x += kSwatchWidth;
+    x += kChangeSwatchWidth;
   }
 }
 

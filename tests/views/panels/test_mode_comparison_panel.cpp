@@ -18,7 +18,7 @@ bool wait_idle(const views::ModeComparisonPanel& ab) {
 
 // Runs CHANGE on PANEL and waits for the graph it asks for.
 template <typename Change>
-void replan(views::GraphPanel& panel, Change change) {
+void replan_and_wait(views::GraphPanel& panel, Change change) {
   QSignalSpy shown(&panel, &views::GraphPanel::graph_shown);
   change();
   REQUIRE(shown.wait(kWindowTimeoutMs));
@@ -39,9 +39,9 @@ TEST_CASE("A/B is planned once per unit, run and pair of modes", "[views][ab]") 
 
   // The canvas shows other graphs; the comparison stands, with nothing planned for it.
   QSignalSpy planned(&ab, &views::ModeComparisonPanel::compared);
-  replan(panel, [&] { panel.set_mode(fusion::Mode::max_autotune); });
+  replan_and_wait(panel, [&] { panel.set_mode(fusion::Mode::max_autotune); });
   CHECK_FALSE(ab.busy());
-  replan(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
+  replan_and_wait(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
   CHECK_FALSE(ab.busy());
   CHECK(planned.isEmpty());
   CHECK(ab.summary() == compared);
