@@ -47,15 +47,8 @@ if(FXSCOPE_SPLIT_DWARF AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-gsplit-dwarf>)
 endif()
 
-# Unity builds: each target's sources compile in batches of 8 files per translation unit, so the
-# headers they share (the STL, nlohmann/json, Catch2, CLI11, Qt) are parsed and their templates
-# instantiated once a batch rather than once a file. On the 2-core machine this is the largest
-# cut of a cold build: the engine's report library (22 files) takes 42 s of CPU instead of 161 s.
-# ccache still serves a second checkout (base_dir makes a batch's absolute includes relative);
-# a touched file recompiles its batch. File-local names must therefore be unique within a target.
-# FXSCOPE_UNITY_BUILD=OFF compiles file by file.
-option(FXSCOPE_UNITY_BUILD "Compile each target's sources in batches (CMake unity builds)" ON)
-if(FXSCOPE_UNITY_BUILD)
-  set(CMAKE_UNITY_BUILD ON)
-  set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
-endif()
+# Unity builds (cmake/FxscopeUnity.cmake): each target's sources compile in batches, with
+# relative includes so that ccache serves them in every checkout. FXSCOPE_UNITY_BUILD=OFF compiles
+# file by file.
+option(FXSCOPE_UNITY_BUILD "Compile each target's sources in batches (unity builds)" ON)
+include(FxscopeUnity)
