@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fxscope/trace/json_scan.h"
+#include "logged_cache_lookups.h"
 
 namespace fxscope::report {
 namespace {
@@ -209,7 +210,7 @@ UnitCompileTime unit_compile_time(const trace::CompileUnit& unit) {
   }
   u.backward = phase_tree(f, kBackwardRoot, backward_s);
   u.runtime = runtime_spans(f);
-  u.caches = cache_lookups(unit.chromium_events);
+  u.caches = with_logged_lookups(unit, cache_lookups(unit.chromium_events));
   std::vector<const trace::CompilationMetrics*> records;
   if (m) records.push_back(&*m);
   for (const auto& bm : unit.backward_metrics) records.push_back(&bm);

@@ -71,6 +71,7 @@ UnitDiff diff_unit(const UnitFacts& a, const UnitFacts& b) {
   d.b = b.unit;
   d.ops = op_changes(a.aten, b.aten);
   d.kernels = kernel_changes(a.launches, b.launches);
+  d.caches = cache_changes(a, b);
   d.a_dynamo_s = a.dynamo_s;
   d.b_dynamo_s = b.dynamo_s;
   return d;
@@ -155,7 +156,12 @@ std::vector<PhaseChange> phase_changes(const CompileTimeReport& a, const Compile
 }  // namespace
 
 bool RunDiff::unrelated() const {
-  const std::size_t larger = std::max(a_units, b_units);
+  const auto resumes = [](const std::vector<DiffUnit>& units) {
+    return static_cast<std::size_t>(std::count_if(
+        units.begin(), units.end(),
+        [](const DiffUnit& u) { return u.frame.function.starts_with("torch_dynamo_resume_in_"); }));
+  };
+  const std::size_t larger = std::max(a_units - resumes(only_a), b_units - resumes(only_b));
   return larger > 0 && matched.size() * 2 < larger;
 }
 

@@ -107,6 +107,7 @@ std::vector<UnitFacts> unit_facts(const trace::TraceLog& log, const CompileTimeR
     for (const auto& t : times.units) {
       if (t.compile_id != f.unit.compile_id) continue;
       f.unit.compile_s = t.compile_s();
+      f.caches = t.caches;
       for (const auto& tree : {t.forward, t.backward}) {
         if (tree && tree->dynamo_s) f.dynamo_s = f.dynamo_s.value_or(0) + *tree->dynamo_s;
       }

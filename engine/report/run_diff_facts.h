@@ -27,7 +27,8 @@ struct UnitFacts {
   std::string frame_key;            // "model.py:33 forward": how units pair across logs
   std::map<std::string, int> aten;  // op target -> count
   std::vector<LaunchFacts> launches;
-  std::optional<double> dynamo_s;  // Dynamo's own total, forward plus backward
+  std::vector<CacheLookup> caches;  // log order, as the compile-time report reads them
+  std::optional<double> dynamo_s;   // Dynamo's own total, forward plus backward
 };
 
 // Every unit of LOG, in log order, parsed on the machine's cores; TIMES is LOG's compile time.
@@ -44,5 +45,8 @@ std::string kernel_key(const std::string& name);
 // shared source nodes grouped into one refused change.
 std::vector<KernelChange> kernel_changes(const std::vector<LaunchFacts>& a,
                                          const std::vector<LaunchFacts>& b);
+
+// Lookups of A and B whose outcome or key differs, paired per cache in log order.
+std::vector<CacheLookupChange> cache_changes(const UnitFacts& a, const UnitFacts& b);
 
 }  // namespace fxscope::report

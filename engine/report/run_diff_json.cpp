@@ -39,11 +39,23 @@ json matched_json(const UnitDiff& d) {
              {"b", k.b},
              {"ops", k.ops}});
   }
+  json caches = json::array();
+  for (const auto& c : d.caches) {
+    json components = json::array();
+    for (const auto& k : c.components)
+      components.push_back(json{{"name", k.name}, {"a", k.a}, {"b", k.b}});
+    caches.push_back(json{{"cache", c.cache},
+                          {"a_state", c.a_state.empty() ? json(nullptr) : json(c.a_state)},
+                          {"b_state", c.b_state.empty() ? json(nullptr) : json(c.b_state)},
+                          {"same_key", c.same_key},
+                          {"key_components_differing", components}});
+  }
   return json{{"a", unit_json(d.a)},
               {"b", unit_json(d.b)},
               {"same_graph", d.same_graph()},
               {"ops", ops},
               {"kernels", kernels},
+              {"caches", caches},
               {"compile_s_delta", d.b.compile_s - d.a.compile_s},
               {"a_dynamo_s", or_null(d.a_dynamo_s)},
               {"b_dynamo_s", or_null(d.b_dynamo_s)}};

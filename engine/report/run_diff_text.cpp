@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace fxscope::report {
 namespace {
@@ -78,6 +79,58 @@ void matched_lines(std::string& out, const UnitDiff& d) {
   }
 }
 
+std::string state_text(const std::string& state) {
+  return state.empty() ? "none" : state;
+}
+
+// Shown component changes per lookup; the JSON has them all.
+constexpr std::size_t kShownComponents = 8;
+
+void cache_lines(std::string& out, const UnitDiff& d) {
+  out += "  [" + d.a.compile_id + "] -> [" + d.b.compile_id + "] " + short_frame_text(d.b.frame) +
+         "\n";
+  for (const auto& c : d.caches) {
+    out += "      " + c.cache + " cache: " + state_text(c.a_state) + " -> " +
+           state_text(c.b_state) + (c.same_key ? " (same key)" : "");
+    if (!c.components.empty()) out += ", the key differs in:";
+    out += "\n";
+    for (std::size_t i = 0; i < c.components.size() && i < kShownComponents; ++i) {
+      const auto& k = c.components[i];
+      out += "          " + k.name + ": " + (k.a.empty() ? "(absent)" : k.a) + " -> " +
+             (k.b.empty() ? "(absent)" : k.b) + "\n";
+    }
+    if (c.components.size() > kShownComponents) {
+      out += format("          ... %zu more (--json lists them)\n",
+                    c.components.size() - kShownComponents);
+    }
+  }
+}
+
+// "2 FX graph cache lookups miss -> hit" per outcome change, then the key components that
+// differ anywhere: what a user reads first about a warm or a changed rerun.
+void cache_verdict(const RunDiff& d, std::vector<std::string>& parts) {
+  std::map<std::string, std::size_t> outcomes;
+  std::vector<std::string> components;
+  for (const auto& u : d.matched) {
+    for (const auto& c : u.caches) {
+      if (c.a_state != c.b_state) {
+        ++outcomes[c.cache + " cache " + state_text(c.a_state) + " -> " + state_text(c.b_state)];
+      }
+      for (const auto& k : c.components) {
+        if (std::find(components.begin(), components.end(), k.name) == components.end())
+          components.push_back(k.name);
+      }
+    }
+  }
+  for (const auto& [what, n] : outcomes) parts.push_back(what + format(" (%zu)", n));
+  if (components.empty()) return;
+  std::string part = "cache keys differ in ";
+  for (std::size_t i = 0; i < components.size() && i < 3; ++i)
+    part += (i == 0 ? "" : ", ") + components[i];
+  if (components.size() > 3) part += format(" and %zu more", components.size() - 3);
+  parts.push_back(part);
+}
+
 }  // namespace
 
 std::string verdict(const RunDiff& d) {
@@ -117,6 +170,7 @@ std::string verdict(const RunDiff& d) {
     parts.push_back(std::to_string(n) + (fewer ? " fewer" : " more") +
                     (n == 1 ? " kernel" : " kernels"));
   }
+  cache_verdict(d, parts);
   if (parts.empty() && d.a_compile_s == d.b_compile_s) return "no difference";
   if (parts.empty()) parts.push_back("same compiles");
   parts.push_back(format("compile time %+.1f s", d.b_compile_s - d.a_compile_s));
@@ -158,11 +212,19 @@ std::string to_text(const RunDiff& d) {
       d.matched.begin(), d.matched.end(), [](const UnitDiff& u) { return u.changed(); }));
   // Unchanged pairs are listed only where few pair up: then what matches is the news.
   if (changed == 0 && !d.matched.empty() && !d.unrelated()) {
-    out += format("\n%zu paired units (A -> B), none changed\n", d.matched.size());
+    out += "\n" + plural(d.matched.size(), "paired unit", "paired units") +
+           " (A -> B), none changed\n";
   } else if (section(!d.matched.empty(), format("paired units (A -> B), %zu of %zu changed:",
                                                 changed, d.matched.size()))) {
     for (const auto& u : d.matched) {
       if (u.changed() || d.unrelated()) matched_lines(out, u);
+    }
+  }
+  const bool caches = std::any_of(d.matched.begin(), d.matched.end(),
+                                  [](const UnitDiff& u) { return !u.caches.empty(); });
+  if (section(caches, "cache lookups that differ (A -> B), by paired unit:")) {
+    for (const auto& u : d.matched) {
+      if (!u.caches.empty()) cache_lines(out, u);
     }
   }
   std::vector<const PhaseChange*> phases;

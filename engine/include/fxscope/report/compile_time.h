@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fxscope/trace/trace_log.h"
@@ -46,6 +48,10 @@ struct CacheLookup {
   std::string key;     // empty when none was logged
   std::string reason;  // the bypass (or disable) reason, as logged
   bool backward = false;
+  // What PyTorch hashed into the key, one "[hash] name: value" line each, by name: the line's
+  // hash and its value's first line ("inductor_config[max_autotune]" -> hash, "False"). Two
+  // keys differ exactly where these hashes do. Empty when the log has no lookup artifact.
+  std::map<std::string, std::pair<std::string, std::string>> key_details;
 };
 
 // A timed span outside the compile: what ran at the unit's first call (a kernel's configs

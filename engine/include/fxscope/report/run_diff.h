@@ -44,12 +44,32 @@ struct KernelChange {
   std::vector<std::string> ops;  // their ATen ops, union, sorted
 };
 
+// One line of the details PyTorch logs with a cache key ("[hash] name: value"), whose hash
+// differs between A's key and B's or that one key lacks. Values are the first line, shortened.
+struct KeyComponentChange {
+  std::string name;  // "inductor_config[max_autotune_pointwise]", "gm", "example_inputs[0]"
+  std::string a;     // empty where A's key has no such component
+  std::string b;
+};
+
+// One lookup in one of Inductor's caches, A's beside B's, where the outcome or the key differs.
+// Lookups of one cache pair up in log order (an FX graph lookup for the forward, then one for
+// the backward); a lookup without a partner has an empty state on the other side.
+struct CacheLookupChange {
+  std::string cache;    // "FX graph" or "AOTAutograd"
+  std::string a_state;  // "hit", "miss", "bypass", "disabled", as logged; empty where absent
+  std::string b_state;
+  bool same_key = false;
+  std::vector<KeyComponentChange> components;  // where both keys were logged and differ
+};
+
 // A unit of A paired with one of B.
 struct UnitDiff {
   DiffUnit a;
   DiffUnit b;
   std::vector<OpCountChange> ops;  // differing counts, by op name
   std::vector<KernelChange> kernels;
+  std::vector<CacheLookupChange> caches;
   std::optional<double> a_dynamo_s;  // Dynamo's own compile total, when logged
   std::optional<double> b_dynamo_s;
 
@@ -97,7 +117,8 @@ struct RunDiff {
   double b_compile_s = 0;
   std::vector<PhaseChange> phases;  // differing phases, largest change first
 
-  // Fewer than half of the larger log's units pair with a unit of the same frame.
+  // Fewer than half of the larger log's units pair with a unit of the same frame. Units of
+  // Dynamo's resume functions on one side only are left out: they come and go with a break.
   bool unrelated() const;
   // Nothing but timing differs: units, graphs, kernels, breaks and recompiles agree.
   bool same_compiles() const;
