@@ -21,6 +21,7 @@ constexpr int CUDNN_DATA_BFLOAT16 = 9;
 
 // Legacy API: cudnnTensorFormat_t, cudnnConvolutionMode_t, cudnnMathType_t.
 constexpr int CUDNN_TENSOR_NCHW = 0;
+constexpr int CUDNN_TENSOR_NHWC = 1;
 constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_FMA_MATH = 3;
 

@@ -56,9 +56,16 @@ Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibr
                       "output descriptor")) {
     return *e;
   }
-  if (auto e = failed(
-          L.set_filter_nd(c->w_desc_, type, cudnn::CUDNN_TENSOR_NCHW, rank, ints(s.w_sizes).data()),
-          "filter descriptor")) {
+  const WeightLayout layout = weight_layout(s);
+  if (layout == WeightLayout::other) {
+    return make_error(where + ": the weight is neither contiguous nor channels-last (" +
+                      conv_shape_text(s) + "): cuDNN's filter descriptor takes one of the two");
+  }
+  // Sizes stay in KCRS order for either format; the format says how they lie in memory.
+  const int format =
+      layout == WeightLayout::contiguous ? cudnn::CUDNN_TENSOR_NCHW : cudnn::CUDNN_TENSOR_NHWC;
+  if (auto e = failed(L.set_filter_nd(c->w_desc_, type, format, rank, ints(s.w_sizes).data()),
+                      "filter descriptor")) {
     return *e;
   }
   // Half types accumulate in fp32 too.

@@ -47,6 +47,19 @@ std::string joined(const auto& values, const char* sep) {
 
 }  // namespace
 
+WeightLayout weight_layout(const ConvSpec& s) {
+  if (contiguous(s.w_sizes, s.w_strides)) return WeightLayout::contiguous;
+  // Channels-last: the channel dim innermost, then the spatial dims, then the output channels.
+  std::vector<std::int64_t> sizes{s.w_sizes[0]}, strides{s.w_strides[0]};
+  for (std::size_t d = 2; d < s.w_sizes.size(); ++d) {
+    sizes.push_back(s.w_sizes[d]);
+    strides.push_back(s.w_strides[d]);
+  }
+  sizes.push_back(s.w_sizes[1]);
+  strides.push_back(s.w_strides[1]);
+  return contiguous(sizes, strides) ? WeightLayout::channels_last : WeightLayout::other;
+}
+
 bool is_conv_target(const std::string& t) {
   return t == "torch.ops.aten.convolution.default";
 }
@@ -79,9 +92,6 @@ Result<ConvSpec> describe_conv(const graph::Graph& g, graph::NodeId id,
   if (!dims(s.x, s.x_sizes, s.x_strides) || !dims(s.w, s.w_sizes, s.w_strides) ||
       !dims(id, s.out_sizes, s.out_strides)) {
     return make_error(where + ": input, weight or output lacks a tensor annotation");
-  }
-  if (!contiguous(s.w_sizes, s.w_strides)) {
-    return make_error(where + ": the weight is not contiguous (channels-last weights unsupported)");
   }
   s.dtype = g.node(id).meta->dtype;
   s.stride = int_list(n.args[3]);

@@ -100,10 +100,7 @@ std::string attention_backward_source(const AttentionSpec& s) {
   const std::int64_t cols = s.k.sizes[2];
   const std::int64_t dim = s.q.sizes[3];
   const AttentionTensor& bias = s.bias ? *s.bias : s.q;
-  std::ostringstream scale_text;
-  scale_text.precision(9);
-  scale_text << s.scale << "f";
-  const std::string scale = scale_text.str();
+  const std::string scale = float_literal(s.scale);
   // The scaled score of (i, j) in acc, with bias and mask, as the forward computes it.
   const auto score = [&](const std::string& indent) {
     std::string e = "acc *= " + scale + ";\n";

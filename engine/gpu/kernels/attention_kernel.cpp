@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "attention_text.h"
@@ -67,6 +68,14 @@ std::string store(const char* name, const AttentionTensor& out, const char* row,
 
 std::string c_type(const AttentionTensor& t) {
   return t.dtype == "bf16" ? "fx_bf16" : t.dtype == "f16" ? "fx_half" : "float";
+}
+
+std::string float_literal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string text = buf;
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text + "f";
 }
 
 std::optional<AttentionTensor> lse_of(const graph::Graph& g, graph::NodeId node,
@@ -280,7 +289,7 @@ std::string tiled_source(const AttentionSpec& s) {
     << "      float acc = 0.f;\n"
     << "      for (int d = 0; d < " << dim << "; ++d) acc += qw[d] * ks[j * " << dim + 1
     << " + d];\n"
-    << "      acc *= " << s.scale << "f;\n";
+    << "      acc *= " << float_literal(s.scale) << ";\n";
   if (s.bias) o << "      acc += " << load("bias", *s.bias, "i", "j") << ";\n";
   if (s.causal) o << "      if (j > i) acc = neg_inf;\n";
   o << "      p[j] = acc;\n"
@@ -353,7 +362,7 @@ std::string attention_source(const AttentionSpec& s) {
     << "    float acc = 0.f;\n"
     << "    for (int d = 0; d < " << dim << "; ++d) acc += qs[d] * " << load("k", s.k, "j", "d")
     << ";\n"
-    << "    acc *= " << s.scale << "f;\n";
+    << "    acc *= " << float_literal(s.scale) << ";\n";
   if (s.bias) o << "    acc += " << load("bias", *s.bias, "i", "j") << ";\n";
   if (s.causal) o << "    if (j > i) acc = neg_inf;\n";
   o << "    sc[j] = acc;\n"

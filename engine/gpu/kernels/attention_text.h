@@ -25,6 +25,9 @@ std::string load(const char* name, const AttentionTensor& t, const char* row, co
 // The statement storing the float expression VALUE into NAME at (ROW, COL).
 std::string store(const char* name, const AttentionTensor& t, const char* row, const char* col,
                   const std::string& value);
+// V as a CUDA float literal: "1.0f", "0.125f", "1e-05f" (never "1f", which C++ reads as a
+// user-defined literal).
+std::string float_literal(double v);
 // "float", "fx_bf16" or "fx_half".
 std::string c_type(const AttentionTensor& t);
 

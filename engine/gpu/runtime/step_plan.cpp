@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "fxscope/codegen/rng.h"
+#include "runtime/step_order.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -334,6 +335,9 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     const auto a = codegen::alias_of(g, n, hints);
     return a ? a->base : n;
   };
+  order_by_dependences(out.steps, base, [&](graph::NodeId n) {
+    return g.node(n).op == graph::OpKind::placeholder || g.node(n).op == graph::OpKind::get_attr;
+  });
   std::vector<bool> written(g.size(), false);
   for (graph::NodeId n = 0; n < g.size(); ++n) {
     written[n] =

@@ -27,6 +27,11 @@ struct ConvSpec {
 };
 
 bool is_conv_target(const std::string& target);
+
+// How the weight lies in memory: cuDNN's filter descriptor names a layout, not strides.
+enum class WeightLayout { contiguous, channels_last, other };
+WeightLayout weight_layout(const ConvSpec& spec);
+
 Result<ConvSpec> describe_conv(const graph::Graph& graph, graph::NodeId node,
                                const ops::SymbolHints& hints);
 

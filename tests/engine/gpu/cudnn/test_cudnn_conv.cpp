@@ -125,6 +125,21 @@ TEST_CASE("ResNet-50's convolutions are described with aligned, contiguous tenso
         "f32 x 1x3x224x224 w 64x3x7x7 -> 1x64x112x112 stride 2,2 pad 3,3 dilation 1,1 groups 1");
 }
 
+TEST_CASE("a channels-last model's convolutions keep their channels-last weights", "[gpu]") {
+  const auto convs = sample_convs("corpus/tv_regnet_y_400mf_cl");
+  REQUIRE(convs.size() > 20);
+  std::size_t channels_last = 0;
+  for (const auto& s : convs) {
+    INFO(gpu::conv_shape_text(s));
+    const auto layout = gpu::weight_layout(s);
+    CHECK(layout != gpu::WeightLayout::other);
+    // A 1x1 or depthwise weight lies the same in both layouts and reads as contiguous.
+    if (layout == gpu::WeightLayout::channels_last) ++channels_last;
+    CHECK(s.w_strides[1] == 1);
+  }
+  CHECK(channels_last > 10);
+}
+
 TEST_CASE("a 1-d convolution is planned as a 2-d one of height 1", "[gpu]") {
   const auto s = make_spec({2, 4, 10}, 6, 3, 2, 1, 1, 1, true);
   const auto t = gpu::with_two_spatial_dims(s);

@@ -97,3 +97,29 @@ TEST_CASE("bf16 attention and its backward are read and written in bf16 and comp
   CHECK(forwards > 0);
   CHECK(backwards == forwards);
 }
+
+TEST_CASE("T5's unscaled attention (scale 1) compiles forward and backward", "[gpu][nvrtc]") {
+  auto log = trace::read_trace(test::sample("corpus/hf_t5_train_bf16"));
+  REQUIRE(log);
+  std::size_t unscaled = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (graph::NodeId n = 0; n < f.post_grad.size(); ++n) {
+        if (!gpu::is_attention_target(f.post_grad.node(n).target)) continue;
+        const auto spec = gpu::describe_attention(f.post_grad, n, {});
+        if (!spec || spec->scale != 1.0) continue;
+        ++unscaled;
+        const std::string src = gpu::attention_source(*spec);
+        INFO(f.post_grad.node(n).name);
+        CHECK_THAT(src, Catch::Contains("acc *= 1.0f;"));
+        const auto cubin = gpu::compile_cuda(src, "fxscope_attention", {});
+        if (!cubin && cubin.error().message.find("load") != std::string::npos) {
+          WARN("NVRTC not usable here: " << cubin.error().message);
+          return;
+        }
+        CHECK(cubin);
+      }
+    }
+  }
+  CHECK(unscaled > 0);
+}
