@@ -3,84 +3,31 @@
 #include "fxscope/ops/op_cost.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "fxscope/core/text.h"
+#include "fxscope/guards/expression.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::ops {
 namespace {
 
-// A recursive-descent evaluator for the size expressions FX prints: 2*s77, (s77//2), s0 + 1.
-class DimExpression {
- public:
-  DimExpression(std::string_view text, const SymbolHints& hints) : s_(text), hints_(hints) {}
-
-  std::int64_t evaluate() { return sum(); }
-
- private:
-  std::int64_t sum() {
-    std::int64_t value = product();
-    for (skip_blanks(); pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-'); skip_blanks()) {
-      const char op = s_[pos_++];
-      const std::int64_t rhs = product();
-      value = op == '+' ? value + rhs : value - rhs;
-    }
-    return value;
+// A size expression as FX prints it (2*s77, (s77//2), 64*Max(1, ((s53 - 7)//4) + 1)**2): the
+// sympy forms are those of shape guards, so the guards' parser reads them, once per text and
+// thread (planning runs on the thread pool).
+const guards::Expression* parsed_dim(const std::string& text) {
+  thread_local std::unordered_map<std::string, std::optional<guards::Expression>> cache;
+  auto it = cache.find(text);
+  if (it == cache.end()) {
+    auto parsed = guards::parse_expression(text);
+    it = cache.emplace(text, parsed ? std::optional(std::move(*parsed)) : std::nullopt).first;
   }
-
-  std::int64_t product() {
-    std::int64_t value = atom();
-    for (skip_blanks(); pos_ < s_.size() && (s_[pos_] == '*' || s_[pos_] == '/'); skip_blanks()) {
-      const bool floor_div = s_.substr(pos_, 2) == "//";
-      pos_ += floor_div ? 2 : 1;
-      const std::int64_t rhs = atom();
-      if (floor_div || s_[pos_ - 1] == '/') {
-        value = rhs == 0 ? value : value / rhs;
-      } else {
-        value *= rhs;
-      }
-    }
-    return value;
-  }
-
-  std::int64_t atom() {
-    skip_blanks();
-    if (pos_ >= s_.size()) return 0;
-    if (s_[pos_] == '(') {
-      ++pos_;
-      const std::int64_t value = sum();
-      skip_blanks();
-      if (pos_ < s_.size() && s_[pos_] == ')') ++pos_;
-      return value;
-    }
-    if (s_[pos_] == '-') {
-      ++pos_;
-      return -atom();
-    }
-    const std::size_t start = pos_;
-    while (pos_ < s_.size() &&
-           (std::isalnum(static_cast<unsigned char>(s_[pos_])) != 0 || s_[pos_] == '_')) {
-      ++pos_;
-    }
-    const std::string_view token = s_.substr(start, pos_ - start);
-    if (token.empty()) {
-      ++pos_;  // an unexpected character: skip it rather than loop
-      return 0;
-    }
-    if (const auto number = text::parse_int(token)) return *number;
-    const auto hint = hints_.find(token);
-    return hint == hints_.end() ? kDefaultSymbolValue : hint->second;
-  }
-
-  void skip_blanks() {
-    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
-  }
-
-  std::string_view s_;
-  const SymbolHints& hints_;
-  std::size_t pos_ = 0;
-};
+  return it->second ? &*it->second : nullptr;
+}
 
 const graph::TensorMeta* meta_of(const graph::Graph& graph, graph::NodeId id) {
   const graph::Node& node = graph.node(id);
@@ -110,7 +57,24 @@ std::int64_t dim_at(const graph::TensorMeta& meta, std::size_t i, const SymbolHi
 
 std::int64_t eval_dim(const graph::Dim& dim, const SymbolHints& hints) {
   if (!dim.is_symbolic()) return dim.value;
-  return DimExpression(dim.expr, hints).evaluate();
+  const guards::Expression* expr = parsed_dim(dim.expr);
+  if (expr == nullptr) return kDefaultSymbolValue;
+  const auto result = guards::evaluate(*expr, [&](std::string_view name) {
+    const auto hint = hints.find(name);
+    return std::optional(
+        guards::Value::of_int(hint == hints.end() ? kDefaultSymbolValue : hint->second));
+  });
+  if (result.state != guards::ExprResult::State::kKnown) return kDefaultSymbolValue;
+  switch (result.value.kind) {
+    case guards::Value::Kind::kInt:
+      return result.value.integer;
+    case guards::Value::Kind::kBool:
+      return result.value.boolean ? 1 : 0;
+    case guards::Value::Kind::kFloat:
+      return static_cast<std::int64_t>(std::floor(result.value.real));
+    default:
+      return kDefaultSymbolValue;
+  }
 }
 
 std::int64_t numel(const graph::TensorMeta& meta, const SymbolHints& hints) {

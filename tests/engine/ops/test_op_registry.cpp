@@ -54,6 +54,18 @@ TEST_CASE("symbolic dims evaluate with hints or the documented default", "[ops]"
   CHECK(ops::eval_dim(graph::Dim::symbolic("s5 + 1"), hints) == ops::kDefaultSymbolValue + 1);
 }
 
+TEST_CASE("the strides of a dynamic AlexNet's tensors: powers, Max and Python's //", "[ops]") {
+  // tv_alexnet_dynamic's post-grad graph at the recorded 224x224 input (s53 = 224).
+  const ops::SymbolHints hints{{"s53", 224}, {"s77", 2}};
+  CHECK(ops::eval_dim(graph::Dim::symbolic("3*s53**2"), hints) == 3 * 224 * 224);
+  CHECK(ops::eval_dim(graph::Dim::symbolic("64*Max(1, (((s53 - 7)//4)) + 1)**2"), hints) ==
+        64 * 55 * 55);
+  CHECK(ops::eval_dim(graph::Dim::symbolic("Max(1, ((((((s53 - 7)//8)) - 3)//2)) + 1)"), hints) ==
+        13);
+  CHECK(ops::eval_dim(graph::Dim::symbolic("(-s77//4)"), hints) == -1);  // floor, as Python
+  CHECK(ops::eval_dim(graph::Dim::symbolic("Min(s77, 8)"), hints) == 2);
+}
+
 TEST_CASE("gemm flops and bytes from TensorMeta", "[ops]") {
   const auto parsed = graph::parse_fx_readable(
       test::first_payload("residual_mlp", "inductor_post_grad_graph"), "residual_mlp");
