@@ -2,10 +2,12 @@
 // was captured in: per log and unit Inductor's launches and generated kernels, fxscope's
 // launches and their drift, the kernels formed exactly, and the misses grouped by pattern; then
 // the exact rate per log, the aggregate and the commonest miss patterns.
-//   bench_fidelity [--baseline] [PATH...]
+//   bench_fidelity [--baseline] [--misses] [PATH...]
 // PATH is a log, a folder holding one, or a folder of such folders (default: every folder of
 // sample_graphs/ and of sample_graphs/corpus/). --baseline prints the recorded form the corpus
-// ratchet test reads instead (tests/data/fidelity_baseline.json).
+// ratchet test reads instead (tests/data/fidelity_baseline.json). --misses also prints, under each
+// log, every missed kernel's nodes beside those of the planned group closest to it: the nodes
+// only Inductor's kernel holds (-) and those only the plan's group holds (+).
 #include <algorithm>
 
 #include <cmath>
@@ -53,6 +55,33 @@ std::vector<std::pair<std::string, std::size_t>> by_count(
   return sorted;
 }
 
+// NAMES of A that B lacks, space-separated.
+std::string missing_from(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::string out;
+  for (const std::string& n : a) {
+    if (std::find(b.begin(), b.end(), n) == b.end()) out += " " + n;
+  }
+  return out;
+}
+
+void print_missed(const LogFidelity& log) {
+  for (const auto& u : log.units) {
+    for (const auto& m : u.missed) {
+      std::printf("    miss %s %s  (%s)\n", u.compile_id.c_str(), m.inductor_kernel.c_str(),
+                  m.pattern.c_str());
+      std::string nodes;
+      for (const std::string& n : m.inductor_nodes) nodes += " " + n;
+      std::printf("      inductor:%s\n", nodes.c_str());
+      if (m.closest_group.empty()) continue;
+      std::printf("      closest %s\n", m.closest_group.c_str());
+      const std::string only_theirs = missing_from(m.inductor_nodes, m.closest_nodes);
+      const std::string only_ours = missing_from(m.closest_nodes, m.inductor_nodes);
+      if (!only_theirs.empty()) std::printf("        -%s\n", only_theirs.c_str());
+      if (!only_ours.empty()) std::printf("        +%s\n", only_ours.c_str());
+    }
+  }
+}
+
 void print_log(const LogFidelity& log) {
   std::printf("\n%s  (%s)\n", log.name.c_str(), log.path.c_str());
   std::printf("  %-10s %-16s %9s %8s %7s %8s %6s\n", "unit", "mode", "inductor", "fxscope", "drift",
@@ -76,11 +105,14 @@ void print_log(const LogFidelity& log) {
 
 int main(int argc, char** argv) {
   bool baseline = false;
+  bool missed = false;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--baseline") {
       baseline = true;
+    } else if (arg == "--misses") {
+      missed = true;
     } else {
       paths.push_back(arg);
     }
@@ -93,7 +125,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     measured.push_back(fxscope::report::measure_fidelity(*log, entry.name));
-    if (!baseline) print_log(measured.back());
+    if (baseline) continue;
+    print_log(measured.back());
+    if (missed) print_missed(measured.back());
   }
   if (baseline) {
     std::printf("%s\n", fxscope::report::baseline_json(measured).dump(1).c_str());

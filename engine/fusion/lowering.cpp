@@ -121,6 +121,11 @@ class Lowerer {
           inlinable_[i] = true;
           opcount_[i] = 1;
           for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
+        } else if (!args.empty() && !realized_[args.front()]) {
+          // A view's loader calls its input's (View.make_loader), so what reads the view
+          // inlines the input's inner function: its ops count towards the reader's
+          // inner_fn_opcount, and towards the threshold that stores a reused value.
+          opcount_[i] = opcount_[args.front()];
         }
         return hint_realize(i);
       case Lowering::reduction:

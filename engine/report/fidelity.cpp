@@ -17,12 +17,29 @@
 namespace fxscope::report {
 namespace {
 
+std::vector<std::string> node_names(const graph::Graph& graph, const fusion::KernelGroup& group) {
+  std::vector<std::string> names;
+  names.reserve(group.nodes.size());
+  for (const graph::NodeId id : group.nodes) names.push_back(graph.node(id).name);
+  return names;
+}
+
 void add_misses(const fusion::GraphFusion& g, UnitFidelity& unit) {
   for (const fusion::KernelAgreement& k : g.agreement.kernels) {
     if (k.exact) continue;
     const fusion::KernelGroup* closest =
         k.closest_group < g.ours.groups.size() ? &g.ours.groups[k.closest_group] : nullptr;
-    ++unit.misses[fusion::miss_pattern(g.post_grad, g.inductor.groups[k.inductor_group], closest)];
+    const fusion::KernelGroup& theirs = g.inductor.groups[k.inductor_group];
+    MissedKernel miss;
+    miss.pattern = fusion::miss_pattern(g.post_grad, theirs, closest);
+    miss.inductor_kernel = theirs.name;
+    miss.inductor_nodes = node_names(g.post_grad, theirs);
+    if (closest) {
+      miss.closest_group = closest->name;
+      miss.closest_nodes = node_names(g.post_grad, *closest);
+    }
+    ++unit.misses[miss.pattern];
+    unit.missed.push_back(std::move(miss));
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -149,4 +150,25 @@ TEST_CASE("issue 22's gate: 95% of Inductor's kernels exact overall, 90% on ever
                                              << logs);
     CHECK(rate + kSlack >= recorded);
   }
+}
+
+TEST_CASE("every miss is listed with Inductor's nodes beside the plan's closest group",
+          "[fidelity]") {
+  std::size_t listed = 0;
+  for (const report::LogFidelity& log : measured()) {
+    for (const report::UnitFidelity& u : log.units) {
+      INFO(log.name << " " << u.compile_id);
+      REQUIRE(u.missed.size() == u.kernels - u.exact);
+      std::map<std::string, std::size_t> by_pattern;
+      for (const report::MissedKernel& m : u.missed) {
+        ++by_pattern[m.pattern];
+        INFO(m.inductor_kernel);
+        // A miss differs from its closest group: some node is in one and not the other.
+        if (!m.closest_group.empty()) CHECK(m.inductor_nodes != m.closest_nodes);
+      }
+      CHECK(by_pattern == u.misses);
+      listed += u.missed.size();
+    }
+  }
+  CHECK(listed > 0);
 }

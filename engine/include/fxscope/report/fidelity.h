@@ -16,6 +16,16 @@
 
 namespace fxscope::report {
 
+// One Inductor kernel the plan did not form exactly, beside the planned group sharing most of
+// its nodes: what a rule must change to form it.
+struct MissedKernel {
+  std::string pattern;                      // its miss_pattern key
+  std::string inductor_kernel;              // "triton_poi_fused_cat_2"
+  std::vector<std::string> inductor_nodes;  // post-grad node names, in graph order
+  std::string closest_group;                // empty when the plan has none
+  std::vector<std::string> closest_nodes;
+};
+
 // One compile unit, its post-grad graphs (forward and backward) together.
 struct UnitFidelity {
   std::string compile_id;  // "0/0"
@@ -26,6 +36,7 @@ struct UnitFidelity {
   std::size_t kernels = 0;  // Inductor's generated kernels compared (externs excluded)
   std::size_t exact = 0;
   std::map<std::string, std::size_t> misses;  // miss pattern -> count
+  std::vector<MissedKernel> missed;           // each miss, in kernel order
 
   // (ours - Inductor's) / Inductor's; 0 when Inductor launched nothing.
   double launch_drift() const;
