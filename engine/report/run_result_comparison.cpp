@@ -1,20 +1,24 @@
 #include "fxscope/report/run_result_comparison.h"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
+
+#include "fxscope/report/run_attribution.h"
 
 namespace fxscope::report {
 namespace {
 
-// Each kernel's time shared evenly by its nodes, as RunMode::time_per_node does.
-std::unordered_map<std::string, double> per_node(const ModeSide& side) {
-  std::unordered_map<std::string, double> out;
+// SIDE as a run, for the attribution rule: its kernels by node alone (a kernel's name in one mode
+// says nothing of the other mode's kernels).
+RunMode as_run_mode(const ModeSide& side) {
+  RunMode out;
+  out.mode = side.mode;
   for (const ModeSide::Kernel& k : side.kernels) {
-    if (k.nodes.empty()) continue;
-    const double share = k.us / static_cast<double>(k.nodes.size());
-    for (const std::string& node : k.nodes) out[node] += share;
+    RunKernel& kernel = out.kernels.emplace_back();
+    kernel.name = k.name;
+    kernel.nodes = k.nodes;
+    kernel.us = k.us;
+    out.kernel_us += k.us;
   }
   return out;
 }
@@ -44,31 +48,22 @@ ModeSide side_of(const RunMode& measured) {
 
 ModeComparison compare_modes(ModeSide a, ModeSide b) {
   ModeComparison out;
-  const auto a_nodes = per_node(a);
-  std::unordered_set<std::string> b_nodes;
+  // B's kernels are the groups A's time lands on, by the rule the heat overlay and `compare`
+  // follow; what lands on no kernel of B is A's alone.
+  std::vector<AttributionGroup> groups;
   for (const ModeSide::Kernel& k : b.kernels) {
     if (k.nodes.empty()) {
       out.b_unmatched_us += k.us;
       continue;
     }
-    KernelDelta row{k.name, k.nodes, 0, k.us};
-    for (const std::string& node : k.nodes) {
-      // A node B runs in two kernels (recomputed) takes A's time once.
-      if (!b_nodes.insert(node).second) continue;
-      if (const auto it = a_nodes.find(node); it != a_nodes.end()) row.a_us += it->second;
-    }
-    out.rows.push_back(std::move(row));
+    groups.push_back({{}, k.nodes, {}});
+    out.rows.push_back({k.name, k.nodes, 0, k.us});
   }
-  KernelDelta only_a{"only in " + a.mode, {}, 0, 0};
-  for (const ModeSide::Kernel& k : a.kernels) {
-    if (k.nodes.empty()) out.a_unmatched_us += k.us;
-  }
-  for (const auto& [node, us] : a_nodes) {
-    if (b_nodes.contains(node)) continue;
-    only_a.nodes.push_back(node);
-    only_a.a_us += us;
-  }
-  if (!only_a.nodes.empty()) {
+  const RunAttribution attribution = attribute_run(as_run_mode(a), groups);
+  for (std::size_t i = 0; i < out.rows.size(); ++i) out.rows[i].a_us = attribution.groups[i].us;
+  out.a_unmatched_us = attribution.unattributed_us;
+  if (!attribution.outside_nodes.empty()) {
+    KernelDelta only_a{"only in " + a.mode, attribution.outside_nodes, attribution.outside_us, 0};
     std::sort(only_a.nodes.begin(), only_a.nodes.end());
     out.rows.push_back(std::move(only_a));
   }

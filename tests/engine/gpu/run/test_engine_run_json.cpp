@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fxscope/gpu/engine_run.h"
+#include "fxscope/gpu/torch_run.h"
 #include "fxscope/report/run_result.h"
 
 using namespace fxscope;
@@ -21,7 +22,7 @@ gpu::EngineRun two_modes() {
   eager.ran = true;
   eager.measured.mode = "eager";
   eager.measured.total_us = 100;
-  gpu::MeasuredKernel k;
+  report::RunKernel k;
   k.name = "fx_aten_add_g0";
   k.group = "aten.add";
   k.nodes = {"add"};
@@ -160,7 +161,7 @@ TEST_CASE("engine JSON marks a compute-bound kernel and the ALU rate it was judg
 }
 
 TEST_CASE("the engine's Chrome trace names its processes after the engine", "[gpu]") {
-  const auto t = gpu::to_chrome_trace(two_modes());
+  const auto t = gpu::to_chrome_trace(gpu::run_result(two_modes()));
   std::size_t named = 0;
   std::size_t spans = 0;
   for (const auto& e : t["traceEvents"]) {
