@@ -21,6 +21,7 @@
 #if FXSCOPE_HAS_CUDA
 #include <filesystem>
 
+#include "fxscope/export/chrome_trace.h"
 #include "fxscope/gpu/engine_run.h"
 #include "fxscope/gpu/isolated_run.h"
 #include "fxscope/gpu/torch_run.h"
@@ -194,7 +195,7 @@ void print_text(const gpu::EngineRun& run) {
 template <class Run>
 void report_run(const RunArgs& args, const Run& run, const report::RunResult& measured) {
   if (!args.chrome_trace.empty() &&
-      !write_file(args.chrome_trace, gpu::to_chrome_trace(measured).dump())) {
+      !write_file(args.chrome_trace, exporting::chrome_trace_from_run(measured).dump())) {
     fail(args.chrome_trace + ": cannot write the Chrome trace");
     return;
   }

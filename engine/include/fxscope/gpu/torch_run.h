@@ -57,8 +57,4 @@ Result<report::RunResult> attribute_work_dir(const std::string& log_path,
 Result<report::RunResult> assemble_run(const std::string& driver_json, const CuptiRecords& records,
                                        const KernelIndex& index);
 
-// Chrome's trace format (chrome://tracing, Perfetto): one process per mode, one row per stream,
-// from the modes' timelines.
-nlohmann::json to_chrome_trace(const report::RunResult& run);
-
 }  // namespace fxscope::gpu
