@@ -8,21 +8,6 @@
 namespace fxscope::report {
 namespace {
 
-// SIDE as a run, for the attribution rule: its kernels by node alone (a kernel's name in one mode
-// says nothing of the other mode's kernels).
-RunMode as_run_mode(const ModeSide& side) {
-  RunMode out;
-  out.mode = side.mode;
-  for (const ModeSide::Kernel& k : side.kernels) {
-    RunKernel& kernel = out.kernels.emplace_back();
-    kernel.name = k.name;
-    kernel.nodes = k.nodes;
-    kernel.us = k.us;
-    out.kernel_us += k.us;
-  }
-  return out;
-}
-
 std::vector<KernelDelta> sorted_by_delta(std::vector<KernelDelta> rows, bool wins,
                                          std::size_t count) {
   std::erase_if(
@@ -37,13 +22,7 @@ std::vector<KernelDelta> sorted_by_delta(std::vector<KernelDelta> rows, bool win
 }  // namespace
 
 ModeSide side_of(const RunMode& measured) {
-  ModeSide side{measured.mode, true, measured.total_us, measured.launches, {}};
-  // The kernel's group (Inductor's name, extern_kernels.mm) rather than a library kernel's
-  // mangled name: what the plan calls it, and readable.
-  for (const RunKernel& k : measured.kernels) {
-    side.kernels.push_back({k.group.empty() ? k.name : k.group, k.nodes, k.us});
-  }
-  return side;
+  return {measured, true};
 }
 
 ModeComparison compare_modes(ModeSide a, ModeSide b) {
@@ -51,19 +30,23 @@ ModeComparison compare_modes(ModeSide a, ModeSide b) {
   // B's kernels are the groups A's time lands on, by the rule the heat overlay and `compare`
   // follow; what lands on no kernel of B is A's alone.
   std::vector<AttributionGroup> groups;
-  for (const ModeSide::Kernel& k : b.kernels) {
+  for (const RunKernel& k : b.run.kernels) {
     if (k.nodes.empty()) {
       out.b_unmatched_us += k.us;
       continue;
     }
+    // Placed by nodes alone: a kernel's name in one mode says nothing of the other's kernels.
     groups.push_back({{}, k.nodes, {}});
-    out.rows.push_back({k.name, k.nodes, 0, k.us});
+    // The group (Inductor's name, extern_kernels.mm) rather than a library kernel's mangled
+    // name: what the plan calls it, and readable.
+    out.rows.push_back({k.group.empty() ? k.name : k.group, k.nodes, 0, k.us});
   }
-  const RunAttribution attribution = attribute_run(as_run_mode(a), groups);
+  const RunAttribution attribution = attribute_run(a.run, groups);
   for (std::size_t i = 0; i < out.rows.size(); ++i) out.rows[i].a_us = attribution.groups[i].us;
   out.a_unmatched_us = attribution.unattributed_us;
   if (!attribution.outside_nodes.empty()) {
-    KernelDelta only_a{"only in " + a.mode, attribution.outside_nodes, attribution.outside_us, 0};
+    KernelDelta only_a{"only in " + a.run.mode, attribution.outside_nodes, attribution.outside_us,
+                       0};
     std::sort(only_a.nodes.begin(), only_a.nodes.end());
     out.rows.push_back(std::move(only_a));
   }

@@ -258,7 +258,7 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
   CHECK(ab.summary().contains(QStringLiteral("(predicted)")));
   // B's three planned kernels, then what only eager runs (its own kernels the fused plan has
   // no node of).
-  CHECK(ab.model().comparison().b.kernels.size() == 3);
+  CHECK(ab.model().comparison().b.run.kernels.size() == 3);
   CHECK(ab.model().rowCount() >= 3);
   CHECK(ab.model()
             .headerData(views::ModeComparisonModel::kA, Qt::Horizontal, Qt::DisplayRole)
