@@ -20,10 +20,8 @@
 #include "commands.h"
 #include "rank_option.h"
 
-#if FXSCOPE_HAS_CUDA
-#include "fxscope/gpu/compare.h"
 #include "fxscope/report/fuse_report.h"
-#endif
+#include "fxscope/report/group_comparison.h"
 
 namespace fxscope::cli {
 namespace {
@@ -39,8 +37,6 @@ struct CompareArgs {
   bool allow_tf32 = false;  // the PyTorch child's convolutions and matmuls in TF32
   bool json = false;
 };
-
-#if FXSCOPE_HAS_CUDA
 
 std::string shell_quoted(const std::string& s) {
   std::string out = "'";
@@ -59,7 +55,7 @@ std::string last_line(const std::string& text) {
 
 // `fxscope-cli run ... --backend BACKEND --json` as a child of this executable: its run, or its
 // one-line refusal as the reason the column is empty.
-gpu::MeasuredRun run_child(const CompareArgs& args, const std::string& backend) {
+report::MeasuredRun run_child(const CompareArgs& args, const std::string& backend) {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   std::string err_path = (std::filesystem::temp_directory_path(ec) / "fxscope-compare-XXXXXX");
@@ -94,12 +90,12 @@ gpu::MeasuredRun run_child(const CompareArgs& args, const std::string& backend) 
 }
 
 // The saved run in FILE, else a child run; FILE that cannot be read is an error.
-Result<gpu::MeasuredRun> measured(const CompareArgs& args, const std::string& file,
-                                  const std::string& backend) {
+Result<report::MeasuredRun> measured(const CompareArgs& args, const std::string& file,
+                                     const std::string& backend) {
   if (file.empty()) return run_child(args, backend);
   auto run = report::read_run_result(file);
   if (!run) return run.error();
-  return gpu::MeasuredRun{std::move(*run), {}};
+  return report::MeasuredRun{std::move(*run), {}};
 }
 
 void run_compare(const CompareArgs& args) {
@@ -135,25 +131,17 @@ void run_compare(const CompareArgs& args) {
     return;
   }
   if (!engine->run) engine->why_absent = "engine: not built/no GPU (" + engine->why_absent + ")";
-  auto comparison = gpu::compare_unit(*fuse, args.mode, *engine, *pytorch);
+  auto comparison = report::compare_unit(*fuse, args.mode, *engine, *pytorch);
   if (!comparison) {
     fail(comparison.error().message);
     return;
   }
   if (args.json) {
-    std::cout << gpu::to_json(*comparison).dump(1) << "\n";
+    std::cout << report::to_json(*comparison).dump(1) << "\n";
   } else {
-    std::cout << gpu::to_text(*comparison);
+    std::cout << report::to_text(*comparison);
   }
 }
-
-#else
-
-void run_compare(const CompareArgs&) {
-  fail("this fxscope-cli was built without CUDA (FXSCOPE_WITH_CUDA=OFF): no compare");
-}
-
-#endif
 
 }  // namespace
 

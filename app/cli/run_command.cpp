@@ -8,9 +8,9 @@
 
 #include <cstdio>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,9 +21,12 @@
 #if FXSCOPE_HAS_CUDA
 #include <filesystem>
 
+#include "fxscope/export/chrome_trace.h"
 #include "fxscope/gpu/engine_run.h"
 #include "fxscope/gpu/isolated_run.h"
 #include "fxscope/gpu/torch_run.h"
+#include "fxscope/report/run_result.h"
+#include "fxscope/report/run_result_comparison.h"
 #endif
 
 namespace fxscope::cli {
@@ -94,19 +97,11 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-const gpu::ModeMeasurement* find_mode(const std::vector<gpu::ModeMeasurement>& modes,
-                                      const std::string& name) {
-  for (const auto& m : modes) {
-    if (m.mode == name) return &m;
-  }
-  return nullptr;
-}
-
-// Totals of the two modes, then kernel time per group: where B gains or loses against A.
-void print_ab(const std::vector<gpu::ModeMeasurement>& modes, const std::string& a_name,
-              const std::string& b_name) {
-  const auto* a = find_mode(modes, a_name);
-  const auto* b = find_mode(modes, b_name);
+// Totals of the two modes, then per kernel of B the time A spent on the same nodes (the A/B
+// view's table): where B gains or loses against A.
+void print_ab(const report::RunResult& run, const std::string& a_name, const std::string& b_name) {
+  const auto* a = run.find_mode(a_name);
+  const auto* b = run.find_mode(b_name);
   if (!a || !b) {
     std::printf("\nA/B %s vs %s: %s did not run\n", a_name.c_str(), b_name.c_str(),
                 a ? b_name.c_str() : a_name.c_str());
@@ -121,23 +116,25 @@ void print_ab(const std::vector<gpu::ModeMeasurement>& modes, const std::string&
               ratio(a->kernel_us, b->kernel_us));
   std::printf("  %-22s %12.1f %12.1f %8.2f\n", "launches", a->launches, b->launches,
               ratio(a->launches, b->launches));
-  std::map<std::string, std::pair<double, double>> by_group;
-  for (const auto& k : a->kernels) by_group[k.group.empty() ? k.name : k.group].first += k.us;
-  for (const auto& k : b->kernels) by_group[k.group.empty() ? k.name : k.group].second += k.us;
-  std::printf("  kernel us per group:\n");
-  for (const auto& [group, t] : by_group) {
-    std::printf("    %-40.40s %10.2f %10.2f\n", group.c_str(), t.first, t.second);
+  const report::ModeComparison ab = report::compare_modes(report::side_of(*a), report::side_of(*b));
+  std::printf("  kernel us per kernel of B, A's on the same nodes:\n");
+  for (const report::KernelDelta& row : ab.rows) {
+    std::printf("    %-40.40s %10.2f %10.2f\n", row.name.c_str(), row.a_us, row.b_us);
+  }
+  if (ab.a_unmatched_us > 0 || ab.b_unmatched_us > 0) {
+    std::printf("    %-40.40s %10.2f %10.2f\n", "(kernels on no node)", ab.a_unmatched_us,
+                ab.b_unmatched_us);
   }
 }
 
-void print_text(const gpu::TorchRun& run) {
+void print_text(const report::RunResult& run) {
   std::printf("%s  unit %s  torch %s  backend pytorch\n", run.device.c_str(), run.unit.c_str(),
               run.torch_version.c_str());
   std::printf("%-16s %10s %10s %9s %11s %8s\n", "mode", "total_us", "kernel_us", "launches",
               "in_graphs", "attrib");
   for (const auto& m : run.modes) {
     std::printf("%-16s %10.1f %10.1f %9.1f %11.1f %7.1f%%\n", m.mode.c_str(), m.total_us,
-                m.kernel_us, m.launches, m.graph_launches, 100.0 * m.attributed_share());
+                m.kernel_us, m.launches, m.cuda_graph_launches, 100.0 * m.attributed_share());
     for (const auto& k : m.kernels) {
       const std::string nodes = joined(k.nodes);
       std::printf("    %9.2f us  %-40.40s  %s\n", k.us, k.name.c_str(),
@@ -196,15 +193,14 @@ void print_text(const gpu::EngineRun& run) {
 // Writes a finished run of either backend as asked: the Chrome trace, then JSON, or text with
 // the A/B table of two of MEASURED (the modes that ran).
 template <class Run>
-void report_run(const RunArgs& args, const Run& run,
-                const std::vector<gpu::ModeMeasurement>& measured) {
+void report_run(const RunArgs& args, const Run& run, const report::RunResult& measured) {
   if (!args.chrome_trace.empty() &&
-      !write_file(args.chrome_trace, gpu::to_chrome_trace(run).dump())) {
+      !write_file(args.chrome_trace, exporting::chrome_trace_from_run(measured).dump())) {
     fail(args.chrome_trace + ": cannot write the Chrome trace");
     return;
   }
   if (args.json) {
-    std::cout << gpu::to_json(run).dump(1) << "\n";
+    std::cout << to_json(run).dump(1) << "\n";
     return;
   }
   print_text(run);
@@ -242,26 +238,29 @@ void run_engine_backend(const RunArgs& args) {
     fail(run.error().message);
     return;
   }
-  std::vector<gpu::ModeMeasurement> measured;
-  for (const auto& m : run->modes) {
-    if (m.ran) measured.push_back(m.measured);
-  }
+  report::RunResult measured = gpu::run_result(*run);
+  std::erase_if(measured.modes, [&](const report::RunMode& m) {
+    const auto ran =
+        std::find_if(run->modes.begin(), run->modes.end(),
+                     [&](const gpu::EngineMode& e) { return e.measured.mode == m.mode; });
+    return ran == run->modes.end() || !ran->ran;
+  });
   report_run(args, *run, measured);
 }
 
 // The modes of RUN that --mode asked for, in the run's order; an error names a mode the saved run
 // does not have.
-Result<std::vector<gpu::ModeMeasurement>> asked_modes(const gpu::TorchRun& run,
-                                                      const std::string& asked) {
+Result<std::vector<report::RunMode>> asked_modes(const report::RunResult& run,
+                                                 const std::string& asked) {
   if (asked == "all") return run.modes;
-  std::vector<gpu::ModeMeasurement> out;
+  std::vector<report::RunMode> out;
   std::string ran;
   for (const auto& m : run.modes) ran += (ran.empty() ? "" : ", ") + m.mode;
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = asked.find(',', begin);
     const std::string mode = asked.substr(begin, comma - begin);
-    const auto* m = find_mode(run.modes, mode);
+    const auto* m = run.find_mode(mode);
     if (!m) return make_error("--mode " + mode + ": the saved run has " + ran);
     out.push_back(*m);
     if (comma == std::string::npos) return out;
@@ -287,7 +286,7 @@ void attribute_saved_run(const RunArgs& args) {
     return;
   }
   run->modes = std::move(*modes);
-  report_run(args, *run, run->modes);
+  report_run(args, *run, *run);
 }
 
 void run_pytorch_backend(const RunArgs& args) {
@@ -321,7 +320,7 @@ void run_pytorch_backend(const RunArgs& args) {
     fail(run.error().message);
     return;
   }
-  report_run(args, *run, run->modes);
+  report_run(args, *run, *run);
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "canvas/graph_canvas.h"
+#include "context/view_context.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "panels/graph_panel.h"
 #include "window/main_window.h"
@@ -120,19 +121,19 @@ int main(int argc, char* argv[]) {
       std::fprintf(stderr, "fxscope: unknown mode %s\n", qPrintable(parser.value(mode)));
       return 2;
     }
-    window.graph_panel().set_mode(*parsed);
+    window.context().set_mode(*parsed);
   }
   if (parser.value(level) == QStringLiteral("dynamo")) {
-    window.graph_panel().set_level(fxscope::views::GraphLevel::kDynamo);
+    window.context().set_level(fxscope::views::GraphLevel::kDynamo);
   } else if (parser.value(level) == QStringLiteral("backward")) {
-    window.graph_panel().set_level(fxscope::views::GraphLevel::kAtenBackward);
+    window.context().set_level(fxscope::views::GraphLevel::kAtenBackward);
   } else if (parser.isSet(level) && parser.value(level) != QStringLiteral("aten")) {
     std::fprintf(stderr, "fxscope: unknown level %s (aten, dynamo or backward)\n",
                  qPrintable(parser.value(level)));
     return 2;
   }
   if (parser.value(groups) == QStringLiteral("inductor")) {
-    window.graph_panel().set_groups(fxscope::views::GroupSource::kInductor);
+    window.context().set_groups(fxscope::views::GroupSource::kInductor);
   }
   if (parser.isSet(run_file)) {
     // Opening a log drops the run of the previous one (runs name units by id), so the run is

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <set>
+#include <string>
 #include <utility>
 
 namespace fxscope::exporting {
@@ -22,18 +25,47 @@ nlohmann::json kernel_args(const report::RunKernel& kernel) {
           {"cuda_graph", kernel.cuda_graph}};
 }
 
+// MODE's first call as CUPTI timed it, one thread per stream, from 0 so that the modes line up.
+void add_launches(const report::RunMode& mode, std::size_t p, nlohmann::json& events) {
+  const std::uint64_t origin = mode.timeline.front().start;
+  std::set<std::uint32_t> streams;
+  for (const report::RunLaunch& launch : mode.timeline) {
+    if (streams.insert(launch.stream).second) {
+      events.push_back(metadata_event("thread_name", p, launch.stream,
+                                      "stream " + std::to_string(launch.stream)));
+    }
+    events.push_back(
+        {{"ph", "X"},
+         {"cat", "measured"},
+         {"name", launch.name},
+         {"pid", p},
+         {"tid", launch.stream},
+         {"ts", static_cast<double>(launch.start - origin) / 1000.0},
+         {"dur", launch.us()},
+         {"args", {{"grid", launch.grid}, {"block", launch.block}, {"graph", launch.graph}}}});
+  }
+}
+
 }  // namespace
 
 nlohmann::json chrome_trace_from_run(const report::RunResult& run) {
   nlohmann::json events = nlohmann::json::array();
   const std::string device = run.device.empty() ? std::string("GPU") : run.device;
+  const std::string backend = run.backend.empty() ? std::string() : run.backend + ": ";
   for (std::size_t p = 0; p < run.modes.size(); ++p) {
     const report::RunMode& mode = run.modes[p];
-    // The run keeps each kernel's time per repeat, not its start times: the kernels are laid
+    if (!mode.timeline.empty()) {
+      events.push_back(metadata_event("process_name", p, 0,
+                                      "measured " + mode.mode + " on " + device + " (" + backend +
+                                          "the first call's kernels)"));
+      add_launches(mode, p, events);
+      continue;
+    }
+    // A saved run keeps each kernel's time per repeat, not its start times: the kernels are laid
     // end to end in the run's order, which the process name says.
-    events.push_back(metadata_event(
-        "process_name", p, 0,
-        "measured " + mode.mode + " on " + device + " (kernel time per repeat, laid end to end)"));
+    events.push_back(metadata_event("process_name", p, 0,
+                                    "measured " + mode.mode + " on " + device + " (" + backend +
+                                        "kernel time per repeat, laid end to end)"));
     events.push_back(metadata_event("thread_name", p, 0, "GPU kernels"));
     double ts = 0;
     for (const report::RunKernel& kernel : mode.kernels) {

@@ -166,6 +166,8 @@ Result<RunMode> read_mode(const json& j, bool against_copy_kernel, const std::st
   RunMode m;
   m.mode = r.text("mode", true);
   m.total_us = r.number("total_us", true);
+  m.total_min_us = r.number("total_min_us");
+  m.total_max_us = r.number("total_max_us");
   m.kernel_us = r.number("kernel_us");
   m.attributed_us = r.number("attributed_us");
   m.dynamo_us = r.number("dynamo_us");
@@ -190,16 +192,6 @@ Result<RunMode> read_mode(const json& j, bool against_copy_kernel, const std::st
 
 }  // namespace
 
-std::unordered_map<std::string, double> RunMode::time_per_node() const {
-  std::unordered_map<std::string, double> out;
-  for (const RunKernel& k : kernels) {
-    if (k.nodes.empty()) continue;
-    const double share = k.us / static_cast<double>(k.nodes.size());
-    for (const std::string& node : k.nodes) out[node] += share;
-  }
-  return out;
-}
-
 const RunMode* RunResult::find_mode(std::string_view name) const {
   for (const RunMode& m : modes) {
     if (m.mode == name) return &m;
@@ -217,6 +209,9 @@ Result<RunResult> parse_run_result(std::string_view text, const std::string& whe
   run.device = r.text("device");
   run.unit = r.text("unit");
   run.torch_version = r.text("torch_version");
+  if (const auto tf32 = j.find("allow_tf32"); tf32 != j.end() && tf32->is_boolean()) {
+    run.allow_tf32 = tf32->get<bool>();
+  }
   const json* modes = r.array("modes");
   if (const Error* e = r.error()) return *e;
   // What the bandwidth target judged against (absent: cudaMemcpy).

@@ -60,8 +60,11 @@ TEST_CASE("run --from-work-dir prints the table and writes the Chrome trace", "[
     std::ifstream in(trace);
     const auto j = nlohmann::json::parse(in, nullptr, false);
     REQUIRE(j.is_object());
-    // Process name, then the first repeat's 21 kernels.
-    CHECK(j["traceEvents"].size() == 22);
+    // Process and stream names, then the first repeat's 21 kernels.
+    std::size_t launches = 0;
+    for (const auto& e : j["traceEvents"]) launches += e["ph"] == "X" ? 1U : 0U;
+    CHECK(launches == 21);
+    CHECK(j["traceEvents"].size() == 23);
   }
   std::filesystem::remove_all(dir);
 }

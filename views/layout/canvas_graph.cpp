@@ -198,6 +198,7 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
   // the groups mean: the status bar says so rather than drawing them as if all were known.
   out->notes.insert(out->notes.end(), plan.notes.begin(), plan.notes.end());
   out->kernels = plan.launches();
+  out->run_groups = report::plan_attribution_groups(plan, fusion.post_grad);
 
   if (request.level != GraphLevel::kDynamo) {
     out->where = fusion.where;

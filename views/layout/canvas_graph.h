@@ -10,6 +10,7 @@
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/report/run_attribution.h"
 #include "layout/graph_layout.h"
 #include "layout/unit_cuts.h"
 #include "window/loaded_log.h"
@@ -69,6 +70,9 @@ struct CanvasGraph {
   std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
   double plan_ms = 0;
   std::size_t kernels = 0;  // launches of the plan shown; clusters may hold more than one
+  // Every kernel of the plan shown, parallel to its groups (CanvasGroup::plan_groups index it):
+  // what a GPU run's time lands on, as `compare` attributes it; a cluster's time is its kernels'.
+  std::vector<report::AttributionGroup> run_groups;
   // The planned graph when the groups are fxscope's: the Kernel source view generates a
   // cluster's CUDA C from it when asked (null for Inductor's groups).
   std::shared_ptr<const fusion::GraphFusion> fusion;

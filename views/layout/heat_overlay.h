@@ -1,7 +1,8 @@
 #pragma once
 // Time per kernel group of the shown graph, for the heat colouring, the legend, the Kernels tab
 // and the inspector: measured where a GPU run of the same unit and mode names the group's
-// post-grad nodes, else the cost model's prediction, always marked as such.
+// post-grad nodes (report::attribute_run on the plan's kernels, as `compare` gives them), else
+// the cost model's prediction, always marked as such.
 
 #include <QColor>
 #include <array>
@@ -32,9 +33,10 @@ struct HeatOverlay {
   std::size_t measured_groups = 0;
   // The run's mode for this graph; null without a run of this unit and mode.
   const report::RunMode* mode = nullptr;
-  std::string device;                                // the run's device, empty without one
-  std::vector<std::size_t> stray_kernels;            // measured kernels on none of the shown groups
-  std::unordered_map<std::string, double> per_node;  // measured us per post-grad node name
+  std::string device;                      // the run's device, empty without one
+  std::vector<std::size_t> stray_kernels;  // measured kernels on none of the shown groups
+  // Measured us per post-grad node name: each kernel's time shared evenly by its nodes.
+  std::unordered_map<std::string, double> per_node;
   // Why a run that exists is not shown ("the run is of unit 1/0"); empty otherwise.
   std::string mismatch;
 

@@ -9,7 +9,7 @@ namespace {
 
 QString side_name(const report::ModeSide& side) {
   return QStringLiteral("%1 %2").arg(
-      QString::fromStdString(side.mode),
+      QString::fromStdString(side.run.mode),
       side.measured ? QObject::tr("measured µs") : QObject::tr("predicted µs"));
 }
 
@@ -88,7 +88,7 @@ QVariant ModeComparisonModel::headerData(int section, Qt::Orientation orientatio
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case kKernel:
-      return tr("Kernel of %1").arg(QString::fromStdString(comparison_.b.mode));
+      return tr("Kernel of %1").arg(QString::fromStdString(comparison_.b.run.mode));
     case kNodes:
       return tr("Nodes");
     case kA:

@@ -14,23 +14,27 @@ Result<report::ModeSide> predicted_side(const LoadedLog& log, const std::string&
   if (fuse->units.empty()) return make_error("nothing to plan in " + unit_id);
   const report::UnitFuseReport& unit = fuse->units[0];
   report::ModeSide side;
-  side.mode = std::string(fusion::to_string(mode));
+  report::RunMode& run = side.run;
+  run.mode = std::string(fusion::to_string(mode));
   if (!unit.predicted.empty()) {
-    side.total_us = unit.predicted[0].total_us;
-    side.launches = double(unit.predicted[0].launches);
+    run.total_us = unit.predicted[0].total_us;
+    run.launches = double(unit.predicted[0].launches);
   }
   // Forward and backward together, as a run of the unit measures them.
   for (const report::GraphReport& graph : unit.graphs) {
     const auto& groups = graph.fusion.ours.groups;
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      report::ModeSide::Kernel kernel{groups[g].name, {}, 0};
+      report::RunKernel kernel;
+      kernel.name = groups[g].name;
+      kernel.group = groups[g].name;
       if (g < graph.ours.kernels.size()) kernel.us = graph.ours.kernels[g].total_us;
+      run.kernel_us += kernel.us;
       for (graph::NodeId id : groups[g].nodes) {
         if (id < graph.fusion.post_grad.size()) {
           kernel.nodes.push_back(graph.fusion.post_grad.node(id).name);
         }
       }
-      side.kernels.push_back(std::move(kernel));
+      run.kernels.push_back(std::move(kernel));
     }
   }
   return side;

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -22,13 +23,15 @@
 #include "canvas/graph_scene.h"
 #include "canvas/heat_legend.h"
 #include "canvas/node_item.h"
+#include "context/view_context.h"
 #include "models/compile_units_model.h"
 #include "panels/kernel_source.h"
 #include "panels/node_details.h"
 
 namespace fxscope::views {
 
-GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
+GraphPanel::GraphPanel(QWidget* parent, ViewContext* context)
+    : QWidget(parent), context_(context != nullptr ? context : new ViewContext(this)) {
   setObjectName(QStringLiteral("graph_panel"));
   scene_ = new GraphScene(this);
   canvas_ = new GraphCanvas(scene_, this);
@@ -67,6 +70,14 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(banner_);
   layout->addWidget(splitter, 1);
   connect(canvas_, &GraphCanvas::node_selected, this, &GraphPanel::on_node_selected);
+  connect(context_, &ViewContext::log_changed, this, &GraphPanel::on_log_changed);
+  connect(context_, &ViewContext::unit_changed, this, [this] {
+    update_banner();
+    request();
+  });
+  connect(context_, &ViewContext::view_changed, this, &GraphPanel::on_view_changed);
+  connect(context_, &ViewContext::run_changed, this, &GraphPanel::on_run_changed);
+  on_view_changed();
 }
 
 void GraphPanel::build_toolbar() {
@@ -88,7 +99,6 @@ void GraphPanel::build_toolbar() {
                                        qsizetype(fusion::to_string(mode).size())),
                    int(mode));
   }
-  mode_->setCurrentIndex(mode_->findData(int(fusion::Mode::default_mode)));
   colour_ = new QComboBox(bar);
   colour_->setObjectName(QStringLiteral("graph_colour"));
   colour_->addItem(tr("by group"), false);
@@ -120,19 +130,30 @@ void GraphPanel::build_toolbar() {
   connect(search_, &QLineEdit::returnPressed, this, [this] {
     if (!search(search_->text())) emit status(tr("No node matches \"%1\"").arg(search_->text()));
   });
-  for (QComboBox* box : {level_, groups_, mode_}) {
-    connect(box, &QComboBox::currentIndexChanged, this, &GraphPanel::request);
-  }
+  connect(level_, &QComboBox::currentIndexChanged, this,
+          [this] { context_->set_level(GraphLevel(level_->currentData().toInt())); });
+  connect(groups_, &QComboBox::currentIndexChanged, this,
+          [this] { context_->set_groups(GroupSource(groups_->currentData().toInt())); });
+  connect(mode_, &QComboBox::currentIndexChanged, this,
+          [this] { context_->set_mode(fusion::Mode(mode_->currentData().toInt())); });
   connect(colour_, &QComboBox::currentIndexChanged, this, &GraphPanel::update_heat);
 }
 
 void GraphPanel::set_log(LoadedLogPtr log) {
-  log_ = std::move(log);
-  unit_.reset();
-  frame_.reset();
+  context_->set_log(std::move(log));
+}
+
+const LoadedLogPtr& GraphPanel::log() const {
+  return context_->log();
+}
+
+const RunResultPtr& GraphPanel::run() const {
+  return context_->run();
+}
+
+void GraphPanel::on_log_changed() {
   ++generation_;  // a graph of the previous log is no longer wanted
   pending_ = false;
-  run_.reset();         // a run names units by id, which another log reuses for other code
   comparison_.reset();  // it compared the previous log
   scene_->show_graph(nullptr);
   inspector_->clear();
@@ -142,55 +163,70 @@ void GraphPanel::set_log(LoadedLogPtr log) {
 }
 
 void GraphPanel::show_row(const QModelIndex& index) {
-  if (!log_) return;
+  if (!context_->log()) return;
   const QVariant unit = index.data(CompileUnitsModel::kUnitRole);
   const QVariant frame = index.data(CompileUnitsModel::kFrameRole);
   if (unit.isValid()) {
-    frame_.reset();
-    show_unit(unit.value<qulonglong>());
-    return;
-  }
-  if (!frame.isValid()) return;
-  const auto& units = log_->summary.units;
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    if (units[u].frame_id != frame.toInt()) continue;
-    show_unit(u);
-    frame_ = frame.toInt();  // after show_unit, which forgets it
-    update_banner();
-    return;
+    context_->set_unit(unit.value<qulonglong>());
+  } else if (frame.isValid()) {
+    context_->set_frame(frame.toInt());
   }
 }
 
 void GraphPanel::show_unit(std::size_t unit) {
-  frame_.reset();
-  unit_ = unit;
-  update_banner();
-  request();
+  context_->set_unit(unit);
 }
 
 void GraphPanel::set_level(GraphLevel level) {
-  level_->setCurrentIndex(level_->findData(int(level)));
+  context_->set_level(level);
 }
 
 void GraphPanel::set_groups(GroupSource groups) {
-  groups_->setCurrentIndex(groups_->findData(int(groups)));
+  context_->set_groups(groups);
 }
 
 void GraphPanel::set_mode(fusion::Mode mode) {
-  mode_->setCurrentIndex(mode_->findData(int(mode)));
+  context_->set_mode(mode);
 }
 
-CanvasRequest GraphPanel::current_request() const {
-  return {unit_.value_or(0), GraphLevel(level_->currentData().toInt()),
-          GroupSource(groups_->currentData().toInt()), fusion::Mode(mode_->currentData().toInt())};
+// The boxes show the context; set from it, they must not set it back.
+void GraphPanel::on_view_changed() {
+  const auto show = [](QComboBox* box, int value) {
+    const QSignalBlocker quiet(box);
+    box->setCurrentIndex(box->findData(value));
+  };
+  show(level_, int(context_->level()));
+  show(groups_, int(context_->groups()));
+  show(mode_, int(context_->mode()));
+  request();
+}
+
+void GraphPanel::on_run_changed() {
+  if (context_->run()) colour_->setCurrentIndex(colour_->findData(true));  // what to see
+  update_heat();
 }
 
 void GraphPanel::request() {
-  if (!log_ || !unit_) return;
+  const LoadedLogPtr& log = context_->log();
+  const auto& unit = context_->unit();
+  if (!log || !unit) return;
   const std::uint64_t generation = ++generation_;
   pending_ = true;
+  const CanvasRequest asked = context_->request();
+  // A graph planned before is shown at once, but after this call returns, as a planned one is.
+  if (CanvasGraphPtr planned = context_->plans()->find(asked)) {
+    QMetaObject::invokeMethod(
+        this,
+        [self = QPointer<GraphPanel>(this), planned = std::move(planned), generation] {
+          if (!self || generation != self->generation_) return;
+          self->pending_ = false;
+          self->on_built(planned);
+        },
+        Qt::QueuedConnection);
+    return;
+  }
   emit status(tr("Planning and laying out compile unit %1 ...")
-                  .arg(QString::fromStdString(log_->summary.units[*unit_].compile_id)));
+                  .arg(QString::fromStdString(log->summary.units[*unit].compile_id)));
   auto* watcher = new QFutureWatcher<CanvasGraphPtr>(this);
   connect(watcher, &QFutureWatcherBase::finished, this,
           [self = QPointer<GraphPanel>(this), watcher, generation] {
@@ -200,7 +236,7 @@ void GraphPanel::request() {
             self->on_built(watcher->result());
           });
   watcher->setFuture(QtConcurrent::run(
-      [log = log_, request = current_request()] { return build_canvas_graph(*log, request); }));
+      [log, plans = context_->plans(), asked] { return plans->get(*log, asked); }));
 }
 
 void GraphPanel::on_built(CanvasGraphPtr graph) {
@@ -285,9 +321,7 @@ void GraphPanel::highlight_node_ids(const std::vector<graph::NodeId>& ids, const
 }
 
 void GraphPanel::set_run(RunResultPtr run) {
-  run_ = std::move(run);
-  if (run_) colour_->setCurrentIndex(colour_->findData(true));  // a new run is what to see
-  update_heat();
+  context_->set_run(std::move(run));
 }
 
 void GraphPanel::set_heat_shown(bool shown) {
@@ -299,14 +333,14 @@ bool GraphPanel::heat_shown() const {
 }
 
 fusion::Mode GraphPanel::mode() const {
-  return fusion::Mode(mode_->currentData().toInt());
+  return context_->mode();
 }
 
 // Timings are cheap to recompute (one pass over the groups' nodes), so every change simply
 // rebuilds them; only the recolouring touches items.
 void GraphPanel::update_heat() {
   const CanvasGraphPtr& graph = scene_->graph();
-  heat_ = graph ? build_heat_overlay(*graph, run_.get()) : HeatOverlay{};
+  heat_ = graph ? build_heat_overlay(*graph, context_->run().get()) : HeatOverlay{};
   const bool shown = graph && heat_shown() && !heat_.groups.empty();
   scene_->set_heat(shown ? &heat_ : nullptr);
   if (shown) {
@@ -381,15 +415,18 @@ QString GraphPanel::inspector_text() const {
 // and a unit that ended in a graph break names the break above its graph.
 void GraphPanel::update_banner() {
   QStringList lines;
-  if (log_ && unit_ && *unit_ < log_->summary.units.size()) {
-    const auto& summary = log_->summary;
-    const auto& unit = summary.units[*unit_];
-    if (frame_) {
+  const LoadedLogPtr& log = context_->log();
+  const auto& shown = context_->unit();
+  const auto& frame = context_->frame();
+  if (log && shown && *shown < log->summary.units.size()) {
+    const auto& summary = log->summary;
+    const auto& unit = summary.units[*shown];
+    if (frame) {
       std::size_t count = 0;
-      for (const auto& u : summary.units) count += u.frame_id == *frame_ ? 1U : 0U;
+      for (const auto& u : summary.units) count += u.frame_id == *frame ? 1U : 0U;
       if (count > 1) {
         lines << tr("Frame %1 compiled as %2 units; showing %3, select a unit for its own graph.")
-                     .arg(*frame_)
+                     .arg(*frame)
                      .arg(count)
                      .arg(QString::fromStdString(unit.compile_id));
       }

@@ -1,7 +1,9 @@
 #pragma once
 // The centre of the window: a toolbar (level, groups, mode, fit, search), a banner for graph
-// breaks, the graph canvas and the node inspector. Planning and layout run on Qt's thread pool;
-// the newest request wins and a result arriving after the panel is gone is dropped.
+// breaks, the graph canvas and the node inspector. It draws what its ViewContext says (the
+// toolbar's boxes show and change the context); graphs are planned and laid out on Qt's thread
+// pool into the context's plan cache, the newest request wins and a result arriving after the
+// panel is gone is dropped.
 
 #include <QModelIndex>
 #include <QWidget>
@@ -23,13 +25,16 @@ namespace fxscope::views {
 
 class GraphCanvas;
 class GraphScene;
+class ViewContext;
 
 class GraphPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit GraphPanel(QWidget* parent = nullptr);
+  // CONTEXT is the window's; without one (a panel used alone) the panel keeps its own.
+  explicit GraphPanel(QWidget* parent = nullptr, ViewContext* context = nullptr);
 
+  ViewContext& context() const { return *context_; }
   void set_log(LoadedLogPtr log);
   // Shows the unit of a CompileUnitsModel row; a frame row shows the frame's first unit.
   void show_row(const QModelIndex& index);
@@ -47,7 +52,7 @@ class GraphPanel : public QWidget {
   // A GPU run to overlay (null: none). It applies to the graph of its own unit, in each mode
   // it measured; elsewhere the overlay shows predictions and says why.
   void set_run(RunResultPtr run);
-  const RunResultPtr& run() const { return run_; }
+  const RunResultPtr& run() const;
   // Colours the groups by time (measured, else predicted) instead of one colour per group.
   void set_heat_shown(bool shown);
   bool heat_shown() const;
@@ -61,7 +66,7 @@ class GraphPanel : public QWidget {
   const GraphMarks& marks() const { return marks_; }
 
   bool busy() const { return pending_; }
-  const LoadedLogPtr& log() const { return log_; }
+  const LoadedLogPtr& log() const;
   const CanvasGraphPtr& shown() const;
   GraphScene& scene() const { return *scene_; }
   GraphCanvas& canvas() const { return *canvas_; }
@@ -85,17 +90,17 @@ class GraphPanel : public QWidget {
 
  private:
   void build_toolbar();
+  void on_log_changed();
+  void on_view_changed();
+  void on_run_changed();
   void request();
   void on_built(CanvasGraphPtr graph);
   void on_node_selected(std::size_t id);
   void update_banner();
   void update_heat();
   void update_marks();
-  CanvasRequest current_request() const;
 
-  LoadedLogPtr log_;
-  std::optional<std::size_t> unit_;
-  std::optional<int> frame_;  // set when a frame row, not a unit row, was chosen
+  ViewContext* context_ = nullptr;
   std::uint64_t generation_ = 0;
   bool pending_ = false;
   GraphScene* scene_ = nullptr;
@@ -104,7 +109,6 @@ class GraphPanel : public QWidget {
   QComboBox* groups_ = nullptr;
   QComboBox* mode_ = nullptr;
   QComboBox* colour_ = nullptr;
-  RunResultPtr run_;
   HeatOverlay heat_;
   ComparisonPtr comparison_;
   GraphMarks marks_;

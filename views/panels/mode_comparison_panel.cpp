@@ -34,9 +34,9 @@ QString mode_name(fusion::Mode mode) {
 
 QString side_line(const report::ModeSide& side) {
   return QObject::tr("%1: %2 µs, %3 launches (%4)")
-      .arg(QString::fromStdString(side.mode))
-      .arg(side.total_us, 0, 'f', 1)
-      .arg(side.launches, 0, 'f', 0)
+      .arg(QString::fromStdString(side.run.mode))
+      .arg(side.run.total_us, 0, 'f', 1)
+      .arg(side.run.launches, 0, 'f', 0)
       .arg(side.measured ? QObject::tr("measured") : QObject::tr("predicted"));
 }
 
@@ -141,29 +141,30 @@ void ModeComparisonPanel::request() {
       tr("Planning %1 in %2 and %3 ...")
           .arg(QString::fromStdString(graph->compile_id), a_->currentText(), b_->currentText()));
   auto* watcher = new QFutureWatcher<Outcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this,
-          [self = QPointer<ModeComparisonPanel>(this), watcher, generation] {
-            watcher->deleteLater();
-            if (!self || generation != self->generation_) return;
-            self->pending_ = false;
-            const Outcome outcome = watcher->result();
-            if (!outcome.error.isEmpty()) {
-              self->model_->clear();
-              self->summary_->setText(outcome.error);
-              emit self->compared();
-              return;
-            }
-            const report::ModeComparison& c = outcome.comparison;
-            const double saved = c.a.total_us - c.b.total_us;
-            self->summary_->setText(
-                tr("A %1;  B %2\nB %3 %4 µs (%5x). Largest wins: %6. Largest losses: %7")
-                    .arg(side_line(c.a), side_line(c.b), saved >= 0 ? tr("saves") : tr("costs"))
-                    .arg(std::abs(saved), 0, 'f', 1)
-                    .arg(c.b.total_us > 0 ? c.a.total_us / c.b.total_us : 0.0, 0, 'f', 2)
-                    .arg(listed(c.largest_wins(kListed)), listed(c.largest_losses(kListed))));
-            self->model_->set_comparison(c);
-            emit self->compared();
-          });
+  connect(
+      watcher, &QFutureWatcherBase::finished, this,
+      [self = QPointer<ModeComparisonPanel>(this), watcher, generation] {
+        watcher->deleteLater();
+        if (!self || generation != self->generation_) return;
+        self->pending_ = false;
+        const Outcome outcome = watcher->result();
+        if (!outcome.error.isEmpty()) {
+          self->model_->clear();
+          self->summary_->setText(outcome.error);
+          emit self->compared();
+          return;
+        }
+        const report::ModeComparison& c = outcome.comparison;
+        const double saved = c.a.run.total_us - c.b.run.total_us;
+        self->summary_->setText(
+            tr("A %1;  B %2\nB %3 %4 µs (%5x). Largest wins: %6. Largest losses: %7")
+                .arg(side_line(c.a), side_line(c.b), saved >= 0 ? tr("saves") : tr("costs"))
+                .arg(std::abs(saved), 0, 'f', 1)
+                .arg(c.b.run.total_us > 0 ? c.a.run.total_us / c.b.run.total_us : 0.0, 0, 'f', 2)
+                .arg(listed(c.largest_wins(kListed)), listed(c.largest_losses(kListed))));
+        self->model_->set_comparison(c);
+        emit self->compared();
+      });
   const auto a = fusion::Mode(asked_.a);
   const auto b = fusion::Mode(asked_.b);
   watcher->setFuture(QtConcurrent::run([log, run = asked_.run, unit = asked_.unit, a, b] {

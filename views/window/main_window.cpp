@@ -17,6 +17,7 @@
 
 #include "capture/capture_dialog.h"
 #include "compare/comparison_loader.h"
+#include "context/view_context.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "layout/document_canvas.h"
 #include "models/compile_units_model.h"
@@ -64,7 +65,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   units_model_ = new CompileUnitsModel(this);
   breaks_model_ = new GraphBreaksModel(this);
   summary_ = new SummaryPanel(this);
-  graph_ = new GraphPanel(this);
+  context_ = new ViewContext(this);
+  graph_ = new GraphPanel(this, context_);
   centre_ = new QTabWidget(this);
   centre_->setObjectName(QStringLiteral("centre_tabs"));
   centre_->setDocumentMode(true);
@@ -280,23 +282,26 @@ void MainWindow::on_load_started(const QString& path) {
   messages_->add_info(tr("loading %1").arg(path));
 }
 
+LoadedLogPtr MainWindow::log() const {
+  return context_->log();
+}
+
 void MainWindow::on_loaded(LoadedLogPtr log) {
   progress_->hide();
-  log_ = std::move(log);
+  context_->set_log(std::move(log));
   // A comparison (or one under way) was of the previous log.
   clear_comparison();
-  const auto& summary = log_->summary;
-  units_model_->set_log(log_);
-  breaks_model_->set_log(log_);
-  summary_->set_log(log_);
-  compile_->set_log(log_);
-  graph_->set_log(log_);
-  guards_->set_log(log_);
+  const auto& summary = context_->log()->summary;
+  units_model_->set_log(context_->log());
+  breaks_model_->set_log(context_->log());
+  summary_->set_log(context_->log());
+  compile_->set_log(context_->log());
+  guards_->set_log(context_->log());
   units_view_->expandAll();
   fit_columns();
   // A directory of ranks opens rank 0 and lists every rank; opening one of its ranks' files
   // (the rank switcher) keeps the comparison.
-  if (!log_->log.ranks().empty() && QFileInfo(opened_path_).isDir()) {
+  if (!context_->log()->log.ranks().empty() && QFileInfo(opened_path_).isDir()) {
     ranks_->load(opened_path_);
     opened_path_.clear();
   }
@@ -333,7 +338,7 @@ void MainWindow::on_load_failed(const QString& message) {
 }
 
 void MainWindow::compare_dialog() {
-  if (!log_) {
+  if (!context_->log()) {
     show_status(tr("Open a log first: Compare with... compares the open log with another"));
     return;
   }
@@ -344,14 +349,14 @@ void MainWindow::compare_dialog() {
 }
 
 void MainWindow::compare_with(const QString& path) {
-  if (!log_) {
+  if (!context_->log()) {
     on_compare_failed(tr("no log is open to compare %1 with").arg(path));
     return;
   }
   progress_->show();
   show_status(tr("Comparing with %1 ...").arg(path));
   messages_->add_info(tr("comparing with %1").arg(path));
-  comparer_->compare(log_, path);
+  comparer_->compare(context_->log(), path);
 }
 
 void MainWindow::clear_comparison() {
@@ -369,7 +374,7 @@ void MainWindow::clear_comparison() {
 void MainWindow::on_compared(ComparisonPtr comparison) {
   progress_->hide();
   // Loaded for a log that another has replaced since: it describes nothing shown.
-  if (!comparison || comparison->before != log_) return;
+  if (!comparison || comparison->before != context_->log()) return;
   comparison_ = std::move(comparison);
   graph_->set_comparison(comparison_);
   compare_->set_comparison(comparison_);
@@ -427,8 +432,8 @@ bool MainWindow::select_first_unit() {
 }
 
 bool MainWindow::select_unit(const QString& compile_id) {
-  if (!log_) return false;
-  const auto& units = log_->summary.units;
+  if (!context_->log()) return false;
+  const auto& units = context_->log()->summary.units;
   for (std::size_t u = 0; u < units.size(); ++u) {
     if (QString::fromStdString(units[u].compile_id) != compile_id) continue;
     const QModelIndex index = units_model_->unit_index(u);
@@ -442,8 +447,9 @@ bool MainWindow::select_unit(const QString& compile_id) {
 
 QStringList MainWindow::unit_ids() const {
   QStringList ids;
-  if (!log_) return ids;
-  for (const auto& unit : log_->summary.units) ids << QString::fromStdString(unit.compile_id);
+  if (!context_->log()) return ids;
+  for (const auto& unit : context_->log()->summary.units)
+    ids << QString::fromStdString(unit.compile_id);
   return ids;
 }
 

@@ -30,6 +30,7 @@ class KernelsPanel;
 class ModeComparisonPanel;
 class RecentFiles;
 class GraphPanel;
+class ViewContext;
 class GraphBreaksModel;
 class GuardsPanel;
 class LogLoader;
@@ -71,7 +72,9 @@ class MainWindow : public QMainWindow {
 
   const CompileUnitsModel& compile_units() const { return *units_model_; }
   const GraphBreaksModel& graph_breaks() const { return *breaks_model_; }
-  LoadedLogPtr log() const { return log_; }
+  LoadedLogPtr log() const;
+  // What the window looks at (log, unit, level, groups, mode, run): panels observe it.
+  ViewContext& context() const { return *context_; }
   GraphPanel& graph_panel() const { return *graph_; }
   ExportActions& exports() const { return *exports_; }
   GuardsPanel& guards_panel() const { return *guards_; }
@@ -102,7 +105,7 @@ class MainWindow : public QMainWindow {
   void on_compare_failed(const QString& message);
   void fit_columns();
 
-  LoadedLogPtr log_;
+  ViewContext* context_ = nullptr;
   LogLoader* loader_ = nullptr;
   CompileUnitsModel* units_model_ = nullptr;
   GraphBreaksModel* breaks_model_ = nullptr;

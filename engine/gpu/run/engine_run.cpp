@@ -78,7 +78,7 @@ std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
 void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& graph,
                    const fusion::FusionPlan& plan, const ops::SymbolHints& hints, double copy_gbps,
                    double alu_slots_per_us) {
-  for (const MeasuredKernel& k : em.measured.kernels) {
+  for (const report::RunKernel& k : em.measured.kernels) {
     const auto step = std::find_if(exe.steps().begin(), exe.steps().end(), [&](const StepPlan& s) {
       return s.kind == StepKind::generated && s.name == k.name;
     });

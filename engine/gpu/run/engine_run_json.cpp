@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "fxscope/gpu/engine_run.h"
-#include "fxscope/gpu/torch_run.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -15,20 +14,19 @@ nlohmann::json coverage_json(const Coverage& c) {
           {"missing", c.missing}};
 }
 
-// The measured modes in the PyTorch backend's form, so both backends print the same fields.
-TorchRun as_torch_run(const EngineRun& run) {
-  TorchRun t;
-  t.device = run.device;
-  t.unit = run.unit;
-  for (const auto& m : run.modes) t.modes.push_back(m.measured);
-  return t;
-}
-
 }  // namespace
 
+report::RunResult run_result(const EngineRun& run) {
+  report::RunResult r;
+  r.backend = "engine";
+  r.device = run.device;
+  r.unit = run.unit;
+  for (const auto& m : run.modes) r.modes.push_back(m.measured);
+  return r;
+}
+
 nlohmann::json to_json(const EngineRun& run) {
-  nlohmann::json j = to_json(as_torch_run(run));
-  j["backend"] = "engine";
+  nlohmann::json j = report::to_json(run_result(run));
   j.erase("torch_version");
   j["cuda_version"] = run.cuda_version;
   j["cudnn"] = run.cudnn;
@@ -96,17 +94,6 @@ nlohmann::json to_json(const EngineRun& run) {
     EngineRun backward;
     backward.modes = run.backward;
     j["backward"] = {{"graph", "backward"}, {"modes", to_json(backward)["modes"]}};
-  }
-  return j;
-}
-
-nlohmann::json to_chrome_trace(const EngineRun& run) {
-  nlohmann::json j = to_chrome_trace(as_torch_run(run));
-  for (auto& e : j["traceEvents"]) {
-    if (e.value("ph", "") == "M" && e.contains("args")) {
-      std::string name = e["args"].value("name", "");
-      if (name.rfind("pytorch ", 0) == 0) e["args"]["name"] = "engine " + name.substr(8);
-    }
   }
   return j;
 }

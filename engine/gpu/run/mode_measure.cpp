@@ -47,7 +47,7 @@ std::vector<std::size_t> step_sequence(const ActivityBatch& tagged) {
 
 std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_t stream,
                          CuptiActivity* cupti, const MeasureOptions& o, EngineMode& mode) {
-  ModeMeasurement& m = mode.measured;
+  report::RunMode& m = mode.measured;
   std::vector<std::size_t> sequence;
   if (cupti) {
     cupti->take();
@@ -136,7 +136,8 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
       if (k.graph != 0) graph_launches += 1;
     }
     const std::size_t first_call = aligned ? per_call : std::min(kernels.size(), per_call);
-    m.timeline.assign(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(first_call));
+    m.timeline.clear();
+    for (std::size_t i = 0; i < first_call; ++i) m.timeline.push_back(run_launch(kernels[i]));
     if (aligned) {
       for (std::size_t i = 0; i < m.timeline.size(); ++i) {
         m.timeline[i].name = own_name(exe, sequence, i, sequence[i], m.timeline[i].name);
@@ -154,9 +155,9 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
   m.kernel_us = kernel_us / n;
   m.attributed_us = attributed_us / n;
   m.launches = launches / n;
-  m.graph_launches = graph_launches / n;
+  m.cuda_graph_launches = graph_launches / n;
   for (const auto& [key, s] : sums) {
-    MeasuredKernel k;
+    report::RunKernel k;
     k.name = key.second;
     if (key.first < exe.steps().size()) {
       const StepPlan& step = exe.steps()[key.first];
@@ -168,11 +169,11 @@ std::string measure_mode(Executable& exe, const graph::Graph& graph, cudaStream_
     k.calls = s.calls / n;
     k.grid = s.first.grid;
     k.block = s.first.block;
-    k.in_cuda_graph = s.first.graph != 0;
+    k.cuda_graph = s.first.graph != 0;
     m.kernels.push_back(std::move(k));
   }
   std::sort(m.kernels.begin(), m.kernels.end(),
-            [](const MeasuredKernel& a, const MeasuredKernel& b) { return a.us > b.us; });
+            [](const report::RunKernel& a, const report::RunKernel& b) { return a.us > b.us; });
   return "";
 }
 

@@ -9,16 +9,21 @@
 
 #include "fxscope/gpu/isolated_run.h"
 
+// nlohmann finds these by argument-dependent lookup: they live in their types' namespace. A
+// kernel's bandwidth verdict is the parent's (EngineMode::bandwidth), so it does not travel.
+namespace fxscope::report {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunLaunch, name, start, end, grid, block, stream, graph)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunKernel, name, group, nodes, dynamo_nodes, us, median_us,
+                                   calls, grid, block, cuda_graph)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunMode, mode, total_us, total_min_us, total_max_us, repeats,
+                                   kernel_us, attributed_us, dynamo_us, launches,
+                                   cuda_graph_launches, kernels, timeline)
+
+}  // namespace fxscope::report
+
 namespace fxscope::gpu {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, start, end, grid, block, registers,
-                                   static_smem, dynamic_smem, stream, correlation, graph,
-                                   graph_node)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasuredKernel, name, group, nodes, dynamo_nodes, us, median_us,
-                                   calls, grid, block, in_cuda_graph)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModeMeasurement, mode, total_us, total_min_us, total_max_us,
-                                   repeats, kernel_us, attributed_us, dynamo_us, launches,
-                                   graph_launches, kernels, timeline)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, ops, ran, missing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelBandwidth, name, group, bytes, us, gbps, share_of_copy,
                                    same_size_copy_us, share_of_same_size_copy,

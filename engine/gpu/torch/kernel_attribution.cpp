@@ -379,9 +379,14 @@ std::vector<std::string> KernelIndex::dynamo_nodes(const std::vector<std::string
   return {out.begin(), out.end()};
 }
 
-ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefix,
+report::RunLaunch run_launch(const KernelRecord& kernel) {
+  return {kernel.name,  kernel.start,  kernel.end,  kernel.grid,
+          kernel.block, kernel.stream, kernel.graph};
+}
+
+report::RunMode attribute_mode(const std::string& mode, const std::string& prefix,
                                const CuptiRecords& records, const KernelIndex& index) {
-  ModeMeasurement m;
+  report::RunMode m;
   m.mode = mode;
   std::vector<const MarkerRange*> repeats;
   std::vector<const MarkerRange*> ops;
@@ -427,7 +432,7 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
           slot.emplace(std::make_tuple(k->name, group, a ? a->nodes : std::vector<std::string>()),
                        m.kernels.size());
       if (fresh) {
-        MeasuredKernel mk;
+        report::RunKernel mk;
         mk.name = k->name;
         mk.group = group;
         if (a) mk.nodes = a->nodes;
@@ -436,16 +441,16 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
         mk.block = k->block;
         m.kernels.push_back(std::move(mk));
       }
-      MeasuredKernel& mk = m.kernels[it->second];
+      report::RunKernel& mk = m.kernels[it->second];
       mk.us += k->us();
       mk.calls += 1;
-      mk.in_cuda_graph = mk.in_cuda_graph || k->graph != 0;
+      mk.cuda_graph = mk.cuda_graph || k->graph != 0;
       m.kernel_us += k->us();
       if (a && !a->nodes.empty()) m.attributed_us += k->us();
       if (!m.kernels[it->second].dynamo_nodes.empty()) m.dynamo_us += k->us();
       m.launches += 1;
-      if (k->graph != 0) m.graph_launches += 1;
-      if (ri == 0) m.timeline.push_back(*k);
+      if (k->graph != 0) m.cuda_graph_launches += 1;
+      if (ri == 0) m.timeline.push_back(run_launch(*k));
     }
   }
   const double n = static_cast<double>(repeats.size());
@@ -457,7 +462,7 @@ ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefi
   m.attributed_us /= n;
   m.dynamo_us /= n;
   m.launches /= n;
-  m.graph_launches /= n;
+  m.cuda_graph_launches /= n;
   return m;
 }
 

@@ -162,13 +162,14 @@ std::string default_torch_driver() {
                            FXSCOPE_INSTALLED_TORCH_DRIVER, FXSCOPE_SOURCE_TORCH_DRIVER);
 }
 
-Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
-                              const KernelIndex& index) {
+Result<report::RunResult> assemble_run(const std::string& driver_json, const CuptiRecords& records,
+                                       const KernelIndex& index) {
   const auto j = nlohmann::json::parse(last_message(driver_json), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("modes")) {
     return make_error("the PyTorch driver printed no result object");
   }
-  TorchRun run;
+  report::RunResult run;
+  run.backend = "pytorch";
   run.device = j.value("device", "");
   run.unit = j.value("unit", "");
   run.torch_version = j.value("torch_version", "");
@@ -176,7 +177,7 @@ Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords
     run.allow_tf32 = tf32->get<bool>();
   }
   for (const auto& jm : j["modes"]) {
-    ModeMeasurement m = attribute_mode(jm.value("mode", ""), jm.value("range", ""), records, index);
+    report::RunMode m = attribute_mode(jm.value("mode", ""), jm.value("range", ""), records, index);
     const auto& total = jm.value("total_us", nlohmann::json::object());
     m.total_us = total.value("median", 0.0);
     m.total_min_us = total.value("min", 0.0);
@@ -239,7 +240,7 @@ KernelIndex kernel_index(const trace::TraceLog& log, const std::string& ran,
 
 }  // namespace
 
-Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
+Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
   const WorkDirCleanup cleanup(o);
   auto log = trace::read_trace(o.log_path);
   if (!log) return log.error();
@@ -285,8 +286,8 @@ Result<TorchRun> run_pytorch(const TorchRunOptions& o) {
   return assemble_run(child->out, *records, kernel_index(*log, ran, o.work_dir + "/trace"));
 }
 
-Result<TorchRun> attribute_work_dir(const std::string& log_path, const std::string& work_dir,
-                                    const std::string& unit) {
+Result<report::RunResult> attribute_work_dir(const std::string& log_path,
+                                             const std::string& work_dir, const std::string& unit) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(work_dir, ec)) {

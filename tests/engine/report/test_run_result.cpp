@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "fxscope/report/run_attribution.h"
 #include "fxscope/report/run_result.h"
 #include "samples.h"
 
@@ -64,7 +65,7 @@ TEST_CASE("Per-node time shares a kernel between its nodes and skips unattribute
           "[report][run]") {
   const auto run = parse_run_result(kRun, "run.json");
   REQUIRE(run.ok());
-  const auto per_node = run->find_mode("default")->time_per_node();
+  const auto per_node = report::attribute_run(*run->find_mode("default"), {}).per_node;
   CHECK(per_node.size() == 4);
   CHECK(per_node.at("erf") == Approx(2.0));
   CHECK(per_node.at("addmm") == Approx(33.6));
@@ -120,7 +121,7 @@ TEST_CASE("The H200 run of residual_mlp reads back with every mode and kernel", 
   REQUIRE(fused->kernels.size() == 4);
   // Every kernel was attributed, so the per-node times add up to the CUPTI kernel time.
   double per_node = 0;
-  for (const auto& [node, us] : fused->time_per_node()) per_node += us;
+  for (const auto& [node, us] : report::attribute_run(*fused, {}).per_node) per_node += us;
   CHECK(per_node == Approx(fused->kernel_us).epsilon(1e-6));
   const report::RunKernel& gelu = fused->kernels[3];
   CHECK(gelu.name == "triton_poi_fused_add_addmm_erf_mul_0");

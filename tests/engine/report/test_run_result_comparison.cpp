@@ -11,35 +11,52 @@ namespace {
 
 using report::ModeSide;
 
+// A side of MODE with TOTAL_US and LAUNCHES, its kernels as (name, nodes, us).
+struct Planned {
+  std::string name;
+  std::vector<std::string> nodes;
+  double us = 0;
+};
+ModeSide make_side(const std::string& mode, bool measured, double total_us, double launches,
+                   const std::vector<Planned>& kernels) {
+  ModeSide out;
+  out.measured = measured;
+  out.run.mode = mode;
+  out.run.total_us = total_us;
+  out.run.launches = launches;
+  for (const Planned& k : kernels) {
+    report::RunKernel& kernel = out.run.kernels.emplace_back();
+    kernel.name = k.name;
+    kernel.nodes = k.nodes;
+    kernel.us = k.us;
+    out.run.kernel_us += k.us;
+  }
+  return out;
+}
+
 // Eager: one kernel per op. Fused: mul+erf+add in one kernel, the GEMM alone, and a copy.
 ModeSide eager() {
-  return {"eager",
-          true,
-          185.9,
-          4,
-          {{"mul_kernel", {"mul"}, 3.0},
-           {"erf_kernel", {"erf"}, 3.0},
-           {"add_kernel", {"add"}, 4.0},
-           {"gemm", {"addmm"}, 30.0},
-           {"view_copy", {"clone"}, 2.5}}};
+  return make_side("eager", true, 185.9, 4,
+                   {{"mul_kernel", {"mul"}, 3.0},
+                    {"erf_kernel", {"erf"}, 3.0},
+                    {"add_kernel", {"add"}, 4.0},
+                    {"gemm", {"addmm"}, 30.0},
+                    {"view_copy", {"clone"}, 2.5}});
 }
 
 ModeSide fused() {
-  return {"default",
-          false,
-          120.0,
-          3,
-          {{"fused_mul_erf_add", {"mul", "erf", "add"}, 4.5},
-           {"gemm", {"addmm"}, 33.0},
-           {"input_copy", {}, 1.5}}};
+  return make_side("default", false, 120.0, 3,
+                   {{"fused_mul_erf_add", {"mul", "erf", "add"}, 4.5},
+                    {"gemm", {"addmm"}, 33.0},
+                    {"input_copy", {}, 1.5}});
 }
 
 }  // namespace
 
 TEST_CASE("A/B compares each kernel of B with A's time on the same nodes", "[report][run]") {
   const auto ab = report::compare_modes(eager(), fused());
-  CHECK(ab.a.total_us == Approx(185.9));
-  CHECK(ab.b.launches == Approx(3));
+  CHECK(ab.a.run.total_us == Approx(185.9));
+  CHECK(ab.b.run.launches == Approx(3));
   REQUIRE(ab.rows.size() == 3);
   CHECK(ab.rows[0].name == "fused_mul_erf_add");
   CHECK(ab.rows[0].a_us == Approx(10.0));
@@ -70,10 +87,10 @@ TEST_CASE("A measured mode becomes a side with its totals and attributed kernels
   mode.kernels.push_back({"k", "g", {"a", "b"}, {"linear"}, 10.0, 0.0, 1, {}, {}, true, {}});
   const ModeSide side = report::side_of(mode);
   CHECK(side.measured);
-  CHECK(side.mode == "reduce-overhead");
-  CHECK(side.total_us == Approx(132.6));
-  REQUIRE(side.kernels.size() == 1);
-  CHECK(side.kernels[0].nodes.size() == 2);
+  CHECK(side.run.mode == "reduce-overhead");
+  CHECK(side.run.total_us == Approx(132.6));
+  REQUIRE(side.run.kernels.size() == 1);
+  CHECK(side.run.kernels[0].nodes.size() == 2);
   // Against itself, nothing changes.
   const auto same = report::compare_modes(side, side);
   REQUIRE(same.rows.size() == 1);
@@ -87,8 +104,8 @@ TEST_CASE("A/B of eager and default on the H200 run of residual_mlp", "[report][
   REQUIRE(run.ok());
   const auto ab = report::compare_modes(report::side_of(*run->find_mode("eager")),
                                         report::side_of(*run->find_mode("default")));
-  CHECK(ab.a.launches == Approx(9));
-  CHECK(ab.b.launches == Approx(4));
+  CHECK(ab.a.run.launches == Approx(9));
+  CHECK(ab.b.run.launches == Approx(4));
   REQUIRE(ab.rows.size() == 5);
   // The fused bias + GELU + residual kernel against eager's seven elementwise kernels.
   const auto wins = ab.largest_wins(2);

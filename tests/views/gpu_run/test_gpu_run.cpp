@@ -258,7 +258,7 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
   CHECK(ab.summary().contains(QStringLiteral("(predicted)")));
   // B's three planned kernels, then what only eager runs (its own kernels the fused plan has
   // no node of).
-  CHECK(ab.model().comparison().b.kernels.size() == 3);
+  CHECK(ab.model().comparison().b.run.kernels.size() == 3);
   CHECK(ab.model().rowCount() >= 3);
   CHECK(ab.model()
             .headerData(views::ModeComparisonModel::kA, Qt::Horizontal, Qt::DisplayRole)
@@ -269,7 +269,13 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
   report::RunResult other;
   other.unit = "7/0";
   other.device = "NVIDIA H200";
-  other.modes.push_back({"default", 10, 10, 10, 0, 1, 0, 20, {}});
+  report::RunMode& other_mode = other.modes.emplace_back();
+  other_mode.mode = "default";
+  other_mode.total_us = 10;
+  other_mode.kernel_us = 10;
+  other_mode.attributed_us = 10;
+  other_mode.launches = 1;
+  other_mode.repeats = 20;
   panel.set_run(std::make_shared<const report::RunResult>(other));
   CHECK(panel.heat().mode == nullptr);
   CHECK(panel.heat().mismatch == "the GPU run is of unit 7/0, not 0/0");

@@ -16,6 +16,7 @@
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"
 #include "fxscope/gpu/output_compare.h"
+#include "fxscope/report/run_result.h"
 
 namespace fxscope::gpu {
 
@@ -89,7 +90,7 @@ inline constexpr double kBandwidthTarget = 0.70;
 inline constexpr double kBandwidthMinBytes = 1 << 20;
 
 struct EngineMode {
-  ModeMeasurement measured;  // the schema the PyTorch backend shares
+  report::RunMode measured;  // the schema the PyTorch backend shares
   bool ran = false;
   std::string error;  // why it did not run, or failed part way (names the group)
   Coverage coverage;
@@ -128,6 +129,8 @@ Result<EngineRun> run_engine(const EngineRunOptions& options);
 // The JSON of the PyTorch backend (same fields) plus backend "engine", coverage, max_rel_err,
 // peak_bytes, host launch time, picks and bandwidth per mode.
 nlohmann::json to_json(const EngineRun& run);
-nlohmann::json to_chrome_trace(const EngineRun& run);
+// The modes that were measured, as a run of backend "engine": what the Chrome trace, `compare`
+// and the app read.
+report::RunResult run_result(const EngineRun& run);
 
 }  // namespace fxscope::gpu

@@ -12,6 +12,7 @@
 
 #include "fxscope/gpu/cupti_records.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/report/run_result.h"
 #include "fxscope/trace/compile_unit.h"
 
 namespace fxscope::gpu {
@@ -81,42 +82,8 @@ inline constexpr const char* kCudaGraphInputCopy = "cudagraph input copy";
 // replay (PyTorch's graph-safe Philox state), outside the graph.
 inline constexpr const char* kCudaGraphRngState = "cudagraph rng state";
 
-// One kernel name of a mode on one set of nodes (a kernel every layer launches is an entry per
-// layer), summed over the repeats and divided by their number.
-struct MeasuredKernel {
-  std::string name;
-  std::string group;                      // empty when unattributed
-  std::vector<std::string> nodes;         // empty when unattributed
-  std::vector<std::string> dynamo_nodes;  // empty where the log does not trace its nodes
-  double us = 0.0;  // per repeat: the mean, so that the kernels sum to the call
-  // The median over repeats of its time in one call (fxscope's runs; 0 where unknown). A few slow
-  // calls skew the mean: on the H200 the mean of a held 1-2 us kernel was up to 7% above its
-  // median (ResNet-50 and GPT-2), 1-2% below at most.
-  double median_us = 0.0;
-  double calls = 0.0;  // per repeat
-  std::array<int, 3> grid{};
-  std::array<int, 3> block{};
-  bool in_cuda_graph = false;
-};
-
-// One mode as PyTorch ran it.
-struct ModeMeasurement {
-  std::string mode;
-  double total_us = 0.0;  // CUDA events around a call, median over repeats
-  double total_min_us = 0.0;
-  double total_max_us = 0.0;
-  std::size_t repeats = 0;
-  double kernel_us = 0.0;       // CUPTI kernel time per repeat
-  double attributed_us = 0.0;   // the part of kernel_us mapped to nodes
-  double dynamo_us = 0.0;       // the part of kernel_us mapped on to Dynamo nodes
-  double launches = 0.0;        // kernels per repeat
-  double graph_launches = 0.0;  // of which inside CUDA graphs
-  std::vector<MeasuredKernel> kernels;
-  std::vector<KernelRecord> timeline;  // the first repeat's kernels, for a Chrome trace
-
-  double attributed_share() const { return kernel_us > 0 ? attributed_us / kernel_us : 0.0; }
-  double dynamo_share() const { return kernel_us > 0 ? dynamo_us / kernel_us : 0.0; }
-};
+// The first-call launch CUPTI recorded as KERNEL, for a mode's timeline.
+report::RunLaunch run_launch(const KernelRecord& kernel);
 
 // The kernels of RECORDS launched inside the NVTX ranges named PREFIX + i, attributed through
 // INDEX (compiled modes) or the ops' NVTX ranges (eager). A kernel is placed by its launching
@@ -126,7 +93,7 @@ struct ModeMeasurement {
 // the driver's own compile of MODE. Under CUDA graphs, kernels outside the graph after a
 // "fxscope-copy:<inputs>" range (the driver marks CUDA graph trees' input copies so) belong to
 // those inputs (kCudaGraphInputCopy), and the generator's fills to the RNG nodes.
-ModeMeasurement attribute_mode(const std::string& mode, const std::string& prefix,
+report::RunMode attribute_mode(const std::string& mode, const std::string& prefix,
                                const CuptiRecords& records, const KernelIndex& index);
 
 }  // namespace fxscope::gpu

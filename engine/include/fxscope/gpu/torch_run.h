@@ -12,6 +12,7 @@
 
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"
+#include "fxscope/report/run_result.h"
 
 namespace fxscope::gpu {
 
@@ -32,16 +33,6 @@ struct TorchRunOptions {
   std::function<void(const std::string&)> progress;
 };
 
-struct TorchRun {
-  std::string device;
-  std::string unit;
-  std::string torch_version;
-  // Whether the driver let convolutions and matmuls use TF32; unset for a run whose driver did
-  // not say, which then ran PyTorch's defaults (TF32 convolutions, FP32 matmuls).
-  std::optional<bool> allow_tf32;
-  std::vector<ModeMeasurement> modes;
-};
-
 // Where the injection library and the driver are: the variable FXSCOPE_CUPTI_LIB /
 // FXSCOPE_TORCH_DRIVER, else beside the running executable (installed), else the build tree.
 std::string default_cupti_lib();
@@ -51,22 +42,19 @@ std::string default_torch_driver();
 Result<std::string> make_temp_work_dir();
 
 // Runs the driver and attributes its kernels. Errors are one line: what is missing or failed.
-Result<TorchRun> run_pytorch(const TorchRunOptions& options);
+Result<report::RunResult> run_pytorch(const TorchRunOptions& options);
 
 // Attributes a run saved earlier with --work-dir again, with no GPU and no Python: WORK_DIR holds
 // the driver's output (driver.out, driver.err), its CUPTI records (cupti.jsonl) and its
 // TORCH_TRACE (trace/); LOG_PATH is the captured log the run was of. UNIT, when not empty, must be
 // the unit the driver ran. An error names the missing or unreadable file.
-Result<TorchRun> attribute_work_dir(const std::string& log_path, const std::string& work_dir,
-                                    const std::string& unit = {});
+Result<report::RunResult> attribute_work_dir(const std::string& log_path,
+                                             const std::string& work_dir,
+                                             const std::string& unit = {});
 
 // Builds the run from the driver's JSON (its stdout) and the CUPTI records; INDEX holds the
 // Inductor kernels of the captured unit and of the driver's own compiles.
-Result<TorchRun> assemble_run(const std::string& driver_json, const CuptiRecords& records,
-                              const KernelIndex& index);
-
-nlohmann::json to_json(const TorchRun& run);
-// Chrome's trace format (chrome://tracing, Perfetto): one process per mode, one row per stream.
-nlohmann::json to_chrome_trace(const TorchRun& run);
+Result<report::RunResult> assemble_run(const std::string& driver_json, const CuptiRecords& records,
+                                       const KernelIndex& index);
 
 }  // namespace fxscope::gpu

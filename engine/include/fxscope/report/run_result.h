@@ -1,15 +1,19 @@
 #pragma once
-// A GPU run as `fxscope-cli run --json` prints it, read back: per mode the measured totals and
-// every kernel with the fusion group and post-grad nodes it was attributed to. The app overlays
-// it on the graph and the CLI compares runs with it, so the reader lives here and not in a view.
+// A GPU run: per mode the measured totals and every kernel with the fusion group and post-grad
+// nodes it was attributed to. Both backends of `fxscope-cli run` measure into it, and a saved
+// `run --json` reads back into it without CUDA; the app overlays it on the graph and the CLI
+// compares runs with it (report/run_attribution.h places its time on groups).
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/core/result.h"
 
@@ -65,28 +69,50 @@ struct RunKernel {
   std::optional<RunBandwidth> bandwidth;  // the mode's `bandwidth` entry of this kernel, if any
 };
 
+// One kernel launch of a mode's first call, as CUPTI timed it (nanoseconds on the device's
+// clock; GRAPH is 0 outside CUDA graphs): what a Chrome trace of a fresh run lays out.
+struct RunLaunch {
+  std::string name;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::array<int, 3> grid{};
+  std::array<int, 3> block{};
+  std::uint32_t stream = 0;
+  std::uint32_t graph = 0;
+
+  double us() const { return static_cast<double>(end - start) / 1000.0; }
+};
+
 // One mode as it ran: CUDA-event time of a call (median) and CUPTI's kernels.
 struct RunMode {
   std::string mode;  // eager, default, reduce-overhead, max-autotune
   double total_us = 0;
-  double kernel_us = 0;
-  double attributed_us = 0;
-  double dynamo_us = 0;  // the part mapped to Dynamo nodes
-  double launches = 0;
+  double total_min_us = 0;  // the fastest and slowest call (0 where the run did not write them)
+  double total_max_us = 0;
+  double kernel_us = 0;      // CUPTI kernel time of a call
+  double attributed_us = 0;  // the part of kernel_us mapped to nodes
+  double dynamo_us = 0;      // the part mapped on to Dynamo nodes
+  double launches = 0;       // kernels a call
   double cuda_graph_launches = 0;
   std::size_t repeats = 0;
   std::vector<RunKernel> kernels;
+  // The first call's launches in order; only a run measured in this process has them (the JSON
+  // does not carry them).
+  std::vector<RunLaunch> timeline;
 
-  // Measured time per post-grad node: each kernel's time shared evenly by the nodes it ran, so
-  // that summing over any set of nodes (a planned group) never counts a kernel twice.
-  std::unordered_map<std::string, double> time_per_node() const;
+  double attributed_share() const { return kernel_us > 0 ? attributed_us / kernel_us : 0.0; }
+  double dynamo_share() const { return kernel_us > 0 ? dynamo_us / kernel_us : 0.0; }
 };
 
+// A run of one compile unit in one or more modes, by either backend (engine or pytorch).
 struct RunResult {
   std::string backend;
   std::string device;
   std::string unit;  // compile id, "0/0"
   std::string torch_version;
+  // Whether PyTorch's convolutions and matmuls ran in TF32; unset where the run did not say (the
+  // engine, or a driver that ran PyTorch's defaults: TF32 convolutions, FP32 matmuls).
+  std::optional<bool> allow_tf32;
   std::vector<RunMode> modes;
 
   // The mode named NAME; null when the run did not measure it.
@@ -96,5 +122,9 @@ struct RunResult {
 // Parses the JSON TEXT of a run; WHERE names it in errors ("PATH: modes[1].kernels[0]: ...").
 Result<RunResult> parse_run_result(std::string_view text, const std::string& where);
 Result<RunResult> read_run_result(const std::string& path);
+
+// The JSON `fxscope-cli run --json` prints, which parse_run_result reads back: the fields both
+// backends share (the engine adds its own to it).
+nlohmann::json to_json(const RunResult& run);
 
 }  // namespace fxscope::report

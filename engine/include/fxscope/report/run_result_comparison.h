@@ -10,25 +10,17 @@
 
 namespace fxscope::report {
 
-// One mode's side of a comparison: measured (a RunMode) or predicted (a plan priced by the cost
-// model), reduced to what both have.
+// One mode's side of a comparison: a run's mode as measured, or a plan priced by the cost model
+// in the same form (each planned kernel named and grouped by its group).
 struct ModeSide {
-  std::string mode;
+  RunMode run;
   bool measured = false;
-  double total_us = 0;
-  double launches = 0;
-  struct Kernel {
-    std::string name;
-    std::vector<std::string> nodes;  // post-grad node names
-    double us = 0;
-  };
-  std::vector<Kernel> kernels;
 };
 
-// MEASURED's kernels named by their group where attributed, else by the kernel's own name.
 ModeSide side_of(const RunMode& measured);
 
-// One row: a kernel of B (or, named "only in A", A's kernels whose nodes B runs in none).
+// One row: a kernel of B (named by its group where attributed, else by the kernel's own name) (or,
+// named "only in A", A's kernels whose nodes B runs in none).
 struct KernelDelta {
   std::string name;
   std::vector<std::string> nodes;

@@ -102,7 +102,7 @@ TEST_CASE("every unit of the samples runs in all four modes and matches eager", 
         // CUPTI saw every launch and mapped each to its step, inside CUDA graphs too.
         CHECK(m.measured.launches >= 1.0);
         CHECK(m.measured.attributed_share() == Approx(1.0));
-        if (m.cuda_graph) CHECK(m.measured.graph_launches == m.measured.launches);
+        if (m.cuda_graph) CHECK(m.measured.cuda_graph_launches == m.measured.launches);
         // A generated kernel is named by its own entry (fx_<group>_g<id>): CUPTI's records named
         // modules loaded where unloaded ones had been after the unloaded ones' kernels.
         for (const auto& k : m.measured.kernels) {

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "fxscope/export/chrome_trace.h"
 #include "fxscope/gpu/engine_run.h"
 #include "fxscope/report/run_result.h"
 
@@ -21,7 +22,7 @@ gpu::EngineRun two_modes() {
   eager.ran = true;
   eager.measured.mode = "eager";
   eager.measured.total_us = 100;
-  gpu::MeasuredKernel k;
+  report::RunKernel k;
   k.name = "fx_aten_add_g0";
   k.group = "aten.add";
   k.nodes = {"add"};
@@ -159,15 +160,17 @@ TEST_CASE("engine JSON marks a compute-bound kernel and the ALU rate it was judg
   CHECK(mode->kernels[0].bandwidth->alu_us == Approx(14.2));
 }
 
-TEST_CASE("the engine's Chrome trace names its processes after the engine", "[gpu]") {
-  const auto t = gpu::to_chrome_trace(two_modes());
+TEST_CASE("the engine's Chrome trace names the engine and lays out the first call", "[gpu]") {
+  const auto t = exporting::chrome_trace_from_run(gpu::run_result(two_modes()));
   std::size_t named = 0;
   std::size_t spans = 0;
   for (const auto& e : t["traceEvents"]) {
-    if (e["ph"] == "M") {
-      CHECK_THAT(e["args"]["name"].get<std::string>(), Catch::StartsWith("engine "));
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      CHECK_THAT(e["args"]["name"].get<std::string>(),
+                 Catch::Contains("(engine: the first call's kernels)"));
       ++named;
     }
+    if (e["ph"] == "X") CHECK(e["dur"] == 2.5);  // the launch's CUPTI time, 1000 to 3500 ns
     if (e["ph"] == "X") ++spans;
   }
   CHECK(named == 2);

@@ -153,7 +153,7 @@ TEST_CASE("a training unit under CUDA graphs attributes its input copies too", "
   }
   REQUIRE(run->modes.size() == 1);
   const auto& m = run->modes.front();
-  CHECK(m.graph_launches >= 1.0);
+  CHECK(m.cuda_graph_launches >= 1.0);
   CHECK(m.attributed_share() >= 0.95);
   for (const auto& k : m.kernels) {
     INFO(k.name);

@@ -90,7 +90,7 @@ TEST_CASE("the driver's TF32 setting reaches the run's JSON, and is absent where
   auto before = gpu::attribute_work_dir(log, dir.str(), "0/0");
   REQUIRE(before);
   CHECK_FALSE(before->allow_tf32.has_value());
-  CHECK_FALSE(gpu::to_json(*before).contains("allow_tf32"));
+  CHECK_FALSE(report::to_json(*before).contains("allow_tf32"));
   std::string with = kDriverOut;
   with.replace(with.find(R"("modes")"), 7, R"("allow_tf32":false,"modes")");
   dir.write("driver.out", with);
@@ -98,7 +98,7 @@ TEST_CASE("the driver's TF32 setting reaches the run's JSON, and is absent where
   REQUIRE(now);
   REQUIRE(now->allow_tf32.has_value());
   CHECK_FALSE(*now->allow_tf32);
-  CHECK(gpu::to_json(*now).at("allow_tf32") == false);
+  CHECK(report::to_json(*now).at("allow_tf32") == false);
 }
 
 TEST_CASE("a work dir that lacks a file is refused with the file's name", "[gpu]") {
@@ -146,7 +146,7 @@ TEST_CASE("a real H200 work dir of gpt2_2layer in max-autotune is attributed in 
   CHECK(m.repeats == 20);
   CHECK(m.total_us == Approx(674.784).epsilon(1e-4));
   CHECK(m.launches == Approx(21.0));
-  CHECK(m.graph_launches == Approx(21.0));
+  CHECK(m.cuda_graph_launches == Approx(21.0));
   CHECK(m.kernels.size() == 19);
   CHECK(m.attributed_share() == Approx(1.0));
   // The attention kernel of each layer, on that layer's node.
@@ -178,7 +178,7 @@ TEST_CASE("a real H200 work dir of resnet50 in max-autotune puts each library ke
   const auto& m = run->modes[0];
   CHECK(m.mode == "max-autotune");
   CHECK(m.launches == Approx(136.0));
-  CHECK(m.graph_launches == Approx(136.0));
+  CHECK(m.cuda_graph_launches == Approx(136.0));
   CHECK(m.attributed_share() == Approx(1.0));
   std::vector<std::string> mm_nodes;
   std::set<std::string> library_convolutions;

@@ -2,8 +2,9 @@
 // `fxscope-cli compare`: one compile unit in one mode, per fusion group of fxscope's plan, the
 // cost model's prediction beside what the engine backend and real PyTorch measured. Measured
 // kernels reach a group through the post-grad nodes they ran: whole where a kernel runs exactly
-// the group's nodes, else shared evenly by its nodes, so Inductor's kernels and fxscope's groups
-// compare even where they differ. The JSON is what the desktop app's A/B view shows.
+// the group's nodes, else shared evenly by its nodes (report/run_attribution.h, the rule the app's
+// heat overlay follows too), so Inductor's kernels and fxscope's groups compare even where they
+// differ. It reads saved runs without CUDA.
 
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@
 #include "fxscope/report/fuse_report.h"
 #include "fxscope/report/run_result.h"
 
-namespace fxscope::gpu {
+namespace fxscope::report {
 
 // One row: a planned group, or the measured time the plan has no group for.
 struct CompareRow {
@@ -59,16 +60,16 @@ struct Comparison {
 // A measured run (saved `run --json`, or a child's output) and where it came from, or why
 // there is none.
 struct MeasuredRun {
-  std::optional<report::RunResult> run;
+  std::optional<RunResult> run;
   std::string why_absent;
 };
 
 // Compares unit UNIT (the report's only unit) in MODE. A run of another unit is an Error naming
 // both; a run without MODE leaves its column empty with a note.
-Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::string& mode,
+Result<Comparison> compare_unit(const FuseReport& fuse, const std::string& mode,
                                 const MeasuredRun& engine, const MeasuredRun& pytorch);
 
 nlohmann::json to_json(const Comparison& comparison);
 std::string to_text(const Comparison& comparison);
 
-}  // namespace fxscope::gpu
+}  // namespace fxscope::report

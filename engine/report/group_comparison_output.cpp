@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fxscope/gpu/compare.h"
+#include "fxscope/report/group_comparison.h"
 
-namespace fxscope::gpu {
+namespace fxscope::report {
 namespace {
 
 nlohmann::json optional_us(const std::optional<double>& v) {
@@ -106,4 +106,4 @@ std::string to_text(const Comparison& c) {
   return out;
 }
 
-}  // namespace fxscope::gpu
+}  // namespace fxscope::report

@@ -1,23 +1,23 @@
-#include "fxscope/gpu/compare.h"
+#include "fxscope/report/group_comparison.h"
 
 #include <algorithm>
-#include <map>
-#include <unordered_map>
 
-namespace fxscope::gpu {
+#include "fxscope/report/run_attribution.h"
+
+namespace fxscope::report {
 namespace {
 
 constexpr const char* kOutsidePlan = "(nodes outside the plan)";
 constexpr const char* kUnattributed = "(unattributed kernels)";
 
 // The measured column of RUN in MODE; null when the mode was not measured (WHY says so).
-const report::RunMode* fill_column(const MeasuredRun& source, const std::string& backend,
-                                   const std::string& mode, MeasuredColumn& column) {
+const RunMode* fill_column(const MeasuredRun& source, const std::string& backend,
+                           const std::string& mode, MeasuredColumn& column) {
   if (!source.run) {
     column.why_absent = source.why_absent;
     return nullptr;
   }
-  const report::RunMode* m = source.run->find_mode(mode);
+  const RunMode* m = source.run->find_mode(mode);
   if (!m) {
     column.why_absent = backend + ": the run has no mode " + mode;
     return nullptr;
@@ -32,57 +32,21 @@ const report::RunMode* fill_column(const MeasuredRun& source, const std::string&
   return m;
 }
 
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-// Spreads MEASURED over the rows (MEMBER selects the column): a kernel that runs exactly a row's
-// nodes goes to that row whole; the others are shared evenly by their nodes, each node's share
-// going to the row holding it. Then what no row holds: nodes outside the plan, and kernels
-// attributed to no node.
-void distribute(const report::RunMode& measured, std::optional<double> CompareRow::*member,
-                std::vector<CompareRow>& rows, CompareRow& outside, CompareRow& unattributed) {
-  // A split reduction is two kernels over the same nodes: rows with equal node sets take the
-  // kernels with that set in turn, unless a kernel's group names a row.
-  std::map<std::vector<std::string>, std::vector<std::size_t>> rows_of_nodes;
-  std::map<std::vector<std::string>, std::size_t> taken;
-  std::unordered_map<std::string, std::size_t> row_of_node;
-  std::unordered_map<std::string, std::size_t> row_named;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    rows[i].*member = 0.0;
-    rows_of_nodes[sorted(rows[i].nodes)].push_back(i);
-    row_named.emplace(rows[i].group, i);
-    for (const auto& n : rows[i].nodes) row_of_node.emplace(n, i);
-  }
-  double attributed = 0;
-  double outside_us = 0;
-  for (const report::RunKernel& k : measured.kernels) {
-    if (k.nodes.empty()) continue;
-    attributed += k.us;
-    const auto key = sorted(k.nodes);
-    if (const auto it = rows_of_nodes.find(key); it != rows_of_nodes.end()) {
-      const auto named = row_named.find(k.group);
-      const bool by_name = named != row_named.end() && sorted(rows[named->second].nodes) == key;
-      const std::size_t row =
-          by_name ? named->second : it->second[taken[key]++ % it->second.size()];
-      *(rows[row].*member) += k.us;
-      continue;
-    }
-    const double share = k.us / static_cast<double>(k.nodes.size());
-    for (const auto& node : k.nodes) {
-      if (const auto it = row_of_node.find(node); it != row_of_node.end()) {
-        *(rows[it->second].*member) += share;
-        continue;
-      }
-      outside_us += share;
-      if (std::find(outside.nodes.begin(), outside.nodes.end(), node) == outside.nodes.end()) {
-        outside.nodes.push_back(node);
-      }
+// MEASURED's kernel time on the rows (MEMBER selects the column; GROUPS are the rows' kernels) by
+// the one attribution rule; then what no row holds: nodes outside the plan, and kernels attributed
+// to no node.
+void distribute(const RunMode& measured, const std::vector<AttributionGroup>& groups,
+                std::optional<double> CompareRow::*member, std::vector<CompareRow>& rows,
+                CompareRow& outside, CompareRow& unattributed) {
+  const RunAttribution attribution = attribute_run(measured, groups);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].*member = attribution.groups[i].us;
+  for (const std::string& node : attribution.outside_nodes) {
+    if (std::find(outside.nodes.begin(), outside.nodes.end(), node) == outside.nodes.end()) {
+      outside.nodes.push_back(node);
     }
   }
-  outside.*member = outside_us;
-  unattributed.*member = std::max(0.0, measured.kernel_us - attributed);
+  outside.*member = attribution.outside_us;
+  unattributed.*member = attribution.unattributed_us;
 }
 
 std::optional<Error> wrong_unit(const MeasuredRun& source, const std::string& backend,
@@ -100,12 +64,12 @@ bool any_time(const CompareRow& row) {
 
 }  // namespace
 
-Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::string& mode,
+Result<Comparison> compare_unit(const FuseReport& fuse, const std::string& mode,
                                 const MeasuredRun& engine, const MeasuredRun& pytorch) {
   if (fuse.units.size() != 1) {
     return make_error(fuse.path + ": compare needs exactly one compile unit (use --unit)");
   }
-  const report::UnitFuseReport& unit = fuse.units.front();
+  const UnitFuseReport& unit = fuse.units.front();
   if (auto e = wrong_unit(engine, "engine", unit.compile_id)) return *e;
   if (auto e = wrong_unit(pytorch, "pytorch", unit.compile_id)) return *e;
   Comparison c;
@@ -113,7 +77,10 @@ Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::strin
   c.unit = unit.compile_id;
   c.mode = mode;
   c.device = fuse.device.name;
-  for (const report::GraphReport& g : unit.graphs) {
+  std::vector<AttributionGroup> kernels;  // parallel to the rows
+  for (const GraphReport& g : unit.graphs) {
+    const auto planned = plan_attribution_groups(g.fusion.ours, g.fusion.post_grad);
+    kernels.insert(kernels.end(), planned.begin(), planned.end());
     const auto& groups = g.fusion.ours.groups;
     for (std::size_t i = 0; i < groups.size(); ++i) {
       CompareRow& row = c.rows.emplace_back();
@@ -132,7 +99,7 @@ Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::strin
     c.notes.push_back("the unit has " + std::to_string(unit.graphs.size()) +
                       " graphs (forward and backward); a run re-runs its forward graph only");
   }
-  for (const report::ModePrediction& p : unit.predicted) {
+  for (const ModePrediction& p : unit.predicted) {
     if (fusion::to_string(p.mode) != mode) continue;
     c.predicted_total_us = p.total_us;
     c.predicted_launches = static_cast<double>(p.launches);
@@ -142,10 +109,10 @@ Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::strin
   CompareRow unattributed;
   unattributed.group = kUnattributed;
   if (const auto* m = fill_column(engine, "engine", mode, c.engine)) {
-    distribute(*m, &CompareRow::engine_us, c.rows, outside, unattributed);
+    distribute(*m, kernels, &CompareRow::engine_us, c.rows, outside, unattributed);
   }
   if (const auto* m = fill_column(pytorch, "pytorch", mode, c.pytorch)) {
-    distribute(*m, &CompareRow::pytorch_us, c.rows, outside, unattributed);
+    distribute(*m, kernels, &CompareRow::pytorch_us, c.rows, outside, unattributed);
   }
   if (any_time(outside)) {
     c.notes.push_back(
@@ -158,4 +125,4 @@ Result<Comparison> compare_unit(const report::FuseReport& fuse, const std::strin
   return c;
 }
 
-}  // namespace fxscope::gpu
+}  // namespace fxscope::report

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fxscope/cost/device_spec.h"
-#include "fxscope/gpu/compare.h"
+#include "fxscope/report/group_comparison.h"
 #include "fxscope/report/run_result.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
@@ -17,7 +17,7 @@ namespace {
 // The real run of SAMPLE on the H200 (tests/data/runs) and the fuse report of its unit 0/0.
 struct Fixture {
   report::FuseReport fuse;
-  gpu::MeasuredRun pytorch;
+  report::MeasuredRun pytorch;
 };
 
 Fixture fixture(const std::string& sample, fusion::Mode mode) {
@@ -32,26 +32,26 @@ Fixture fixture(const std::string& sample, fusion::Mode mode) {
   return {std::move(*fuse), {std::move(*run), {}}};
 }
 
-const gpu::CompareRow* row_named(const gpu::Comparison& c, const std::string& group) {
+const report::CompareRow* row_named(const report::Comparison& c, const std::string& group) {
   for (const auto& r : c.rows) {
     if (r.group == group) return &r;
   }
   return nullptr;
 }
 
-double pytorch_sum(const gpu::Comparison& c) {
+double pytorch_sum(const report::Comparison& c) {
   double sum = 0;
   for (const auto& r : c.rows) sum += r.pytorch_us.value_or(0.0);
   return sum;
 }
 
-const gpu::MeasuredRun kNoEngine{std::nullopt, "engine: not built/no GPU (no device)"};
+const report::MeasuredRun kNoEngine{std::nullopt, "engine: not built/no GPU (no device)"};
 
 }  // namespace
 
-TEST_CASE("compare puts residual_mlp's measured kernels on fxscope's groups", "[gpu]") {
+TEST_CASE("compare puts residual_mlp's measured kernels on fxscope's groups", "[report][compare]") {
   const auto f = fixture("residual_mlp", fusion::Mode::default_mode);
-  auto c = gpu::compare_unit(f.fuse, "default", kNoEngine, f.pytorch);
+  auto c = report::compare_unit(f.fuse, "default", kNoEngine, f.pytorch);
   REQUIRE(c);
   CHECK(c->unit == "0/0");
   CHECK(c->device == "H200");
@@ -75,9 +75,9 @@ TEST_CASE("compare puts residual_mlp's measured kernels on fxscope's groups", "[
   CHECK(c->engine.why_absent == "engine: not built/no GPU (no device)");
 }
 
-TEST_CASE("compare in eager puts each op's kernels on its own group", "[gpu]") {
+TEST_CASE("compare in eager puts each op's kernels on its own group", "[report][compare]") {
   const auto f = fixture("pointwise_chain", fusion::Mode::eager);
-  auto c = gpu::compare_unit(f.fuse, "eager", kNoEngine, f.pytorch);
+  auto c = report::compare_unit(f.fuse, "eager", kNoEngine, f.pytorch);
   REQUIRE(c);
   CHECK(pytorch_sum(*c) == Approx(c->pytorch.kernel_us));
   CHECK(row_named(*c, "(nodes outside the plan)") == nullptr);
@@ -88,10 +88,11 @@ TEST_CASE("compare in eager puts each op's kernels on its own group", "[gpu]") {
   CHECK(measured == 21);  // the 21 eager kernels of the run, one op each
 }
 
-TEST_CASE("compare of fused kernels that share nodes counts each microsecond once", "[gpu]") {
+TEST_CASE("compare of fused kernels that share nodes counts each microsecond once",
+          "[report][compare]") {
   // pointwise_chain's three kernels all recompute the chain's first nodes.
   const auto f = fixture("pointwise_chain", fusion::Mode::default_mode);
-  auto c = gpu::compare_unit(f.fuse, "default", kNoEngine, f.pytorch);
+  auto c = report::compare_unit(f.fuse, "default", kNoEngine, f.pytorch);
   REQUIRE(c);
   CHECK(pytorch_sum(*c) == Approx(c->pytorch.kernel_us));
   CHECK(c->pytorch.kernel_us == Approx(36.38).epsilon(1e-3));
@@ -102,33 +103,33 @@ TEST_CASE("compare of fused kernels that share nodes counts each microsecond onc
   CHECK(*c->rows[2].pytorch_us == Approx(16.70).epsilon(1e-3));
 }
 
-TEST_CASE("compare takes the engine column from a run in the same schema", "[gpu]") {
+TEST_CASE("compare takes the engine column from a run in the same schema", "[report][compare]") {
   const auto f = fixture("graph_breaks", fusion::Mode::default_mode);
-  auto c = gpu::compare_unit(f.fuse, "default", f.pytorch, f.pytorch);
+  auto c = report::compare_unit(f.fuse, "default", f.pytorch, f.pytorch);
   REQUIRE(c);
   CHECK(c->engine.present);
   for (const auto& r : c->rows) CHECK(r.engine_us == r.pytorch_us);
-  const auto j = gpu::to_json(*c);
+  const auto j = report::to_json(*c);
   CHECK(j["totals"]["engine"]["present"] == true);
   CHECK(j["totals"]["pytorch"]["kernel_us"].get<double>() == Approx(2.82).epsilon(1e-2));
   CHECK(j["groups"][0]["predicted_us"].is_number());
-  CHECK_THAT(gpu::to_text(*c), Catch::Contains("[0/0] mode default: predicted on H200"));
+  CHECK_THAT(report::to_text(*c), Catch::Contains("[0/0] mode default: predicted on H200"));
 }
 
-TEST_CASE("compare refuses a run of another unit and notes a missing mode", "[gpu]") {
+TEST_CASE("compare refuses a run of another unit and notes a missing mode", "[report][compare]") {
   auto f = fixture("residual_mlp", fusion::Mode::default_mode);
   auto other = f.pytorch;
   other.run->unit = "1/0";
-  auto c = gpu::compare_unit(f.fuse, "default", kNoEngine, other);
+  auto c = report::compare_unit(f.fuse, "default", kNoEngine, other);
   REQUIRE_FALSE(c);
   CHECK(c.error().message == "pytorch run: it ran unit 1/0, not unit 0/0");
 
   other.run->unit = "0/0";
   other.run->modes.resize(1);  // eager only
-  c = gpu::compare_unit(f.fuse, "default", kNoEngine, other);
+  c = report::compare_unit(f.fuse, "default", kNoEngine, other);
   REQUIRE(c);
   CHECK_FALSE(c->pytorch.present);
   CHECK(c->pytorch.why_absent == "pytorch: the run has no mode default");
-  const auto j = gpu::to_json(*c);
+  const auto j = report::to_json(*c);
   CHECK(j["groups"][0]["pytorch_us"].is_null());
 }
