@@ -22,6 +22,7 @@ from collections import defaultdict
 # The peaks the fit divides by: engine/cost/device_spec.cpp's H100 (NVIDIA H100 SXM datasheet).
 H100 = {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0}
 TENSOR_CLASSES = {"gemm", "conv", "grouped_conv", "attention"}
+DENSE_CLASSES = {"gemm", "conv", "attention"}
 MIN_SAMPLES = 40
 # Above 1: kernels whose bytes stay in L2 (50 MB on an H100) outrun the HBM peak.
 MAX_EFFICIENCY = 2.0
@@ -153,8 +154,11 @@ def main():
             continue
         tensor = cls in TENSOR_CLASSES
         uses = (True, tensor, not tensor)
-        # Overlapped (max) or in turn (sum): whichever fits the class better.
-        fits = [(fit_curve(samples, uses, additive), additive) for additive in (False, True)]
+        # Overlapped (max) or in turn (sum): whichever fits the class better. Dense GEMMs and
+        # convolutions overlap their loads with their math, and a sum would let the many tiny
+        # convolutions drag the FLOP rate of the large ones down.
+        combines = (False,) if cls in DENSE_CLASSES else (False, True)
+        fits = [(fit_curve(samples, uses, additive), additive) for additive in combines]
         ((lat, m, c, i), _), additive = min(fits, key=lambda f: f[0][1])
         errs = sorted(max(predict((lat, m, c, i), p, additive) / t,
                           t / predict((lat, m, c, i), p, additive)) for p, t in samples)
