@@ -62,6 +62,14 @@ Result<DeviceSpec> apply_overrides(DeviceSpec spec, std::string_view overrides) 
       return make_error("device override '" + std::string(item) + "': expected KEY=NUMBER");
     }
     const std::string_view key = text::trim(item.substr(0, eq));
+    if (key == "calibrated") {
+      const std::string_view flag = text::trim(item.substr(eq + 1));
+      if (flag != "0" && flag != "1") {
+        return make_error("device override '" + std::string(item) + "': expected 0 or 1");
+      }
+      spec.calibrated = flag == "1";
+      continue;
+    }
     const auto value = text::parse_double(item.substr(eq + 1));
     if (!value || *value <= 0) {
       return make_error("device override '" + std::string(item) + "': expected a positive number");
@@ -85,7 +93,7 @@ Result<DeviceSpec> apply_overrides(DeviceSpec spec, std::string_view overrides) 
     } else {
       return make_error("device override '" + std::string(item) +
                         "': unknown key or value out of range (keys: bw, fp32, tf32, bf16, "
-                        "launch, graph_launch, mem_eff, compute_eff)");
+                        "launch, graph_launch, mem_eff, compute_eff, calibrated)");
     }
   }
   spec.source += overrides.empty() ? "" : " (overridden: " + std::string(overrides) + ")";

@@ -24,7 +24,60 @@ double peak_tflops(const DeviceSpec& d, const KernelWork& w) {
   return d.fp32_tflops;
 }
 
+// The datasheet roofline: the longest of bytes at memory_efficiency x peak bandwidth, FLOPs at
+// compute_efficiency (GEMM, convolution) or memory_efficiency x peak, issue slots at the issue
+// rate, and the kernel floor.
+void price_fixed(const KernelWork& work, const DeviceSpec& device, KernelCost& c) {
+  const double bandwidth = device.memory_bandwidth_gbs * device.memory_efficiency;  // GB/s
+  const double efficiency = work.work_class == WorkClass::gemm_conv ? device.compute_efficiency
+                                                                    : device.memory_efficiency;
+  const double rate = peak_tflops(device, work) * efficiency;        // TFLOP/s
+  c.memory_us = bandwidth > 0 ? work.bytes / (bandwidth * 1e3) : 0;  // bytes / (GB/s) in us
+  c.compute_us = rate > 0 ? work.flops / (rate * 1e6) : 0;           // flops / (TFLOP/s) in us
+  if (work.work_class != WorkClass::gemm_conv && device.fp32_tflops > 0) {
+    // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
+    const double slots_per_us = device.fp32_tflops * 1e6 / 2;
+    c.compute_us = std::max(c.compute_us, work.alu_slots / slots_per_us);
+  }
+  c.memory_bound = c.memory_us >= c.compute_us;
+  c.device_us = std::max({c.memory_us, c.compute_us, device.kernel_floor_us});
+}
+
+// The fitted curve's price of WORK: the class's latency plus the longest (or the sum) of its
+// bytes, FLOPs and issue slots, each at the share of the device's peak that the class reaches.
+void price_calibrated(const KernelWork& work, const DeviceSpec& device, const ClassCurve& curve,
+                      KernelCost& c) {
+  const auto at = [](double amount, double peak_per_us, double efficiency) {
+    return efficiency > 0 && peak_per_us > 0 ? amount / (peak_per_us * efficiency) : 0.0;
+  };
+  c.memory_us = at(work.bytes, device.memory_bandwidth_gbs * 1e3, curve.memory_efficiency);
+  c.compute_us = at(work.flops, peak_tflops(device, work) * 1e6, curve.compute_efficiency);
+  // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
+  c.compute_us = std::max(c.compute_us,
+                          at(work.alu_slots, device.fp32_tflops * 1e6 / 2, curve.issue_efficiency));
+  c.memory_bound = c.memory_us >= c.compute_us;
+  c.device_us = curve.latency_us +
+                (curve.additive ? c.memory_us + c.compute_us : std::max(c.memory_us, c.compute_us));
+  c.calibrated = true;
+}
+
 }  // namespace
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::fp64:
+      return "fp64";
+  }
+  return "fp32";
+}
 
 std::string_view to_string(WorkClass c) {
   switch (c) {
@@ -42,19 +95,14 @@ std::string_view to_string(WorkClass c) {
 
 KernelCost predict_kernel(const KernelWork& work, const DeviceSpec& device, LaunchMode mode) {
   KernelCost c;
-  const double bandwidth = device.memory_bandwidth_gbs * device.memory_efficiency;  // GB/s
-  const double efficiency = work.work_class == WorkClass::gemm_conv ? device.compute_efficiency
-                                                                    : device.memory_efficiency;
-  const double rate = peak_tflops(device, work) * efficiency;        // TFLOP/s
-  c.memory_us = bandwidth > 0 ? work.bytes / (bandwidth * 1e3) : 0;  // bytes / (GB/s) in us
-  c.compute_us = rate > 0 ? work.flops / (rate * 1e6) : 0;           // flops / (TFLOP/s) in us
-  if (work.work_class != WorkClass::gemm_conv && device.fp32_tflops > 0) {
-    // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
-    const double slots_per_us = device.fp32_tflops * 1e6 / 2;
-    c.compute_us = std::max(c.compute_us, work.alu_slots / slots_per_us);
+  const ClassCurve* curve =
+      device.calibrated ? builtin_calibration().find(work.kernel_class, to_string(work.precision))
+                        : nullptr;
+  if (curve) {
+    price_calibrated(work, device, *curve, c);
+  } else {
+    price_fixed(work, device, c);
   }
-  c.memory_bound = c.memory_us >= c.compute_us;
-  c.device_us = std::max({c.memory_us, c.compute_us, device.kernel_floor_us});
   if (mode == LaunchMode::cuda_graph) {
     c.overhead_us = device.graph_launch_overhead_us;
   } else {

@@ -136,13 +136,20 @@ OpCost op_cost(const graph::Graph& graph, graph::NodeId id, const SymbolHints& h
       break;
     }
     case FlopRule::conv: {
-      const graph::TensorMeta* w = inputs.size() > 1 ? meta_of(graph, inputs[1]) : nullptr;
+      // convolution_backward(grad_output, input, weight, ...) computes the input's and the
+      // weight's gradients, each as many FLOPs as the forward convolution that made grad_output.
+      const bool backward = info.name == "aten.convolution_backward";
+      const std::size_t weight = backward ? 2 : 1;
+      const graph::TensorMeta* w =
+          inputs.size() > weight ? meta_of(graph, inputs[weight]) : nullptr;
       double per_output = 1.0;
       if (w) {
         for (std::size_t i = 1; i < w->rank(); ++i)
           per_output *= static_cast<double>(dim_at(*w, i, hints));
       }
-      cost.flops = 2.0 * out_elems * per_output;
+      const double conv_outputs =
+          backward && in0 ? static_cast<double>(numel(*in0, hints)) : out_elems;
+      cost.flops = (backward ? 4.0 : 2.0) * conv_outputs * per_output;
       break;
     }
     case FlopRule::attention: {

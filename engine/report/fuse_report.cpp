@@ -31,6 +31,107 @@ cost::WorkClass class_of_op(std::string_view target) {
   return cost::WorkClass::other;
 }
 
+cost::KernelClass kernel_class_of_op(std::string_view target) {
+  switch (ops::classify(target).op_class) {
+    case ops::OpClass::gemm:
+      return cost::KernelClass::gemm;
+    case ops::OpClass::conv:
+      return cost::KernelClass::conv;
+    case ops::OpClass::attention:
+      return cost::KernelClass::attention;
+    case ops::OpClass::reduction:
+      return cost::KernelClass::reduction;
+    case ops::OpClass::pointwise:
+      return cost::KernelClass::pointwise;
+    case ops::OpClass::broadcast:
+    case ops::OpClass::injective:
+    case ops::OpClass::view:
+      return cost::KernelClass::copy;
+    case ops::OpClass::opaque:
+      break;
+  }
+  return cost::KernelClass::other;
+}
+
+// Whether convolution node ID convolves groups of channels apart (grouped, depthwise): its
+// weight's input channels, [C_out, C_in / groups, ...], are fewer than its input's.
+bool grouped_convolution(const graph::Graph& graph, graph::NodeId id) {
+  const auto in = graph.inputs(id);
+  const bool backward = graph.node(id).target.find("convolution_backward") != std::string::npos;
+  const std::size_t input = backward ? 1 : 0;
+  if (in.size() <= input + 1) return false;
+  const auto& x = graph.node(in[input]).meta;
+  const auto& w = graph.node(in[input + 1]).meta;
+  if (!x || !w || x->rank() < 3 || w->rank() < 3) return false;
+  const auto& c_in = x->sizes[1];
+  const auto& per_group = w->sizes[1];
+  return !c_in.is_symbolic() && !per_group.is_symbolic() && per_group.value < c_in.value;
+}
+
+// A library or eager group is priced by its heaviest op: the GEMM, convolution or attention
+// among its nodes where there is one, else its first node.
+cost::KernelClass library_class(const fusion::KernelGroup& group, const graph::Graph& graph) {
+  if (group.nodes.empty()) return cost::KernelClass::other;
+  for (const auto id : group.nodes) {
+    const auto c = kernel_class_of_op(graph.node(id).target);
+    if (c == cost::KernelClass::conv && grouped_convolution(graph, id)) {
+      return cost::KernelClass::grouped_conv;
+    }
+    if (c == cost::KernelClass::gemm || c == cost::KernelClass::conv ||
+        c == cost::KernelClass::attention) {
+      return c;
+    }
+  }
+  return kernel_class_of_op(graph.node(group.nodes.front()).target);
+}
+
+// Which dimension of META walks memory with stride 1, or -1 where none does (a scalar, symbolic
+// strides, a broadcast); size-1 dimensions do not count.
+int unit_stride_dim(const graph::TensorMeta& meta) {
+  if (meta.sizes.size() != meta.strides.size()) return -1;
+  for (std::size_t d = 0; d < meta.sizes.size(); ++d) {
+    if (meta.sizes[d].is_symbolic() || meta.strides[d].is_symbolic()) return -1;
+    if (meta.sizes[d].value > 1 && meta.strides[d].value == 1) return static_cast<int>(d);
+  }
+  return -1;
+}
+
+int last_nonunit_dim(const graph::TensorMeta& meta) {
+  for (std::size_t d = meta.sizes.size(); d-- > 0;) {
+    if (meta.sizes[d].is_symbolic() || meta.sizes[d].value > 1) return static_cast<int>(d);
+  }
+  return -1;
+}
+
+std::int64_t static_numel(const graph::TensorMeta& meta) {
+  std::int64_t n = 1;
+  for (const auto& d : meta.sizes) {
+    if (d.is_symbolic()) return -1;
+    n *= d.value;
+  }
+  return n;
+}
+
+// Whether GROUP reads or writes, at its full size, a tensor whose innermost dimension in memory
+// is not its last (channels-last, a transpose): its elements are then addressed through every
+// dimension's stride, or one side of each access is strided.
+bool walks_permuted_layout(const fusion::KernelGroup& group, const graph::Graph& graph) {
+  bool permuted = false;
+  const auto look = [&](const std::vector<graph::NodeId>& ids) {
+    for (const auto id : ids) {
+      const auto& meta = graph.node(id).meta;
+      if (!meta || meta->is_sym_scalar() || static_numel(*meta) != group.numel) continue;
+      const int inner = unit_stride_dim(*meta);
+      if (inner < 0) continue;
+      permuted = permuted || inner != last_nonunit_dim(*meta);
+    }
+  };
+  look(group.inputs);
+  look(group.outputs);
+  look(group.nodes);
+  return permuted;
+}
+
 cost::Precision precision_of(const std::string& dtype) {
   // Samples and the GPU runs keep TF32 off, so f32 GEMMs run at the plain fp32 rate.
   if (dtype == "bf16") return cost::Precision::bf16;
@@ -159,23 +260,47 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
   switch (group.kind) {
     case fusion::GroupKind::pointwise:
       w.work_class = cost::WorkClass::elementwise;
+      w.kernel_class =
+          fusion::is_layout_copy(group) ? cost::KernelClass::copy : cost::KernelClass::pointwise;
       break;
     case fusion::GroupKind::reduction:
+      w.work_class = cost::WorkClass::reduction;
+      w.kernel_class = cost::KernelClass::reduction;
+      break;
     case fusion::GroupKind::persistent_reduction:
       w.work_class = cost::WorkClass::reduction;
+      w.kernel_class = cost::KernelClass::persistent_reduction;
       break;
     case fusion::GroupKind::template_gemm:
       w.work_class = cost::WorkClass::gemm_conv;
+      w.kernel_class = library_class(group, graph);
+      if (w.kernel_class != cost::KernelClass::conv &&
+          w.kernel_class != cost::KernelClass::grouped_conv) {
+        w.kernel_class = cost::KernelClass::gemm;
+      }
       break;
     case fusion::GroupKind::extern_kernel:
     case fusion::GroupKind::eager_op:
       w.work_class = group.nodes.empty() ? cost::WorkClass::other
                                          : class_of_op(graph.node(group.nodes.front()).target);
+      w.kernel_class = library_class(group, graph);
       break;
+  }
+  if ((w.kernel_class == cost::KernelClass::pointwise ||
+       w.kernel_class == cost::KernelClass::copy) &&
+      group.numel > 1 && walks_permuted_layout(group, graph)) {
+    w.kernel_class = cost::KernelClass::transpose;
   }
   const auto& outputs = group.outputs.empty() ? group.nodes : group.outputs;
   if (!outputs.empty() && graph.node(outputs.front()).meta) {
     w.precision = precision_of(graph.node(outputs.front()).meta->dtype);
+  } else if (!outputs.empty()) {
+    // A tuple result (convolution_backward, attention) has no annotation: its first input's
+    // dtype is the precision it computes in.
+    const auto in = graph.inputs(outputs.front());
+    if (!in.empty() && graph.node(in.front()).meta) {
+      w.precision = precision_of(graph.node(in.front()).meta->dtype);
+    }
   }
   return w;
 }

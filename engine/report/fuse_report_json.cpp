@@ -20,6 +20,7 @@ json groups_json(const fusion::FusionPlan& plan, const cost::ModeCost& cost,
   json out = json::array();
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
     const auto& g = plan.groups[i];
+    const cost::KernelWork work = kernel_work(g, graph);
     out.push_back(json{{"name", g.name},
                        {"kind", fusion::to_string(g.kind)},
                        {"graph", where},
@@ -28,6 +29,10 @@ json groups_json(const fusion::FusionPlan& plan, const cost::ModeCost& cost,
                        {"flops", g.flops},
                        {"numel", g.numel},
                        {"rnumel", g.rnumel},
+                       {"alu_slots", g.alu_slots},
+                       {"kernel_class", cost::to_string(work.kernel_class)},
+                       {"precision", cost::to_string(work.precision)},
+                       {"device_us", cost.kernels[i].device_us},
                        {"predicted_us", cost.kernels[i].total_us},
                        {"memory_bound", cost.kernels[i].memory_bound},
                        {"note", g.note}});

@@ -62,6 +62,21 @@ bool any_time(const CompareRow& row) {
   return positive(row.engine_us) || positive(row.pytorch_us);
 }
 
+// How far the rows' predictions land from MEMBER's times, over the unit's first (forward) graph:
+// the one a run re-runs.
+cost::PredictionError prediction_error_of(const std::vector<CompareRow>& rows,
+                                          std::optional<double> CompareRow::*member,
+                                          double measured_kernel_us) {
+  std::vector<cost::PredictedMeasured> pairs;
+  double predicted = 0;
+  for (const auto& r : rows) {
+    if (!r.predicted_us || r.graph != rows.front().graph) continue;
+    predicted += *r.predicted_us;
+    if (const auto& v = r.*member; v) pairs.push_back({*r.predicted_us, *v});
+  }
+  return cost::prediction_error(pairs, predicted, measured_kernel_us);
+}
+
 }  // namespace
 
 Result<Comparison> compare_unit(const FuseReport& fuse, const std::string& mode,
@@ -113,6 +128,14 @@ Result<Comparison> compare_unit(const FuseReport& fuse, const std::string& mode,
   }
   if (const auto* m = fill_column(pytorch, "pytorch", mode, c.pytorch)) {
     distribute(*m, kernels, &CompareRow::pytorch_us, c.rows, outside, unattributed);
+  }
+  if (c.engine.present) {
+    c.engine.prediction_error =
+        prediction_error_of(c.rows, &CompareRow::engine_us, c.engine.kernel_us);
+  }
+  if (c.pytorch.present) {
+    c.pytorch.prediction_error =
+        prediction_error_of(c.rows, &CompareRow::pytorch_us, c.pytorch.kernel_us);
   }
   if (any_time(outside)) {
     c.notes.push_back(

@@ -19,7 +19,26 @@ nlohmann::json column_json(const MeasuredColumn& c) {
           {"kernel_us", c.kernel_us},
           {"total_us", c.total_us},
           {"launches", c.launches},
-          {"attributed_share", c.attributed_share}};
+          {"attributed_share", c.attributed_share},
+          {"prediction_error",
+           {{"groups", c.prediction_error.kernels},
+            {"median_factor", c.prediction_error.median_factor},
+            {"p90_factor", c.prediction_error.p90_factor},
+            {"predicted_kernel_us", c.prediction_error.predicted_us},
+            {"total_ratio", c.prediction_error.total_ratio()}}}};
+}
+
+// "prediction vs engine: per group 1.12x median, 1.90x p90 error over 45 groups; predicted
+// kernel time 0.95x of measured".
+std::string prediction_error_line(const char* backend, const MeasuredColumn& c) {
+  if (!c.present || c.prediction_error.kernels == 0) return {};
+  const auto& e = c.prediction_error;
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "  prediction vs %s: per group %.2fx median, %.2fx p90 error over %zu groups; "
+                "predicted kernel time %.2fx of measured\n",
+                backend, e.median_factor, e.p90_factor, e.kernels, e.total_ratio());
+  return buf;
 }
 
 std::string cell(const std::optional<double>& v) {
@@ -102,6 +121,8 @@ std::string to_text(const Comparison& c) {
                 cell(c.engine, &MeasuredColumn::launches).c_str(),
                 cell(c.pytorch, &MeasuredColumn::launches).c_str());
   out += line;
+  out += prediction_error_line("engine", c.engine);
+  out += prediction_error_line("pytorch", c.pytorch);
   for (const auto& n : c.notes) out += "  note: " + n + "\n";
   return out;
 }

@@ -25,7 +25,10 @@ struct DeviceSpec {
   double kernel_floor_us = 2.0;           // the shortest a kernel runs on the device, however small
   double memory_efficiency = 0.85;        // share of peak bandwidth a streaming kernel reaches
   double compute_efficiency = 0.70;       // share of peak FLOP/s a large GEMM/conv reaches
-  std::string source;                     // where the figures come from
+  // Price kernels by the fitted curves of builtin_calibration() (calibration.h), which replace
+  // memory_efficiency, compute_efficiency and kernel_floor_us for the classes they cover.
+  bool calibrated = true;
+  std::string source;  // where the figures come from
 };
 
 // H200, H100, A100, V100, L4 and RTX 4090 as shipped; `name` matches case-insensitively.
@@ -33,7 +36,7 @@ const std::vector<DeviceSpec>& known_devices();
 std::optional<DeviceSpec> find_device(std::string_view name);
 
 // Applies "bw=4000,fp32=60,tf32=400,bf16=900,launch=4,graph_launch=0.5,mem_eff=0.9,
-// compute_eff=0.6" to SPEC; an unknown key or a bad number is an Error naming it.
+// compute_eff=0.6,calibrated=0" to SPEC; an unknown key or a bad number is an Error naming it.
 Result<DeviceSpec> apply_overrides(DeviceSpec spec, std::string_view overrides);
 
 }  // namespace fxscope::cost

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fxscope/cost/calibration.h"
 #include "fxscope/cost/device_spec.h"
 
 namespace fxscope::cost {
@@ -17,6 +18,7 @@ std::string_view to_string(WorkClass c);
 
 // Which peak a kernel's FLOPs run at: fp32 on CUDA cores, or a tensor-core precision.
 enum class Precision { fp32, tf32, bf16, fp16, fp64 };
+std::string_view to_string(Precision p);
 
 // How kernels reach the GPU: one host launch each (eager, Inductor default) or a CUDA graph.
 enum class LaunchMode { host, cuda_graph };
@@ -32,16 +34,21 @@ struct KernelWork {
   // tensor cores: a chain of full-precision sin, exp and divisions issues far more instructions
   // than its FLOPs count.
   double alu_slots = 0;
+  // Which fitted curve prices it (calibration.h).
+  KernelClass kernel_class = KernelClass::other;
 };
 
 // The predicted time of one kernel and what bounds it.
 struct KernelCost {
   double memory_us = 0;
   double compute_us = 0;
-  double device_us = 0;    // max(memory, compute, floor)
+  // Without a calibration: max(memory, compute, floor). With one: the class's latency plus
+  // max(memory, compute), each at the class's fitted efficiency.
+  double device_us = 0;
   double overhead_us = 0;  // launch cost not hidden by the kernel's own work
   double total_us = 0;     // device + overhead
   bool memory_bound = true;
+  bool calibrated = false;  // priced by a fitted curve rather than the fixed efficiencies
 };
 
 // One op class's share of a mode's predicted time and bytes.

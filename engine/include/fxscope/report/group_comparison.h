@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "fxscope/core/result.h"
+#include "fxscope/cost/prediction_error.h"
 #include "fxscope/report/fuse_report.h"
 #include "fxscope/report/run_result.h"
 
@@ -41,6 +42,9 @@ struct MeasuredColumn {
   double total_us = 0;   // CUDA-event time of a call (median)
   double launches = 0;
   double attributed_share = 0;
+  // The prediction against this column: per group with both times the error factor's median and
+  // p90, and the predicted kernel time of the graphs it measured over its kernel_us.
+  cost::PredictionError prediction_error;
 };
 
 struct Comparison {

@@ -1,0 +1,103 @@
+// Prints how close the cost model comes to the engine's measured kernel times on the corpus logs
+// its calibration was not fitted to: per log, mode and graph the kernels compared, the median
+// and 90th-percentile error factor per kernel, and the whole graph's predicted over measured
+// kernel time; then how many graphs meet the targets (median <= 1.25, p90 <= 2, total within
+// 15%) and the same figures for the uncalibrated roofline.
+//   bench_cost_fit [PREFIX] [--all]
+// PREFIX names the fit data (default tests/data/cost_fit/h100: PREFIX_kernels.csv.gz and
+// PREFIX_totals.csv, from tools/cost_fit/extract_kernels.py); --all checks the training logs too.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fxscope/cost/calibration.h"
+#include "fxscope/report/cost_fit.h"
+
+namespace {
+
+using fxscope::report::FitCheck;
+
+bool meets(const FitCheck& c) {
+  return c.error.median_factor <= 1.25 && c.error.p90_factor <= 2.0 &&
+         std::abs(c.error.total_ratio() - 1.0) <= 0.15;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void summarize(const char* label, const std::vector<FitCheck>& checks) {
+  std::vector<double> medians;
+  std::vector<double> p90s;
+  std::vector<double> totals;
+  std::size_t ok_median = 0;
+  std::size_t ok_p90 = 0;
+  std::size_t ok_total = 0;
+  std::size_t ok_all = 0;
+  for (const auto& c : checks) {
+    medians.push_back(c.error.median_factor);
+    p90s.push_back(c.error.p90_factor);
+    totals.push_back(std::abs(std::log(std::max(c.error.total_ratio(), 1e-9))));
+    ok_median += c.error.median_factor <= 1.25;
+    ok_p90 += c.error.p90_factor <= 2.0;
+    ok_total += std::abs(c.error.total_ratio() - 1.0) <= 0.15;
+    ok_all += meets(c);
+  }
+  std::printf(
+      "%s: %zu graph-modes; median factor <= 1.25 in %zu, p90 <= 2 in %zu, total within 15%% "
+      "in %zu, all three in %zu; median over graphs of the median factor %.2f, of the p90 %.2f, "
+      "of the total's factor %.2f\n",
+      label, checks.size(), ok_median, ok_p90, ok_total, ok_all, median_of(medians),
+      median_of(p90s), std::exp(median_of(totals)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string prefix = FXSCOPE_FIT_DATA;
+  bool all = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--all") {
+      all = true;
+    } else {
+      prefix = arg;
+    }
+  }
+  auto data = fxscope::report::read_fit_data(prefix);
+  if (!data) {
+    std::fprintf(stderr, "bench_cost_fit: %s\n", data.error().message.c_str());
+    return 1;
+  }
+  const auto& cal = fxscope::cost::builtin_calibration();
+  const auto device =
+      fxscope::cost::find_device(cal.device_spec.empty() ? "H100" : cal.device_spec);
+  if (!device) {
+    std::fprintf(stderr, "bench_cost_fit: unknown device %s\n", cal.device_spec.c_str());
+    return 1;
+  }
+  std::set<std::string> training;
+  if (!all) training.insert(cal.training_logs.begin(), cal.training_logs.end());
+  const auto checks = fxscope::report::check_fit(*data, *device, training);
+  std::printf("calibration fitted on %s (%zu training logs), checked on %s\n",
+              cal.measured_on.c_str(), cal.training_logs.size(),
+              all ? "every log" : "the held-out logs");
+  std::printf("%-42s %-16s %-8s %6s %7s %7s %10s %10s %7s\n", "log", "mode", "graph", "kernels",
+              "median", "p90", "predicted", "measured", "total");
+  for (const auto& c : checks) {
+    std::printf("%-42s %-16s %-8s %6zu %6.2fx %6.2fx %8.0fus %8.0fus %6.2fx%s\n", c.log.c_str(),
+                c.mode.c_str(), c.graph.c_str(), c.error.kernels, c.error.median_factor,
+                c.error.p90_factor, c.error.predicted_us, c.error.measured_us,
+                c.error.total_ratio(), meets(c) ? "" : "  *");
+  }
+  summarize("calibrated", checks);
+  auto fixed = *device;
+  fixed.calibrated = false;
+  summarize("uncalibrated roofline", fxscope::report::check_fit(*data, fixed, training));
+  return 0;
+}

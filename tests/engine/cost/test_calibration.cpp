@@ -1,0 +1,92 @@
+#include <catch2/catch.hpp>
+
+#include "fxscope/cost/calibration.h"
+#include "fxscope/cost/device_spec.h"
+#include "fxscope/cost/prediction_error.h"
+#include "fxscope/cost/roofline.h"
+
+using namespace fxscope::cost;
+
+TEST_CASE("the compiled-in calibration names its device and covers the common classes",
+          "[cost][calibration]") {
+  const Calibration& cal = builtin_calibration();
+  CHECK(cal.measured_on.find("H100") != std::string::npos);
+  CHECK(cal.device_spec == "H100");
+  CHECK_FALSE(cal.source.empty());
+  CHECK_FALSE(cal.training_logs.empty());
+  for (const auto c : {KernelClass::pointwise, KernelClass::persistent_reduction, KernelClass::gemm,
+                       KernelClass::conv, KernelClass::transpose}) {
+    INFO(to_string(c));
+    const ClassCurve* curve = cal.find(c, "fp32");
+    REQUIRE(curve != nullptr);
+    CHECK(curve->samples >= 40);
+    CHECK(curve->latency_us > 0);
+    CHECK(curve->memory_efficiency + curve->compute_efficiency + curve->issue_efficiency > 0);
+  }
+  // A tensor-core class has a curve per precision; bf16 GEMMs reach a lower share of their
+  // (much higher) peak than fp32 ones.
+  const ClassCurve* bf16 = cal.find(KernelClass::gemm, "bf16");
+  REQUIRE(bf16 != nullptr);
+  CHECK(bf16->precision == "bf16");
+}
+
+TEST_CASE("a calibrated kernel costs its class's latency plus its curve", "[cost][calibration]") {
+  const DeviceSpec h100 = *find_device("H100");
+  KernelWork add{"add", WorkClass::elementwise, 64e6, 8e6, Precision::fp32,
+                 8e6,   KernelClass::pointwise};
+  const ClassCurve& curve = *builtin_calibration().find(KernelClass::pointwise, "fp32");
+  const KernelCost c = predict_kernel(add, h100, LaunchMode::cuda_graph);
+  CHECK(c.calibrated);
+  CHECK(c.memory_us == Approx(64e6 / (3350e3 * curve.memory_efficiency)));
+  CHECK(c.device_us >= curve.latency_us + c.memory_us);
+  // Another device scales by its datasheet bandwidth.
+  const KernelCost h200 = predict_kernel(add, *find_device("H200"), LaunchMode::cuda_graph);
+  CHECK(h200.memory_us == Approx(c.memory_us * 3350.0 / 4800.0));
+  // calibrated=0 prices with the fixed efficiencies and the 2 us floor.
+  auto fixed = apply_overrides(h100, "calibrated=0");
+  REQUIRE(fixed);
+  const KernelCost f = predict_kernel(add, *fixed, LaunchMode::cuda_graph);
+  CHECK_FALSE(f.calibrated);
+  CHECK(f.memory_us == Approx(64e6 / (3350e3 * 0.85)));
+  CHECK_FALSE(apply_overrides(h100, "calibrated=yes"));
+  // A class the calibration does not cover keeps the fixed model.
+  add.kernel_class = KernelClass::other;
+  CHECK_FALSE(predict_kernel(add, h100, LaunchMode::cuda_graph).calibrated);
+}
+
+TEST_CASE("a calibration that does not parse says where", "[cost][calibration]") {
+  auto bad_class = parse_calibration(
+      R"({"curves": [{"class": "fft", "latency_us": 1, "memory_efficiency": 1,
+          "compute_efficiency": 0, "issue_efficiency": 0}]})",
+      "cal.json");
+  REQUIRE_FALSE(bad_class);
+  CHECK_THAT(bad_class.error().message,
+             Catch::Contains("cal.json: curves[0]: unknown class 'fft'"));
+  auto missing = parse_calibration(R"({"curves": [{"class": "gemm", "latency_us": 1}]})", "c.json");
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::Contains("memory_efficiency"));
+  CHECK_FALSE(parse_calibration("[1, 2", "broken.json"));
+  auto ok = parse_calibration(
+      R"({"device_spec": "H100", "curves": [{"class": "conv", "precision": "bf16",
+          "latency_us": 3, "memory_efficiency": 0.5, "compute_efficiency": 0.4,
+          "issue_efficiency": 0, "combine": "sum"}]})",
+      "ok.json");
+  REQUIRE(ok);
+  REQUIRE(ok->find(KernelClass::conv, "bf16") != nullptr);
+  CHECK(ok->find(KernelClass::conv, "bf16")->additive);
+  CHECK(ok->find(KernelClass::conv, "fp32") == nullptr);  // no "any" curve to fall back on
+}
+
+TEST_CASE("prediction error: median and p90 factors and the total ratio", "[cost][calibration]") {
+  std::vector<PredictedMeasured> pairs;
+  for (int i = 1; i <= 10; ++i) pairs.push_back({10.0 * i, 10.0});  // factors 1 .. 10
+  pairs.push_back({5.0, 0.0});                                      // not measured: ignored
+  const PredictionError e = prediction_error(pairs, 600.0, 400.0);
+  CHECK(e.kernels == 10);
+  CHECK(e.median_factor == Approx(6.0));
+  CHECK(e.p90_factor == Approx(9.0));
+  CHECK(e.total_ratio() == Approx(1.5));
+  // Too fast counts as much as too slow.
+  const PredictionError under = prediction_error({{1.0, 4.0}}, 1.0, 4.0);
+  CHECK(under.median_factor == Approx(4.0));
+}
