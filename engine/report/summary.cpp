@@ -127,6 +127,7 @@ Summary summarize(const trace::TraceLog& log) {
   summary.graph_breaks = log.graph_breaks();
   summary.recompiles = log.recompiles();
   summary.warnings = log.warnings();
+  if (auto check = check_recompiles(log, std::nullopt)) summary.recompile_check = std::move(*check);
   for (const auto& unit : log.units()) summary.units.push_back(describe(unit));
 
   auto jobs = plan_jobs(log.units());

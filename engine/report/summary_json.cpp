@@ -92,6 +92,7 @@ json to_json(const Summary& s) {
               {"units", units},
               {"graph_breaks", breaks},
               {"recompiles", recompiles},
+              {"recompile_causes", recompile_causes_json(s.recompile_check)},
               {"warnings", to_json(s.warnings)}};
 }
 

@@ -73,6 +73,11 @@ void recompiles_section(std::ostringstream& out, const Summary& s) {
       }
     }
   }
+  // The causes behind those reasons, each with its fix, the cause of most recompiles first.
+  const std::string causes = recompile_causes_text(s.recompile_check);
+  if (causes.empty()) return;
+  std::istringstream lines(causes);
+  for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
 }  // namespace

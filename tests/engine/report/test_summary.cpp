@@ -116,3 +116,50 @@ TEST_CASE("the text summary names breaks, hints and recompile reasons", "[report
   CHECK_THAT(text,
              Catch::Contains("4/1: tensor 'x' dtype mismatch. expected Float, actual Double"));
 }
+
+TEST_CASE("the summary ranks the recompile causes with their fixes", "[report][recompiles]") {
+  const auto s = summary_of("graph_breaks");
+  REQUIRE_FALSE(s.recompile_check.ranked.empty());
+  CHECK(s.recompile_check.ranked[0].cause.kind == "dtype");
+  CHECK(s.recompile_check.ranked[0].count() == 3);
+  const auto text = report::to_text(s);
+  CHECK_THAT(text, Catch::Contains("  why it recompiled, most often first:\n"
+                                   "    3x dtype of x: Float -> Double  [4/2, 4/3, 4/4]\n"));
+  CHECK_THAT(text, Catch::Contains("        fix: cast x to one dtype before the call"));
+  const auto j = report::to_json(s);
+  const auto& ranked = j.at("recompile_causes").at("ranked");
+  REQUIRE(ranked.size() == s.recompile_check.ranked.size());
+  CHECK(ranked.at(0).at("kind") == "dtype");
+  CHECK(ranked.at(0).at("after") == "Double");
+  CHECK(j.at("recompile_causes").at("limit_hits").empty());
+
+  // A log without recompiles says nothing of causes.
+  const auto quiet = summary_of("residual_mlp");
+  CHECK(quiet.recompile_check.ranked.empty());
+  CHECK_THAT(report::to_text(quiet), !Catch::Contains("why it recompiled"));
+  CHECK(report::to_json(quiet).at("recompile_causes").at("ranked").empty());
+}
+
+TEST_CASE("the summary's causes are the recompile check's, each with a fix",
+          "[report][recompiles]") {
+  for (const char* sample : {"corpus/hand_recompiles_python", "corpus/hand_recompiles_tensor",
+                             "corpus/hand_recompiles_module"}) {
+    INFO(sample);
+    auto log = trace::read_trace(test::sample(sample));
+    REQUIRE(log.ok());
+    const auto s = report::summarize(*log);
+    const auto check = report::check_recompiles(*log, std::nullopt);
+    REQUIRE(check.ok());
+    REQUIRE(s.recompile_check.ranked.size() == check->ranked.size());
+    REQUIRE_FALSE(check->ranked.empty());
+    const auto text = report::to_text(s);
+    for (std::size_t i = 0; i < check->ranked.size(); ++i) {
+      const auto& cause = s.recompile_check.ranked[i].cause;
+      CHECK(cause.source == check->ranked[i].cause.source);
+      CHECK_FALSE(cause.fix.empty());
+      CHECK_THAT(text, Catch::Contains("fix: " + cause.fix));
+    }
+  }
+  CHECK_THAT(report::to_text(summary_of("corpus/hand_recompiles_python")),
+             Catch::Contains("fix: hoist the branch on act"));
+}

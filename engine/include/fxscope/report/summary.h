@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fxscope/core/diagnostics.h"
+#include "fxscope/report/guards_report.h"
 #include "fxscope/trace/graph_break.h"
 #include "fxscope/trace/recompile.h"
 #include "fxscope/trace/stack_frame.h"
@@ -47,6 +48,9 @@ struct Summary {
   std::vector<UnitSummary> units;
   std::vector<trace::GraphBreak> graph_breaks;  // deduplicated, with counts
   std::vector<trace::Recompile> recompiles;
+  // The recompiles replayed and explained: their causes ranked with the fix for each, and the
+  // frames that reached the recompile limit (guards_report.h, as `guards --check-recompiles`).
+  RecompileReport recompile_check;
   Warnings warnings;  // from the reader and from every parser
 
   std::size_t frame_count() const;
