@@ -23,7 +23,7 @@ bool same_frame(const CompileId& a, const CompileId& b) {
   return a.frame_id == b.frame_id && a.compiled_autograd_id == b.compiled_autograd_id;
 }
 
-std::string joined(const std::vector<std::string>& items) {
+std::string comma_joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
@@ -40,7 +40,7 @@ Result<const CompileUnit*> find(const trace::TraceLog& log, const std::optional<
   std::vector<std::string> known;
   for (const auto& u : log.units()) known.push_back(u.id.str());
   return make_error(log.path() + ": no compile unit " + id->str() + " (the log has " +
-                    (known.empty() ? std::string("none") : joined(known)) + ")");
+                    (known.empty() ? std::string("none") : comma_joined(known)) + ")");
 }
 
 // "[8, ?]": ? is a dynamic entry, which the tensor check lets through.
@@ -265,7 +265,7 @@ std::string recompile_causes_text(const RecompileReport& report) {
     }
     std::vector<std::string> ids;
     for (const auto& id : r.compile_ids) ids.push_back(id.str());
-    out += "  [" + joined(ids) + "]\n";
+    out += "  [" + comma_joined(ids) + "]\n";
     if (!c.where.empty()) out += "      at " + c.where + "\n";
     out += "      fix: " + c.fix + "\n";
   }
@@ -396,12 +396,12 @@ std::string to_text(const InputReport& report) {
   for (const auto& c : report.input.constants) {
     given.push_back(guards::strip_local_scope(c.source) + " = " + guards::python_repr(c.value));
   }
-  std::string out = "guards of " + report.path + "\ninput: " + joined(given) + "\n";
+  std::string out = "guards of " + report.path + "\ninput: " + comma_joined(given) + "\n";
   for (const auto& f : report.frames) {
     out += "\nframe " + std::to_string(f.frame_id) + (f.function.empty() ? "" : "  " + f.function) +
            "  (cache up to " + f.newest.str() + ")\n";
     if (!f.unguarded.empty()) {
-      out += "  no guard of this frame reads " + joined(f.unguarded) + "\n";
+      out += "  no guard of this frame reads " + comma_joined(f.unguarded) + "\n";
     }
     for (const auto& e : f.entries) {
       const auto& ev = e.evaluation;
