@@ -18,6 +18,23 @@ bool has_symbolic_size(const graph::TensorMeta& meta) {
   return false;
 }
 
+// Whether NODE, an in-place op, writes a graph input: its first argument is a placeholder, or a
+// view of one. Inductor's cudagraph trees skip a graph only for mutated inputs; an in-place op on
+// a buffer the graph made itself (index_put_ into a fresh zeros) keeps the capture.
+bool mutates_input(const graph::Graph& graph, const graph::Node& node) {
+  static const std::set<std::string_view> kViews = {
+      "view",      "_unsafe_view", "slice",  "select",  "as_strided", "permute", "transpose",
+      "unsqueeze", "squeeze",      "expand", "reshape", "t",          "alias",   "diagonal"};
+  const graph::Node* target = &node;
+  for (int hops = 0; hops < 64; ++hops) {
+    if (target->args.empty() || !target->args.front().is_node()) return false;
+    target = &graph.node(target->args.front().as_node());
+    if (target->op == graph::OpKind::placeholder) return true;
+    if (!target->is_op() || !kViews.contains(ops::op_base_name(target->target))) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph) {
@@ -41,8 +58,8 @@ CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph) {
       // the graph and refill its seed and offset before each replay (two fills outside the
       // graph, measured on residual_mlp_train), so dropout's RNG does not stop a capture.
       verdict.reasons.push_back("RNG state op " + node.name);
-    } else if (text::ends_with(base, "_") || base == "copy_" ||
-               text::starts_with(node.target, "torch.ops.higher_order.auto_functionalized")) {
+    } else if (text::starts_with(node.target, "torch.ops.higher_order.auto_functionalized") ||
+               ((text::ends_with(base, "_") || base == "copy_") && mutates_input(graph, node))) {
       verdict.reasons.push_back("mutation of an input by " + node.name);
     }
   }

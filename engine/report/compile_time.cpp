@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "fxscope/fusion/captured_mode.h"
+#include "fxscope/fusion/cuda_graph_check.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/trace/json_scan.h"
 #include "logged_cache_lookups.h"
 
@@ -194,6 +197,29 @@ std::vector<RuntimeSpan> runtime_spans(const Forest& f) {
   return spans;
 }
 
+// fxscope's CUDA-graph check over each post-grad graph of UNIT: usable only if every graph is.
+fusion::CudaGraphVerdict predict_cuda_graphs(const trace::CompileUnit& unit) {
+  fusion::CudaGraphVerdict verdict;
+  for (const auto direction :
+       {trace::Direction::kNone, trace::Direction::kForward, trace::Direction::kBackward}) {
+    const trace::Artifact* a = unit.find(trace::ArtifactKind::kPostGradGraph, direction);
+    if (a == nullptr || a->direction != direction) continue;
+    const auto parsed = graph::parse_fx_readable(a->payload.text(), a->name);
+    const auto graph_verdict = fusion::check_cuda_graphs(parsed.graph);
+    verdict.usable = verdict.usable && graph_verdict.usable;
+    for (const auto& reason : graph_verdict.reasons) {
+      verdict.reasons.push_back(direction == trace::Direction::kBackward ? "backward: " + reason
+                                                                         : reason);
+    }
+  }
+  return verdict;
+}
+
+bool uses_cuda_graphs(const trace::CompileUnit& unit) {
+  const auto mode = fusion::captured_mode(unit);
+  return mode == fusion::Mode::reduce_overhead || mode == fusion::Mode::max_autotune;
+}
+
 UnitCompileTime unit_compile_time(const trace::CompileUnit& unit) {
   UnitCompileTime u;
   u.compile_id = unit.id.str();
@@ -221,6 +247,9 @@ UnitCompileTime unit_compile_time(const trace::CompileUnit& unit) {
       u.autotune_us = u.autotune_us.value_or(0) + *metrics->compile_time_autotune_time_us;
     }
     if (metrics->cudagraph_skip_reason) u.cudagraph_skip_reason = metrics->cudagraph_skip_reason;
+  }
+  if (u.cudagraph_skip_reason || uses_cuda_graphs(unit)) {
+    u.cuda_graph_prediction = predict_cuda_graphs(unit);
   }
   if (m) {
     u.guard_count = m->guard_count;

@@ -60,6 +60,12 @@ json unit_json(const UnitCompileTime& u) {
               {"guard_count", or_null(u.guard_count)},
               {"guard_latency_us", or_null(u.guard_latency_us)},
               {"cudagraph_skip_reason", or_null(u.cudagraph_skip_reason)},
+              {"cuda_graph_prediction",
+               u.cuda_graph_prediction ? json{{"usable", u.cuda_graph_prediction->usable},
+                                              {"reasons", u.cuda_graph_prediction->reasons},
+                                              {"agrees", u.cuda_graph_prediction->usable !=
+                                                             u.cudagraph_skip_reason.has_value()}}
+                                       : json(nullptr)},
               {"failure", or_null(u.failure)},
               {"unmatched_events", u.unmatched_events}};
 }

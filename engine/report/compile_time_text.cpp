@@ -85,6 +85,24 @@ std::string caches_line(const UnitCompileTime& u) {
   return s;
 }
 
+// PyTorch's verdict on CUDA graphs beside fxscope's prediction, and whether they agree.
+std::string cuda_graphs_line(const UnitCompileTime& u) {
+  if (!u.cuda_graph_prediction && !u.cudagraph_skip_reason) return {};
+  std::string line = u.cudagraph_skip_reason ? "PyTorch skipped them: " + *u.cudagraph_skip_reason
+                                             : std::string("PyTorch logged no skip");
+  if (!u.cuda_graph_prediction) return line;
+  const auto& p = *u.cuda_graph_prediction;
+  line += "; fxscope predicts ";
+  line += p.usable ? "usable" : "skipped";
+  std::string sep = ": ";
+  for (const auto& reason : p.reasons) {
+    line += sep + reason;
+    sep = ", ";
+  }
+  const bool agree = p.usable != u.cudagraph_skip_reason.has_value();
+  return line + (agree ? " (agrees)" : " (DIFFERS)");
+}
+
 void unit_text(std::string& out, const UnitCompileTime& u) {
   if (u.forward) tree_text(out, u.compile_id, "forward", *u.forward);
   if (u.backward) tree_text(out, u.compile_id, "backward", *u.backward);
@@ -100,10 +118,12 @@ void unit_text(std::string& out, const UnitCompileTime& u) {
   if (u.autotune_us) {
     facts += format(", autotune at compile %.3f s", static_cast<double>(*u.autotune_us) / 1e6);
   }
-  if (u.cudagraph_skip_reason) facts += ", CUDA graphs skipped: " + *u.cudagraph_skip_reason;
   if (u.failure) facts += ", failed: " + *u.failure;
   if (u.unmatched_events > 0) facts += format(", %zu unmatched events", u.unmatched_events);
   if (!facts.empty()) out += "  " + (facts.front() == ',' ? facts.substr(2) : facts) + "\n";
+  if (const std::string graphs = cuda_graphs_line(u); !graphs.empty()) {
+    out += "  CUDA graphs: " + graphs + "\n";
+  }
   if (!u.triton_compiles.empty()) {
     auto kernels = u.triton_compiles;
     std::stable_sort(kernels.begin(), kernels.end(),

@@ -127,7 +127,10 @@ Summary summarize(const trace::TraceLog& log) {
   summary.graph_breaks = log.graph_breaks();
   summary.recompiles = log.recompiles();
   summary.warnings = log.warnings();
+  if (auto check = check_recompiles(log, std::nullopt)) summary.recompile_check = std::move(*check);
   for (const auto& unit : log.units()) summary.units.push_back(describe(unit));
+  summary.impact_device = break_impact_device();
+  summary.break_impacts = rank_break_impact(log, summary.units, summary.impact_device);
 
   auto jobs = plan_jobs(log.units());
   parallel_for(jobs.size(), [&jobs](std::size_t i) { run(jobs[i]); });

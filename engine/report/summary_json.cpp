@@ -51,6 +51,25 @@ json break_json(const trace::GraphBreak& b) {
               {"user_stack", stack_json(b.user_stack)}};
 }
 
+json impact_json(const BreakImpact& i) {
+  return json{{"graph_break", i.graph_break},
+              {"split", i.split},
+              {"resumed", i.resumed},
+              {"eager_ops", i.eager_ops},
+              {"host_sync", i.host_sync},
+              {"frame_skipped", i.frame_skipped},
+              {"eager_input_bytes", i.eager_input_bytes},
+              {"crossing_bytes", i.crossing_bytes},
+              {"crossing_tensors", i.crossing_tensors},
+              {"unsized_tensors", i.unsized_tensors},
+              {"eager_us", i.eager_us},
+              {"sync_us", i.sync_us},
+              {"crossing_us", i.crossing_us},
+              {"launch_us", i.launch_us},
+              {"guard_us", i.guard_us},
+              {"lost_us", i.lost_us()}};
+}
+
 json recompile_json(const trace::Recompile& r) {
   json reasons = json::array();
   json failed = json::array();
@@ -82,6 +101,8 @@ json to_json(const Summary& s) {
   for (const auto& u : s.units) units.push_back(unit_json(u));
   json breaks = json::array();
   for (const auto& b : s.graph_breaks) breaks.push_back(break_json(b));
+  json impacts = json::array();
+  for (const auto& i : s.break_impacts) impacts.push_back(impact_json(i));
   json recompiles = json::array();
   for (const auto& r : s.recompiles) recompiles.push_back(recompile_json(r));
   return json{{"fxscope_version", FXSCOPE_VERSION},
@@ -91,7 +112,9 @@ json to_json(const Summary& s) {
               {"lines", s.lines},
               {"units", units},
               {"graph_breaks", breaks},
+              {"break_impact", {{"device", s.impact_device.name}, {"ranked", impacts}}},
               {"recompiles", recompiles},
+              {"recompile_causes", recompile_causes_json(s.recompile_check)},
               {"warnings", to_json(s.warnings)}};
 }
 

@@ -43,14 +43,54 @@ void unit_line(std::ostringstream& out, const UnitSummary& u) {
   }
 }
 
+std::string break_ids_text(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+// What a break costs a call, term by term (docs/compile-time.md defines each).
+void impact_lines(std::ostringstream& out, const BreakImpact& impact) {
+  out << "     lost: " << fixed(impact.lost_us(), 1) << " us a call";
+  std::string sep = " = ";
+  const auto term = [&](double us, const std::string& what) {
+    if (us <= 0) return;
+    out << sep << what << " " << fixed(us, 1);
+    sep = " + ";
+  };
+  std::string eager = "eager";
+  for (const auto& op : impact.eager_ops) eager += (eager == "eager" ? " (" : ", ") + op;
+  if (!impact.eager_ops.empty()) eager += ")";
+  term(impact.eager_us, eager);
+  term(impact.sync_us, "host sync");
+  term(impact.crossing_us, "tensors across " + fixed(impact.crossing_bytes / 1e3, 1) + " KB");
+  term(impact.launch_us, "launch");
+  term(impact.guard_us, "guards");
+  if (impact.frame_skipped) out << "; the whole frame runs eagerly, its ops not in the log";
+  out << "\n     split: " << break_ids_text(impact.split) << " -> "
+      << (impact.resumed.empty() ? std::string("(no compiled resumption)")
+                                 : break_ids_text(impact.resumed));
+  if (impact.unsized_tensors > 0) {
+    out << "  (" << impact.unsized_tensors << " of " << impact.crossing_tensors
+        << " tensors across of symbolic size, not counted)";
+  }
+  out << "\n";
+}
+
 void breaks_section(std::ostringstream& out, const Summary& s) {
   out << "\nGraph breaks: " << s.graph_breaks.size() << " distinct, " << s.graph_break_hits()
-      << " hits\n";
+      << " hits";
+  if (!s.break_impacts.empty()) {
+    out << "; by predicted time lost a call on " << s.impact_device.name << ", largest first";
+  }
+  out << "\n";
   std::size_t i = 0;
-  for (const auto& b : s.graph_breaks) {
+  for (const auto& impact : s.break_impacts) {
+    const auto& b = s.graph_breaks[impact.graph_break];
     out << "  " << ++i << ". " << b.location() << "  " << b.reason;
     if (!b.gb_code.empty()) out << "  [" << b.gb_code << "]";
     out << "  x" << b.count << "\n";
+    impact_lines(out, impact);
     if (!b.explanation.empty()) out << "     why:  " << b.explanation << "\n";
     for (const auto& h : b.hints) out << "     hint: " << h << "\n";
     if (!b.user_stack.empty() && !b.user_stack.back().code.empty()) {
@@ -73,6 +113,11 @@ void recompiles_section(std::ostringstream& out, const Summary& s) {
       }
     }
   }
+  // The causes behind those reasons, each with its fix, the cause of most recompiles first.
+  const std::string causes = recompile_causes_text(s.recompile_check);
+  if (causes.empty()) return;
+  std::istringstream lines(causes);
+  for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
 }  // namespace

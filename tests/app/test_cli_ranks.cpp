@@ -42,3 +42,21 @@ TEST_CASE("cli: --rank reads that rank or names the ranks there", "[cli][ranks]"
   REQUIRE(text.status == 0);
   CHECK_THAT(text.output, Catch::Contains("divergences, most harmful first"));
 }
+
+TEST_CASE("compile-time --all-ranks names the slowest rank and its slowest phase", "[cli]") {
+  const auto text =
+      test::run_process(cli("compile-time " + test::sample("ranks_ddp") + " --all-ranks"));
+  CHECK(text.status == 0);
+  CHECK_THAT(text.output, Catch::Contains("rank 3 compiled slowest"));
+  const auto json =
+      test::run_process(cli("compile-time " + test::sample("ranks_ddp") + " --all-ranks --json"));
+  REQUIRE(json.status == 0);
+  const auto j = nlohmann::json::parse(json.output);
+  CHECK(j.at("slowest_rank") == 3);
+  CHECK(j.at("phase_gaps").at(0).at("name") == "async_compile.wait");
+  // Not a directory of ranks: the error names it.
+  const auto bad = test::run_process(
+      cli("compile-time " + test::sample("residual_mlp") + " --all-ranks 2>&1 >/dev/null"));
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.output, Catch::Contains("residual_mlp"));
+}

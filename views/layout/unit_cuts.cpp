@@ -1,20 +1,11 @@
 #include "layout/unit_cuts.h"
 
+#include "fxscope/report/graph_break_impact.h"
+
 namespace fxscope::views {
 namespace {
 
 const std::string kResumePrefix = "torch_dynamo_resume_in_";
-
-// Dynamo names a resumption after the original function, even when the code that broke was
-// itself a resumption: a break in torch_dynamo_resume_in_forward_at_83 resumes in
-// torch_dynamo_resume_in_forward_at_85.
-std::string resume_name(std::string function, int line) {
-  if (function.starts_with(kResumePrefix)) {
-    function.erase(0, kResumePrefix.size());
-    if (const auto at = function.rfind("_at_"); at != std::string::npos) function.resize(at);
-  }
-  return kResumePrefix + function + "_at_" + std::to_string(line);
-}
 
 // The file's name only: the whole path is in the Graph breaks tab and the tooltip of the tree.
 std::string describe(const trace::GraphBreak& gb) {
@@ -40,7 +31,7 @@ std::vector<UnitCut> unit_cuts(const report::Summary& summary, std::size_t unit)
       for (std::size_t b : before.graph_breaks) {
         if (b >= summary.graph_breaks.size()) continue;
         const trace::GraphBreak& gb = summary.graph_breaks[b];
-        if (resume_name(before.frame.function, gb.line) != self.frame.function) continue;
+        if (!report::resumes(before, gb, self)) continue;
         cuts.push_back({false, describe(gb), unit_name(before), u});
         break;
       }
@@ -51,12 +42,9 @@ std::vector<UnitCut> unit_cuts(const report::Summary& summary, std::size_t unit)
     if (b >= summary.graph_breaks.size()) continue;
     const trace::GraphBreak& gb = summary.graph_breaks[b];
     UnitCut cut{true, describe(gb), {}, std::nullopt};
-    const std::string resumed = resume_name(self.frame.function, gb.line);
-    for (std::size_t u = unit + 1; u < summary.units.size(); ++u) {
-      if (summary.units[u].frame.function != resumed) continue;
-      cut.neighbour = unit_name(summary.units[u]);
+    if (const auto u = report::resumed_unit(summary.units, unit, gb)) {
+      cut.neighbour = unit_name(summary.units[*u]);
       cut.neighbour_unit = u;
-      break;
     }
     cuts.push_back(std::move(cut));
   }

@@ -56,6 +56,7 @@ UnitGuards load_unit_guards(const LoadedLog& log, std::size_t unit) {
       out.recompiles.push_back(
           {check.compile_id.str(), joined(check.recorded), joined(check.predicted), check.match});
     }
+    out.ranked_causes = report::recompile_causes_text(*replay);
   }
   return out;
 }

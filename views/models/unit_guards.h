@@ -21,6 +21,9 @@ struct UnitGuards {
   std::vector<guards::Guard> guards;
   guards::ProposedInput recorded_input;
   std::vector<RecompileRow> recompiles;
+  // Why the frame recompiled, the cause of most recompiles first, each with its fix (the text
+  // `guards --check-recompiles` ends with); empty when the frame never recompiled.
+  std::string ranked_causes;
   // The Dynamo graph's placeholders in order ("L_x_"): where an input sits on the graph.
   std::vector<std::string> graph_inputs;
 };

@@ -78,6 +78,10 @@ GuardsPanel::GuardsPanel(GraphPanel& graph, QWidget* parent) : QWidget(parent), 
   verdict_->setObjectName(QStringLiteral("guard_verdict"));
   verdict_->setWordWrap(true);
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  causes_ = new QLabel(this);
+  causes_->setObjectName(QStringLiteral("recompile_causes"));
+  causes_->setWordWrap(true);
+  causes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* reset = new QPushButton(tr("Recorded input"), this);
   reset->setToolTip(tr("Put back the input this unit was compiled for"));
   connect(reset, &QPushButton::clicked, this, &GuardsPanel::reset_input);
@@ -88,7 +92,8 @@ GuardsPanel::GuardsPanel(GraphPanel& graph, QWidget* parent) : QWidget(parent), 
       column({new QLabel(tr("Guards, in the order Dynamo checks them"), splitter), guard_view_},
              splitter));
   splitter->addWidget(column(
-      {new QLabel(tr("Recorded recompiles of this frame"), splitter), recompile_view_}, splitter));
+      {new QLabel(tr("Recorded recompiles of this frame"), splitter), recompile_view_, causes_},
+      splitter));
   splitter->setSizes({320, 600, 340});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
@@ -97,6 +102,10 @@ GuardsPanel::GuardsPanel(GraphPanel& graph, QWidget* parent) : QWidget(parent), 
   connect(inputs_, &GuardInputModel::input_edited, this, &GuardsPanel::evaluate);
   connect(inputs_, &GuardInputModel::edit_refused, this, &GuardsPanel::status);
   connect(&graph_, &GraphPanel::graph_shown, this, &GuardsPanel::highlight_failing_input);
+}
+
+QString GuardsPanel::recompile_causes() const {
+  return causes_->text();
 }
 
 void GuardsPanel::set_log(LoadedLogPtr log) {
@@ -108,6 +117,7 @@ void GuardsPanel::set_log(LoadedLogPtr log) {
   inputs_->set_input({});
   guards_->set_guards({});
   recompiles_->set_rows({});
+  causes_->clear();
   verdict_->clear();
   title_->setText(tr("Select a compile unit to see its guards."));
 }
@@ -149,6 +159,7 @@ void GuardsPanel::on_unit_loaded(UnitGuards loaded) {
                       : QString::fromStdString(unit_->problem));
   guards_->set_guards(unit_->guards);
   recompiles_->set_rows(unit_->recompiles);
+  causes_->setText(QString::fromStdString(unit_->ranked_causes).trimmed());
   inputs_->set_input(unit_->recorded_input);
   input_view_->resizeColumnsToContents();
   // Guards and reasons are sentences: they take the width the short columns leave.

@@ -39,6 +39,8 @@ class GuardsPanel : public QWidget {
   GuardListModel& guard_list() const { return *guards_; }
   RecompileListModel& recompiles() const { return *recompiles_; }
   QTableView& input_view() const { return *input_view_; }
+  // Why the frame recompiled and the fix for each cause, most recompiles first.
+  QString recompile_causes() const;
   // The lines of the last verdict: each cache entry, then what Dynamo would do.
   QString verdict_text() const;
   // The input the failing guard concerns ("x"); empty when every guard holds.
@@ -74,6 +76,7 @@ class GuardsPanel : public QWidget {
   QTableView* recompile_view_ = nullptr;
   QLabel* title_ = nullptr;
   QLabel* verdict_ = nullptr;
+  QLabel* causes_ = nullptr;
 };
 
 }  // namespace fxscope::views

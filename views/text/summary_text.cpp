@@ -36,6 +36,26 @@ void append_graph_break(QStringList& lines, const trace::GraphBreak& graph_break
   }
 }
 
+// What the break costs a call, as the summary ranks it (docs/compile-time.md).
+void append_break_impact(QStringList& lines, const report::Summary& summary, std::size_t b) {
+  for (const auto& impact : summary.break_impacts) {
+    if (impact.graph_break != b) continue;
+    lines << QStringLiteral(
+                 "    predicted lost a call on %1: %2 us (eager %3, host sync %4, "
+                 "tensors across %5, launch %6, guards %7)")
+                 .arg(from(summary.impact_device.name))
+                 .arg(impact.lost_us(), 0, 'f', 1)
+                 .arg(impact.eager_us, 0, 'f', 1)
+                 .arg(impact.sync_us, 0, 'f', 1)
+                 .arg(impact.crossing_us, 0, 'f', 1)
+                 .arg(impact.launch_us, 0, 'f', 1)
+                 .arg(impact.guard_us, 0, 'f', 1);
+    if (impact.frame_skipped) {
+      lines << QStringLiteral("    the whole frame runs eagerly; its ops are not in the log");
+    }
+  }
+}
+
 }  // namespace
 
 QString unit_summary_text(const report::Summary& summary, std::size_t index) {
@@ -69,7 +89,10 @@ QString unit_summary_text(const report::Summary& summary, std::size_t index) {
   }
   if (!unit.graph_breaks.empty()) {
     lines << QString() << QStringLiteral("Graph breaks");
-    for (std::size_t b : unit.graph_breaks) append_graph_break(lines, summary.graph_breaks[b]);
+    for (std::size_t b : unit.graph_breaks) {
+      append_graph_break(lines, summary.graph_breaks[b]);
+      append_break_impact(lines, summary, b);
+    }
   }
   if (unit.recompile) {
     lines << QString() << QStringLiteral("Recompiled because guards of earlier compiles failed");

@@ -239,3 +239,59 @@ TEST_CASE("the whole run ranks phases by their own time; text and JSON say the s
   CHECK_THAT(text, Catch::Contains("other: inside entire_frame_compile, in no timed phase"));
   CHECK_THAT(text, Catch::Contains("bytecode_tracing  (Dynamo tracing)"));
 }
+
+TEST_CASE("PyTorch's cudagraph_skip_reason beside fxscope's own CUDA-graph check",
+          "[report][compile_time][cuda_graphs]") {
+  // A copy of a corpus reduce-overhead log whose metrics record says PyTorch skipped CUDA graphs
+  // (tests/data/compile_time/README.md): no bundled log has PyTorch skip them.
+  auto log = trace::read_trace(test::data("compile_time/cudagraph_skipped"));
+  REQUIRE(log.ok());
+  const auto r = report::compile_time(*log);
+  REQUIRE(r.units.size() == 1);
+  const auto& u = r.units.front();
+  REQUIRE(u.cudagraph_skip_reason.has_value());
+  CHECK(*u.cudagraph_skip_reason == "skipping cudagraphs due to mutated inputs (1 instances)");
+  REQUIRE(u.cuda_graph_prediction.has_value());
+  CHECK(u.cuda_graph_prediction->usable);  // no input of that graph is mutated
+  CHECK_THAT(report::to_text(r),
+             Catch::Contains("  CUDA graphs: PyTorch skipped them: skipping cudagraphs due to "
+                             "mutated inputs (1 instances); fxscope predicts usable (DIFFERS)\n"));
+  const auto j = report::to_json(r).at("units").at(0);
+  CHECK(j.at("cudagraph_skip_reason") == *u.cudagraph_skip_reason);
+  CHECK(j.at("cuda_graph_prediction").at("usable") == true);
+  CHECK(j.at("cuda_graph_prediction").at("agrees") == false);
+
+  // The original log: PyTorch captured the graph, and fxscope agrees.
+  auto original = trace::read_trace(test::sample("corpus/hand_attention_ro_bf16"));
+  REQUIRE(original.ok());
+  const auto o = report::compile_time(*original);
+  REQUIRE(o.units.front().cuda_graph_prediction.has_value());
+  CHECK_FALSE(o.units.front().cudagraph_skip_reason.has_value());
+  CHECK_THAT(report::to_text(o),
+             Catch::Contains("CUDA graphs: PyTorch logged no skip; fxscope predicts usable "
+                             "(agrees)"));
+}
+
+TEST_CASE("the CUDA-graph check runs for the units of CUDA-graph modes alone",
+          "[report][compile_time][cuda_graphs]") {
+  std::size_t checked = 0;
+  std::size_t agree = 0;
+  for (const auto& path : every_log()) {
+    INFO(path);
+    auto log = trace::read_trace(path);
+    REQUIRE(log.ok());
+    for (const auto& u : report::compile_time(*log).units) {
+      if (!u.cuda_graph_prediction) continue;
+      ++checked;
+      if (u.cuda_graph_prediction->usable != u.cudagraph_skip_reason.has_value()) ++agree;
+    }
+  }
+  // 17 units compiled in reduce-overhead or max-autotune; PyTorch captured every one, and fxscope
+  // agrees on all: hand_moe_topk_max_autotune_bf16's index_put_ writes a buffer the graph made,
+  // not an input.
+  CHECK(checked == 17);
+  CHECK(agree == 17);
+  auto plain = trace::read_trace(test::sample("resnet18"));
+  REQUIRE(plain.ok());
+  CHECK_FALSE(report::compile_time(*plain).units.front().cuda_graph_prediction.has_value());
+}

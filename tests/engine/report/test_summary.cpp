@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fxscope/report/summary.h"
@@ -115,4 +116,148 @@ TEST_CASE("the text summary names breaks, hints and recompile reasons", "[report
              Catch::Contains("hint: Set `torch._dynamo.config.capture_scalar_outputs = True`"));
   CHECK_THAT(text,
              Catch::Contains("4/1: tensor 'x' dtype mismatch. expected Float, actual Double"));
+}
+
+TEST_CASE("the summary ranks the recompile causes with their fixes", "[report][recompiles]") {
+  const auto s = summary_of("graph_breaks");
+  REQUIRE_FALSE(s.recompile_check.ranked.empty());
+  CHECK(s.recompile_check.ranked[0].cause.kind == "dtype");
+  CHECK(s.recompile_check.ranked[0].count() == 3);
+  const auto text = report::to_text(s);
+  CHECK_THAT(text, Catch::Contains("  why it recompiled, most often first:\n"
+                                   "    3x dtype of x: Float -> Double  [4/2, 4/3, 4/4]\n"));
+  CHECK_THAT(text, Catch::Contains("        fix: cast x to one dtype before the call"));
+  const auto j = report::to_json(s);
+  const auto& ranked = j.at("recompile_causes").at("ranked");
+  REQUIRE(ranked.size() == s.recompile_check.ranked.size());
+  CHECK(ranked.at(0).at("kind") == "dtype");
+  CHECK(ranked.at(0).at("after") == "Double");
+  CHECK(j.at("recompile_causes").at("limit_hits").empty());
+
+  // A log without recompiles says nothing of causes.
+  const auto quiet = summary_of("residual_mlp");
+  CHECK(quiet.recompile_check.ranked.empty());
+  CHECK_THAT(report::to_text(quiet), !Catch::Contains("why it recompiled"));
+  CHECK(report::to_json(quiet).at("recompile_causes").at("ranked").empty());
+}
+
+TEST_CASE("the summary's causes are the recompile check's, each with a fix",
+          "[report][recompiles]") {
+  for (const char* sample : {"corpus/hand_recompiles_python", "corpus/hand_recompiles_tensor",
+                             "corpus/hand_recompiles_module"}) {
+    INFO(sample);
+    auto log = trace::read_trace(test::sample(sample));
+    REQUIRE(log.ok());
+    const auto s = report::summarize(*log);
+    const auto check = report::check_recompiles(*log, std::nullopt);
+    REQUIRE(check.ok());
+    REQUIRE(s.recompile_check.ranked.size() == check->ranked.size());
+    REQUIRE_FALSE(check->ranked.empty());
+    const auto text = report::to_text(s);
+    for (std::size_t i = 0; i < check->ranked.size(); ++i) {
+      const auto& cause = s.recompile_check.ranked[i].cause;
+      CHECK(cause.source == check->ranked[i].cause.source);
+      CHECK_FALSE(cause.fix.empty());
+      CHECK_THAT(text, Catch::Contains("fix: " + cause.fix));
+    }
+  }
+  CHECK_THAT(report::to_text(summary_of("corpus/hand_recompiles_python")),
+             Catch::Contains("fix: hoist the branch on act"));
+}
+
+namespace {
+
+const report::BreakImpact& impact_at(const report::Summary& s, int line) {
+  for (const auto& i : s.break_impacts) {
+    if (s.graph_breaks[i.graph_break].line == line) return i;
+  }
+  FAIL("no graph break at line " << line);
+  return s.break_impacts.front();
+}
+
+}  // namespace
+
+TEST_CASE("graph breaks ranked by predicted time lost, term by term", "[report][breaks]") {
+  const auto s = summary_of("graph_breaks");
+  REQUIRE(s.break_impacts.size() == 3);
+  for (std::size_t i = 1; i < s.break_impacts.size(); ++i) {
+    CHECK(s.break_impacts[i - 1].lost_us() >= s.break_impacts[i].lost_us());
+  }
+  const double launch = s.impact_device.launch_overhead_us;
+  // .item(): the sum Dynamo returned first is read back eagerly with a host sync; 0/0 resumes
+  // in 1/0, which takes h (8x64 f32) across the break.
+  const auto& item = impact_at(s, 83);
+  CHECK(item.split == std::vector<std::string>{"0/0"});
+  CHECK(item.resumed == std::vector<std::string>{"1/0"});
+  CHECK(item.eager_ops == std::vector<std::string>{"aten._local_scalar_dense.default"});
+  CHECK(item.host_sync);
+  CHECK(item.eager_input_bytes == 4);  // sum_1, a 0-d f32
+  CHECK(item.crossing_tensors == 1);
+  CHECK(item.crossing_bytes == 8 * 64 * 4);
+  CHECK(item.sync_us == launch);
+  CHECK(item.launch_us == launch);
+  CHECK(item.guard_us == 79);  // 1/0's guard_latency_us
+  // print: no op leaves the graph, but the split costs the same kinds of time.
+  const auto& print = impact_at(s, 85);
+  CHECK(print.eager_ops.empty());
+  CHECK_FALSE(print.host_sync);
+  CHECK(print.eager_us == 0);
+  CHECK(print.split == std::vector<std::string>{"1/0", "1/1"});
+  CHECK(print.resumed == std::vector<std::string>{"2/0"});
+  // nonzero: the op Dynamo names, on gt's 8x64 bools.
+  const auto& nonzero = impact_at(s, 86);
+  CHECK(nonzero.eager_ops == std::vector<std::string>{"aten.nonzero.default"});
+  CHECK(nonzero.eager_input_bytes == 8 * 64);
+  CHECK(nonzero.lost_us() == Approx(nonzero.eager_us + nonzero.sync_us + nonzero.crossing_us +
+                                    nonzero.launch_us + nonzero.guard_us));
+
+  const auto text = report::to_text(s);
+  CHECK_THAT(text, Catch::Contains("by predicted time lost a call on H200, largest first"));
+  CHECK_THAT(text, Catch::Contains("     split: 0/0 -> 1/0\n"));
+  CHECK_THAT(text, Catch::Contains("eager (aten.nonzero.default) 5.0 + host sync 5.0"));
+  const auto j = report::to_json(s);
+  const auto& ranked = j.at("break_impact").at("ranked");
+  REQUIRE(ranked.size() == 3);
+  CHECK(j.at("break_impact").at("device") == "H200");
+  CHECK(ranked.at(0).at("lost_us") == Approx(s.break_impacts[0].lost_us()));
+  CHECK(j.at("graph_breaks").at(ranked.at(0).at("graph_break").get<std::size_t>()).at("line") ==
+        s.graph_breaks[s.break_impacts[0].graph_break].line);
+}
+
+TEST_CASE("a break in a called function resumes at the call; a break in a loop skips the frame",
+          "[report][breaks]") {
+  const auto s = summary_of("corpus/tv_ssdlite320_detection");
+  // 0/0 broke inside postprocess_detections (ssd.py:436); forward resumes at its call, line 404.
+  const auto& nonzero = impact_at(s, 436);
+  REQUIRE(nonzero.split.front() == "0/0");
+  CHECK(nonzero.resumed == std::vector<std::string>{"9/0"});
+  CHECK(nonzero.eager_ops == std::vector<std::string>{"aten.nonzero.default"});
+  CHECK(nonzero.crossing_bytes > 0);
+  // nms is torchvision's op, named as Dynamo names it.
+  CHECK(impact_at(s, 48).eager_ops == std::vector<std::string>{"torchvision.nms.default"});
+  std::size_t skipped = 0;
+  for (const auto& i : s.break_impacts) skipped += i.frame_skipped ? 1 : 0;
+  CHECK(skipped == 2);
+  CHECK_THAT(report::to_text(s), Catch::Contains("the whole frame runs eagerly"));
+}
+
+TEST_CASE("every corpus break is priced and names the compiles it split", "[report][breaks]") {
+  std::size_t breaks = 0;
+  std::size_t resumed = 0;
+  std::ifstream in(test::sample("corpus") + "/manifest.json");
+  const auto manifest = nlohmann::json::parse(in);
+  for (const auto& entry : manifest.at("logs")) {
+    const std::string sample = "corpus/" + entry.at("name").get<std::string>();
+    INFO(sample);
+    const auto s = summary_of(sample);
+    REQUIRE(s.break_impacts.size() == s.graph_breaks.size());
+    for (const auto& i : s.break_impacts) {
+      ++breaks;
+      CHECK_FALSE(i.split.empty());
+      CHECK(i.lost_us() >= 0);
+      if (!i.resumed.empty()) ++resumed;
+    }
+  }
+  CHECK(breaks == 8);
+  CHECK(resumed == 4);
 }

@@ -204,4 +204,25 @@ TEST_CASE("Guards tab models pass QAbstractItemModelTester", "[views][guards]") 
   CHECK(warnings.text().empty());
 }
 
+TEST_CASE("Guards tab: the frame's recompile causes ranked, each with its fix",
+          "[views][guards][recompiles]") {
+  qt_app();
+  const auto log = load_sample("graph_breaks");
+  views::GraphPanel graph;
+  GuardsPanel panel(graph);
+  graph.set_log(log);
+  panel.set_log(log);
+  show(panel, unit_index(*log, "4/0"));
+  const std::string causes = panel.recompile_causes().toStdString();
+  // Frame 4's causes alone, the dtype change (3 recompiles) first.
+  CHECK_THAT(causes, Catch::StartsWith("why it recompiled, most often first:\n"
+                                       "  3x dtype of x: Float -> Double  [4/2, 4/3, 4/4]"));
+  CHECK_THAT(causes, Catch::Contains("fix: cast x to one dtype before the call"));
+  CHECK_THAT(causes, Catch::Contains("fix: hoist the branch on act"));
+  CHECK_THAT(causes, !Catch::Contains("___stack0"));
+  // A frame that never recompiled shows none.
+  show(panel, unit_index(*log, "0/0"));
+  CHECK(panel.recompile_causes().isEmpty());
+}
+
 }  // namespace fxscope::test

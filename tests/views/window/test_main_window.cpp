@@ -56,6 +56,9 @@ TEST_CASE("MainWindow loads a log off the UI thread and shows its units", "[view
   CHECK(summary.starts_with("Compile unit 0/0   forward"));
   CHECK(summary.find("Graph breaks\n  ") != std::string::npos);
   CHECK(summary.find("[gb0124]") != std::string::npos);
+  // The .item() break priced as the log summary ranks it.
+  CHECK(summary.find("    predicted lost a call on H200: 94.0 us (eager 5.0, host sync 5.0") !=
+        std::string::npos);
 }
 
 TEST_CASE("MainWindow reports a bad path and keeps working", "[views]") {

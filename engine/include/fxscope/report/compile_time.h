@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/trace/trace_log.h"
 
 namespace fxscope::report {
@@ -72,7 +73,12 @@ struct UnitCompileTime {
   std::optional<std::int64_t> autotune_us;                // compile_time_autotune_time_us
   std::optional<std::int64_t> guard_count;
   std::optional<std::int64_t> guard_latency_us;
-  std::optional<std::string> cudagraph_skip_reason;
+  std::optional<std::string> cudagraph_skip_reason;  // as PyTorch logged it
+  // fxscope's own check of the unit's post-grad graphs (fusion/cuda_graph_check.h), beside
+  // PyTorch's verdict: made where the unit compiled in a mode that uses CUDA graphs
+  // (reduce-overhead, max-autotune) or PyTorch logged a skip reason; a backward graph's reasons
+  // start "backward: ".
+  std::optional<fusion::CudaGraphVerdict> cuda_graph_prediction;
   std::optional<std::string> failure;  // fail_type: fail_reason
   std::size_t unmatched_events = 0;    // an end without its begin, or a begin never ended
 

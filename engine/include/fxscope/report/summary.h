@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "fxscope/core/diagnostics.h"
+#include "fxscope/report/graph_break_impact.h"
+#include "fxscope/report/guards_report.h"
 #include "fxscope/trace/graph_break.h"
 #include "fxscope/trace/recompile.h"
 #include "fxscope/trace/stack_frame.h"
@@ -46,7 +48,13 @@ struct Summary {
   std::size_t lines = 0;
   std::vector<UnitSummary> units;
   std::vector<trace::GraphBreak> graph_breaks;  // deduplicated, with counts
+  // Every graph break priced per call (graph_break_impact.h), the largest loss first.
+  std::vector<BreakImpact> break_impacts;
+  cost::DeviceSpec impact_device;  // the device they are priced on
   std::vector<trace::Recompile> recompiles;
+  // The recompiles replayed and explained: their causes ranked with the fix for each, and the
+  // frames that reached the recompile limit (guards_report.h, as `guards --check-recompiles`).
+  RecompileReport recompile_check;
   Warnings warnings;  // from the reader and from every parser
 
   std::size_t frame_count() const;
