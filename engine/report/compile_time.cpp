@@ -251,6 +251,12 @@ UnitCompileTime unit_compile_time(const trace::CompileUnit& unit) {
   if (u.cudagraph_skip_reason || uses_cuda_graphs(unit)) {
     u.cuda_graph_prediction = predict_cuda_graphs(unit);
   }
+  const auto spans_named = [&](std::string_view name) {
+    return static_cast<std::size_t>(std::count_if(
+        u.runtime.begin(), u.runtime.end(), [&](const RuntimeSpan& r) { return r.name == name; }));
+  };
+  if (spans_named("cudagraphify.get_container") > 0)
+    u.cuda_graphs_recorded = spans_named("CUDAGraphNode.record");
   if (m) {
     u.guard_count = m->guard_count;
     u.guard_latency_us = m->guard_latency_us;
@@ -347,6 +353,19 @@ std::string phase_label(std::string_view name) {
     return "max-autotune: compile choices";
   }
   return {};
+}
+
+bool UnitCompileTime::cuda_graphs_skipped() const {
+  return cudagraph_skip_reason.has_value() || cuda_graphs_recorded == std::size_t{0};
+}
+
+std::optional<bool> UnitCompileTime::cuda_graph_prediction_agrees() const {
+  if (!cuda_graph_prediction) return std::nullopt;
+  if (!cudagraph_skip_reason && !cuda_graphs_recorded) {
+    // No verdict of PyTorch's beyond the metrics record's empty reason: read as captured.
+    return cuda_graph_prediction->usable;
+  }
+  return cuda_graph_prediction->usable != cuda_graphs_skipped();
 }
 
 }  // namespace fxscope::report

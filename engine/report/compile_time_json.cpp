@@ -49,25 +49,26 @@ json unit_json(const UnitCompileTime& u) {
                            {"kernel", r.kernel.empty() ? json(nullptr) : json(r.kernel)},
                            {"seconds", r.seconds}});
   }
-  return json{{"compile_id", u.compile_id},
-              {"compile_s", u.compile_s()},
-              {"forward", tree_json(u.forward)},
-              {"backward", tree_json(u.backward)},
-              {"caches", caches},
-              {"triton_compiles", triton},
-              {"autotune_us", or_null(u.autotune_us)},
-              {"runtime", runtime},
-              {"guard_count", or_null(u.guard_count)},
-              {"guard_latency_us", or_null(u.guard_latency_us)},
-              {"cudagraph_skip_reason", or_null(u.cudagraph_skip_reason)},
-              {"cuda_graph_prediction",
-               u.cuda_graph_prediction ? json{{"usable", u.cuda_graph_prediction->usable},
-                                              {"reasons", u.cuda_graph_prediction->reasons},
-                                              {"agrees", u.cuda_graph_prediction->usable !=
-                                                             u.cudagraph_skip_reason.has_value()}}
-                                       : json(nullptr)},
-              {"failure", or_null(u.failure)},
-              {"unmatched_events", u.unmatched_events}};
+  return json{
+      {"compile_id", u.compile_id},
+      {"compile_s", u.compile_s()},
+      {"forward", tree_json(u.forward)},
+      {"backward", tree_json(u.backward)},
+      {"caches", caches},
+      {"triton_compiles", triton},
+      {"autotune_us", or_null(u.autotune_us)},
+      {"runtime", runtime},
+      {"guard_count", or_null(u.guard_count)},
+      {"guard_latency_us", or_null(u.guard_latency_us)},
+      {"cudagraph_skip_reason", or_null(u.cudagraph_skip_reason)},
+      {"cuda_graphs_recorded", or_null(u.cuda_graphs_recorded)},
+      {"cuda_graph_prediction",
+       u.cuda_graph_prediction ? json{{"usable", u.cuda_graph_prediction->usable},
+                                      {"reasons", u.cuda_graph_prediction->reasons},
+                                      {"agrees", u.cuda_graph_prediction_agrees().value_or(true)}}
+                               : json(nullptr)},
+      {"failure", or_null(u.failure)},
+      {"unmatched_events", u.unmatched_events}};
 }
 
 }  // namespace

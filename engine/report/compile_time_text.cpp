@@ -88,8 +88,19 @@ std::string caches_line(const UnitCompileTime& u) {
 // PyTorch's verdict on CUDA graphs beside fxscope's prediction, and whether they agree.
 std::string cuda_graphs_line(const UnitCompileTime& u) {
   if (!u.cuda_graph_prediction && !u.cudagraph_skip_reason) return {};
-  std::string line = u.cudagraph_skip_reason ? "PyTorch skipped them: " + *u.cudagraph_skip_reason
-                                             : std::string("PyTorch logged no skip");
+  std::string line;
+  if (u.cudagraph_skip_reason) {
+    line = "PyTorch skipped them: " + *u.cudagraph_skip_reason;
+  } else if (u.cuda_graphs_recorded == std::size_t{0}) {
+    line =
+        "PyTorch recorded none at the unit's calls (a skip decided at a call, such as for a "
+        "mutated input, leaves no reason in the trace; a unit called once only warms up)";
+  } else if (u.cuda_graphs_recorded) {
+    line = "PyTorch recorded " + std::to_string(*u.cuda_graphs_recorded) +
+           (*u.cuda_graphs_recorded == 1 ? " CUDA graph" : " CUDA graphs");
+  } else {
+    line = "PyTorch logged no skip";
+  }
   if (!u.cuda_graph_prediction) return line;
   const auto& p = *u.cuda_graph_prediction;
   line += "; fxscope predicts ";
@@ -99,8 +110,7 @@ std::string cuda_graphs_line(const UnitCompileTime& u) {
     line += sep + reason;
     sep = ", ";
   }
-  const bool agree = p.usable != u.cudagraph_skip_reason.has_value();
-  return line + (agree ? " (agrees)" : " (DIFFERS)");
+  return line + (u.cuda_graph_prediction_agrees().value_or(true) ? " (agrees)" : " (DIFFERS)");
 }
 
 void unit_text(std::string& out, const UnitCompileTime& u) {

@@ -268,7 +268,7 @@ TEST_CASE("PyTorch's cudagraph_skip_reason beside fxscope's own CUDA-graph check
   REQUIRE(o.units.front().cuda_graph_prediction.has_value());
   CHECK_FALSE(o.units.front().cudagraph_skip_reason.has_value());
   CHECK_THAT(report::to_text(o),
-             Catch::Contains("CUDA graphs: PyTorch logged no skip; fxscope predicts usable "
+             Catch::Contains("CUDA graphs: PyTorch recorded 1 CUDA graph; fxscope predicts usable "
                              "(agrees)"));
 }
 

@@ -192,3 +192,28 @@ TEST_CASE("cache lookups match PyTorch's counters on the cache captures", "[run_
           return l.cache == "fx_graph" && l.backward;
         }) == 1);
 }
+
+TEST_CASE("a step writing its KV-cache inputs: no CUDA graph recorded, as fxscope predicts",
+          "[run_diff][pairs]") {
+  // PyTorch decided the skip at the first call (mutated inputs), after the compile's metrics
+  // were written: the record's skip reason is empty, and no graph was recorded at the calls.
+  const auto times = report::compile_time(read_pair_log("cudagraph_skip"));
+  REQUIRE(times.units.size() == 1);
+  const auto& u = times.units[0];
+  CHECK_FALSE(u.cudagraph_skip_reason);
+  REQUIRE(u.cuda_graphs_recorded);
+  CHECK(*u.cuda_graphs_recorded == 0);
+  CHECK(u.cuda_graphs_skipped());
+  REQUIRE(u.cuda_graph_prediction);
+  CHECK_FALSE(u.cuda_graph_prediction->usable);
+  REQUIRE_FALSE(u.cuda_graph_prediction->reasons.empty());
+  CHECK(u.cuda_graph_prediction->reasons[0].starts_with("mutation of an input by index_put"));
+  CHECK(u.cuda_graph_prediction_agrees() == true);
+  // A reduce-overhead capture that recorded its graphs (one per input shape).
+  const auto recorded =
+      report::compile_time(*trace::read_trace(test::sample("reduce_overhead_dynamic")));
+  REQUIRE_FALSE(recorded.units.empty());
+  REQUIRE(recorded.units[0].cuda_graphs_recorded);
+  CHECK(*recorded.units[0].cuda_graphs_recorded == 3);
+  CHECK_FALSE(recorded.units[0].cuda_graphs_skipped());
+}

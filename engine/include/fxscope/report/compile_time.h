@@ -79,10 +79,20 @@ struct UnitCompileTime {
   // (reduce-overhead, max-autotune) or PyTorch logged a skip reason; a backward graph's reasons
   // start "backward: ".
   std::optional<fusion::CudaGraphVerdict> cuda_graph_prediction;
+  // CUDA graphs CUDA graph trees recorded at the unit's calls (CUDAGraphNode.record events),
+  // known where the unit ran under them (a cudagraphify.get_container event). None recorded
+  // with no skip reason logged is a skip decided at a call, which the trace gives no reason for
+  // (a mutated input is found there), or a unit called only once (the first call warms up).
+  std::optional<std::size_t> cuda_graphs_recorded;
   std::optional<std::string> failure;  // fail_type: fail_reason
   std::size_t unmatched_events = 0;    // an end without its begin, or a begin never ended
 
   double compile_s() const;  // forward plus backward, from the events
+  // PyTorch skipped CUDA graphs for the unit: it logged a reason, or recorded none at its calls.
+  bool cuda_graphs_skipped() const;
+  // fxscope's prediction says what PyTorch did (both skipped, or both captured); nullopt
+  // without a prediction or without PyTorch's verdict.
+  std::optional<bool> cuda_graph_prediction_agrees() const;
 };
 
 struct CompileTimeReport {
