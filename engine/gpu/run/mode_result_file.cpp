@@ -46,6 +46,7 @@ nlohmann::json outputs_json(const std::vector<HostOutput>& outputs) {
   for (const HostOutput& o : outputs) {
     const auto* first = reinterpret_cast<const std::uint8_t*>(o.bytes.data());
     out.push_back({{"meta", o.meta.dtype.empty() ? "" : o.meta.to_string()},
+                   {"computed_in", o.computed_in},
                    {"bytes", nlohmann::json::binary({first, first + o.bytes.size()})}});
   }
   return out;
@@ -61,6 +62,8 @@ Result<std::vector<HostOutput>> outputs_from(const nlohmann::json& j, const std:
       if (!parsed) return make_error(where + ": an output's meta '" + meta + "' does not parse");
       h.meta = std::move(*parsed);
     }
+    if (const auto c = o.find("computed_in"); c != o.end() && c->is_string())
+      h.computed_in = c->get<std::string>();
     const auto& bytes = o.at("bytes").get_binary();
     h.bytes.resize(bytes.size());
     std::copy(bytes.begin(), bytes.end(), reinterpret_cast<std::uint8_t*>(h.bytes.data()));

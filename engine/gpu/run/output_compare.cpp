@@ -1,5 +1,6 @@
 #include "fxscope/gpu/output_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -57,6 +58,27 @@ double relative_error(const HostView& expected, const HostView& actual,
   }
   if (max_diff == 0.0) return 0.0;
   return max_diff / std::max(max_ref, std::numeric_limits<double>::min());
+}
+
+std::vector<std::string> computed_in_dtypes(const graph::Graph& graph) {
+  std::vector<std::string> out(graph.size());
+  for (graph::NodeId n = 0; n < graph.size(); ++n) {
+    const auto& meta = graph.node(n).meta;
+    std::string loosest;
+    if (meta && !meta->is_sym_scalar() && is_floating(meta->dtype)) loosest = meta->dtype;
+    for (const graph::NodeId in : graph.inputs(n)) {
+      if (in >= n || out[in].empty()) continue;
+      if (loosest.empty() || tolerance(out[in]) > tolerance(loosest)) loosest = out[in];
+    }
+    out[n] = std::move(loosest);
+  }
+  return out;
+}
+
+double output_tolerance(const HostOutput& output) {
+  const double own = tolerance(output.meta.dtype);
+  if (!is_floating(output.meta.dtype) || output.computed_in.empty()) return own;
+  return std::max(own, tolerance(output.computed_in));
 }
 
 }  // namespace fxscope::gpu

@@ -75,8 +75,10 @@ Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) co
     return make_error("before reading outputs: " + cuda_text(e));
   }
   std::vector<HostOutput> out;
+  const std::vector<std::string> computed_in = computed_in_dtypes(*impl_->graph);
   for (const graph::NodeId n : output_nodes(*impl_->graph)) {
     HostOutput h;
+    h.computed_in = computed_in[n];
     const auto& meta = impl_->graph->node(n).meta;
     char* p = impl_->pointer(n);
     if (meta && !meta->is_sym_scalar() && p) {

@@ -4,8 +4,10 @@
 // dominate), element by element in logical order, whatever strides each side has.
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include "fxscope/graph/graph.h"
 #include "fxscope/graph/tensor_meta.h"
 #include "fxscope/ops/op_cost.h"
 
@@ -15,7 +17,19 @@ namespace fxscope::gpu {
 struct HostOutput {
   graph::TensorMeta meta;
   std::vector<std::byte> bytes;
+  // The least precise floating dtype on the way to the value (computed_in_dtypes): an f32 output
+  // of an autocast bf16 graph went through bf16 and is held to bf16's tolerance.
+  std::string computed_in;
 };
+
+// Per node of GRAPH, the floating dtype among its own and every value it was computed from
+// whose tolerance is loosest (bf16, then f16, f32, f64); empty where no floating value leads to
+// it (integer indices, shapes).
+std::vector<std::string> computed_in_dtypes(const graph::Graph& graph);
+
+// The relative error OUTPUT may have against eager: its dtype's tolerance, or for a floating
+// output the looser one of the dtype it was computed in.
+double output_tolerance(const HostOutput& output);
 
 // One tensor on the host: its storage bytes (from the element its view starts at) and its meta.
 struct HostView {
