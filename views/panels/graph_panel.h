@@ -49,15 +49,11 @@ class GraphPanel : public QWidget {
   int highlight_nodes(const QStringList& names, const QString& reason);
   void highlight_node_ids(const std::vector<graph::NodeId>& ids, const QString& reason);
 
-  // A GPU run to overlay (null: none). It applies to the graph of its own unit, in each mode
-  // it measured; elsewhere the overlay shows predictions and says why.
-  void set_run(RunResultPtr run);
-  const RunResultPtr& run() const;
-  // Colours the groups by time (measured, else predicted) instead of one colour per group.
+  // Colours the groups by time (measured by the context's GPU run, else predicted) instead of
+  // one colour per group.
   void set_heat_shown(bool shown);
   bool heat_shown() const;
   const HeatOverlay& heat() const { return heat_; }
-  fusion::Mode mode() const;
 
   // A comparison of the shown log with another (null: none): the graph is coloured by what
   // changed in the other log, over the group or heat colours, with a legend.
@@ -66,7 +62,6 @@ class GraphPanel : public QWidget {
   const GraphMarks& marks() const { return marks_; }
 
   bool busy() const { return pending_; }
-  const LoadedLogPtr& log() const;
   const CanvasGraphPtr& shown() const;
   GraphScene& scene() const { return *scene_; }
   GraphCanvas& canvas() const { return *canvas_; }
@@ -85,8 +80,6 @@ class GraphPanel : public QWidget {
   void graph_shown();
   void node_selected(std::size_t id);
   void status(const QString& message);
-  // The shown graph's timings changed: a new graph, a new run or the colouring switched.
-  void overlay_changed();
 
  private:
   void build_toolbar();

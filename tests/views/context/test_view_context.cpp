@@ -79,12 +79,13 @@ TEST_CASE("The graph panel's boxes show the context and change it", "[views][con
   level->setCurrentIndex(level->findData(int(views::GraphLevel::kDynamo)));
   CHECK(context.level() == views::GraphLevel::kDynamo);
   CHECK(changed.count() == 2);
-  CHECK(panel.mode() == fusion::Mode::max_autotune);
+  CHECK(context.mode() == fusion::Mode::max_autotune);
 
   QSignalSpy run_changed(&context, &views::ViewContext::run_changed);
-  panel.set_run(std::make_shared<const report::RunResult>());
+  const auto run = std::make_shared<const report::RunResult>();
+  context.set_run(run);
   CHECK(run_changed.count() == 1);
-  CHECK(context.run() == panel.run());
+  CHECK(context.run() == run);
   CHECK(panel.heat_shown());  // a new run is what to see
 }
 
