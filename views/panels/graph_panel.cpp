@@ -139,10 +139,6 @@ void GraphPanel::build_toolbar() {
   connect(colour_, &QComboBox::currentIndexChanged, this, &GraphPanel::update_heat);
 }
 
-void GraphPanel::set_log(LoadedLogPtr log) {
-  context_->set_log(std::move(log));
-}
-
 void GraphPanel::on_log_changed() {
   ++generation_;  // a graph of the previous log is no longer wanted
   pending_ = false;
@@ -163,22 +159,6 @@ void GraphPanel::show_row(const QModelIndex& index) {
   } else if (frame.isValid()) {
     context_->set_frame(frame.toInt());
   }
-}
-
-void GraphPanel::show_unit(std::size_t unit) {
-  context_->set_unit(unit);
-}
-
-void GraphPanel::set_level(GraphLevel level) {
-  context_->set_level(level);
-}
-
-void GraphPanel::set_groups(GroupSource groups) {
-  context_->set_groups(groups);
-}
-
-void GraphPanel::set_mode(fusion::Mode mode) {
-  context_->set_mode(mode);
 }
 
 // The boxes show the context; set from it, they must not set it back.

@@ -3,7 +3,8 @@
 // breaks, the graph canvas and the node inspector. It draws what its ViewContext says (the
 // toolbar's boxes show and change the context); graphs are planned and laid out on Qt's thread
 // pool into the context's plan cache, the newest request wins and a result arriving after the
-// panel is gone is dropped.
+// panel is gone is dropped. The graph drawn goes back to the context (set_graph), for the panels
+// that list its kernels or compare its unit.
 
 #include <QModelIndex>
 #include <QWidget>
@@ -35,13 +36,8 @@ class GraphPanel : public QWidget {
   explicit GraphPanel(QWidget* parent = nullptr, ViewContext* context = nullptr);
 
   ViewContext& context() const { return *context_; }
-  void set_log(LoadedLogPtr log);
   // Shows the unit of a CompileUnitsModel row; a frame row shows the frame's first unit.
   void show_row(const QModelIndex& index);
-  void show_unit(std::size_t unit);
-  void set_level(GraphLevel level);
-  void set_groups(GroupSource groups);
-  void set_mode(fusion::Mode mode);
   // Selects and centres the next node whose name or op contains TEXT; false when none does.
   bool search(const QString& text);
   // Selects the nodes named NAMES on the shown graph together and brings the first into view;

@@ -219,7 +219,7 @@ TEST_CASE("A saved H200 run colours residual_mlp's groups and fills Kernels and 
 
   // Eager was measured too: the overlay follows the mode.
   QSignalSpy shown(&panel, &GraphPanel::graph_shown);
-  panel.set_mode(fusion::Mode::eager);
+  panel.context().set_mode(fusion::Mode::eager);
   REQUIRE(shown.wait(kTimeoutMs));
   REQUIRE(panel.heat().mode != nullptr);
   CHECK(panel.heat().mode->mode == "eager");
