@@ -15,6 +15,7 @@ void ViewContext::set_log(LoadedLogPtr log) {
   unit_.reset();
   frame_.reset();
   run_.reset();
+  graph_.reset();
   plans_ = std::make_shared<PlanCache>();
   emit log_changed();
 }
@@ -59,6 +60,11 @@ void ViewContext::set_mode(fusion::Mode mode) {
 void ViewContext::set_run(RunResultPtr run) {
   run_ = std::move(run);
   emit run_changed();
+}
+
+void ViewContext::set_graph(CanvasGraphPtr graph) {
+  graph_ = std::move(graph);
+  emit graph_changed();
 }
 
 }  // namespace fxscope::views

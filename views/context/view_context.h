@@ -33,12 +33,16 @@ class ViewContext : public QObject {
   const RunResultPtr& run() const { return run_; }
   // The graph to draw for the current unit, level, groups and mode.
   CanvasRequest request() const;
+  // The graph drawn for the view: the graph panel plans request() and sets it here once planned,
+  // so panels that list its kernels or compare its unit follow the canvas without planning it
+  // again. The one shown last stays while the next is planned; null without a log or a unit.
+  const CanvasGraphPtr& graph() const { return graph_; }
   // The current log's planned graphs; shared with the workers planning into it, so that one
   // finishing after the log changed fills the old log's cache, not the new one's.
   const std::shared_ptr<PlanCache>& plans() const { return plans_; }
 
   // Another log: forgets the unit, the run (it names units by id, which another log reuses for
-  // other code) and the planned graphs.
+  // other code), the graph and the planned graphs.
   void set_log(LoadedLogPtr log);
   void set_unit(std::size_t unit);
   // FRAME's first unit, remembered as chosen through its frame; false when it has none.
@@ -47,6 +51,7 @@ class ViewContext : public QObject {
   void set_groups(GroupSource groups);
   void set_mode(fusion::Mode mode);
   void set_run(RunResultPtr run);
+  void set_graph(CanvasGraphPtr graph);
 
  signals:
   void log_changed();
@@ -55,6 +60,8 @@ class ViewContext : public QObject {
   // The level, the groups or the mode: the graph to draw changed.
   void view_changed();
   void run_changed();
+  // A planned graph was set (again, too: choosing the shown unit shows it anew).
+  void graph_changed();
 
  private:
   LoadedLogPtr log_;
@@ -64,6 +71,7 @@ class ViewContext : public QObject {
   GroupSource groups_ = GroupSource::kFxscope;
   fusion::Mode mode_ = fusion::Mode::default_mode;
   RunResultPtr run_;
+  CanvasGraphPtr graph_;
   std::shared_ptr<PlanCache> plans_ = std::make_shared<PlanCache>();
 };
 

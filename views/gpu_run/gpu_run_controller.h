@@ -1,7 +1,7 @@
 #pragma once
 // "Run on GPU" and its neighbours in the Run menu: starts `fxscope-cli run` on the shown compile
-// unit through a GpuRunner, shows its progress with Cancel, hands the finished run to the graph
-// panel (heat overlay, Kernels and A/B tabs), loads a saved run JSON, and edits the settings.
+// unit through a GpuRunner, shows its progress with Cancel, sets the finished run on the view
+// context (heat overlay, Kernels and A/B tabs), loads a saved run JSON, and edits the settings.
 // Failures are a message; the window stays as it was.
 
 #include <QObject>
@@ -17,14 +17,15 @@ class QWidget;
 
 namespace fxscope::views {
 
-class GraphPanel;
+class ViewContext;
 
 class GpuRunController : public QObject {
   Q_OBJECT
 
  public:
-  // WINDOW parents the dialogs; settings are read from (and saved to) the default QSettings.
-  GpuRunController(QWidget* window, GraphPanel* graph);
+  // WINDOW parents the dialogs; CONTEXT gives the unit shown and takes the run. Settings are
+  // read from (and saved to) the default QSettings.
+  GpuRunController(QWidget* window, ViewContext& context);
 
   void add_actions(QMenu* menu);
   // Runs the shown unit; false (with failed()) when there is none or a run is going.
@@ -50,7 +51,7 @@ class GpuRunController : public QObject {
   void close_progress();
 
   QWidget* window_;
-  GraphPanel* graph_;
+  ViewContext& context_;
   GpuRunner* runner_;
   GpuRunSettings settings_;
   QPointer<QProgressDialog> progress_;

@@ -139,18 +139,6 @@ void GraphPanel::build_toolbar() {
   connect(colour_, &QComboBox::currentIndexChanged, this, &GraphPanel::update_heat);
 }
 
-void GraphPanel::set_log(LoadedLogPtr log) {
-  context_->set_log(std::move(log));
-}
-
-const LoadedLogPtr& GraphPanel::log() const {
-  return context_->log();
-}
-
-const RunResultPtr& GraphPanel::run() const {
-  return context_->run();
-}
-
 void GraphPanel::on_log_changed() {
   ++generation_;  // a graph of the previous log is no longer wanted
   pending_ = false;
@@ -171,22 +159,6 @@ void GraphPanel::show_row(const QModelIndex& index) {
   } else if (frame.isValid()) {
     context_->set_frame(frame.toInt());
   }
-}
-
-void GraphPanel::show_unit(std::size_t unit) {
-  context_->set_unit(unit);
-}
-
-void GraphPanel::set_level(GraphLevel level) {
-  context_->set_level(level);
-}
-
-void GraphPanel::set_groups(GroupSource groups) {
-  context_->set_groups(groups);
-}
-
-void GraphPanel::set_mode(fusion::Mode mode) {
-  context_->set_mode(mode);
 }
 
 // The boxes show the context; set from it, they must not set it back.
@@ -244,6 +216,7 @@ void GraphPanel::on_built(CanvasGraphPtr graph) {
   inspector_->clear();
   source_->clear();
   update_heat();
+  context_->set_graph(graph);
   canvas_->show_start();
   QString message;
   if (!graph->problem.empty()) {
@@ -320,20 +293,12 @@ void GraphPanel::highlight_node_ids(const std::vector<graph::NodeId>& ids, const
   emit status(reason);
 }
 
-void GraphPanel::set_run(RunResultPtr run) {
-  context_->set_run(std::move(run));
-}
-
 void GraphPanel::set_heat_shown(bool shown) {
   colour_->setCurrentIndex(colour_->findData(shown));
 }
 
 bool GraphPanel::heat_shown() const {
   return colour_->currentData().toBool();
-}
-
-fusion::Mode GraphPanel::mode() const {
-  return context_->mode();
 }
 
 // Timings are cheap to recompute (one pass over the groups' nodes), so every change simply
@@ -353,7 +318,6 @@ void GraphPanel::update_heat() {
   canvas_->legend().setVisible(shown);
   update_marks();
   if (const auto selected = scene_->selected_node()) on_node_selected(*selected);
-  emit overlay_changed();
 }
 
 void GraphPanel::set_comparison(ComparisonPtr comparison) {

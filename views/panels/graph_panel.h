@@ -3,7 +3,8 @@
 // breaks, the graph canvas and the node inspector. It draws what its ViewContext says (the
 // toolbar's boxes show and change the context); graphs are planned and laid out on Qt's thread
 // pool into the context's plan cache, the newest request wins and a result arriving after the
-// panel is gone is dropped.
+// panel is gone is dropped. The graph drawn goes back to the context (set_graph), for the panels
+// that list its kernels or compare its unit.
 
 #include <QModelIndex>
 #include <QWidget>
@@ -35,13 +36,8 @@ class GraphPanel : public QWidget {
   explicit GraphPanel(QWidget* parent = nullptr, ViewContext* context = nullptr);
 
   ViewContext& context() const { return *context_; }
-  void set_log(LoadedLogPtr log);
   // Shows the unit of a CompileUnitsModel row; a frame row shows the frame's first unit.
   void show_row(const QModelIndex& index);
-  void show_unit(std::size_t unit);
-  void set_level(GraphLevel level);
-  void set_groups(GroupSource groups);
-  void set_mode(fusion::Mode mode);
   // Selects and centres the next node whose name or op contains TEXT; false when none does.
   bool search(const QString& text);
   // Selects the nodes named NAMES on the shown graph together and brings the first into view;
@@ -49,15 +45,11 @@ class GraphPanel : public QWidget {
   int highlight_nodes(const QStringList& names, const QString& reason);
   void highlight_node_ids(const std::vector<graph::NodeId>& ids, const QString& reason);
 
-  // A GPU run to overlay (null: none). It applies to the graph of its own unit, in each mode
-  // it measured; elsewhere the overlay shows predictions and says why.
-  void set_run(RunResultPtr run);
-  const RunResultPtr& run() const;
-  // Colours the groups by time (measured, else predicted) instead of one colour per group.
+  // Colours the groups by time (measured by the context's GPU run, else predicted) instead of
+  // one colour per group.
   void set_heat_shown(bool shown);
   bool heat_shown() const;
   const HeatOverlay& heat() const { return heat_; }
-  fusion::Mode mode() const;
 
   // A comparison of the shown log with another (null: none): the graph is coloured by what
   // changed in the other log, over the group or heat colours, with a legend.
@@ -66,7 +58,6 @@ class GraphPanel : public QWidget {
   const GraphMarks& marks() const { return marks_; }
 
   bool busy() const { return pending_; }
-  const LoadedLogPtr& log() const;
   const CanvasGraphPtr& shown() const;
   GraphScene& scene() const { return *scene_; }
   GraphCanvas& canvas() const { return *canvas_; }
@@ -85,8 +76,6 @@ class GraphPanel : public QWidget {
   void graph_shown();
   void node_selected(std::size_t id);
   void status(const QString& message);
-  // The shown graph's timings changed: a new graph, a new run or the colouring switched.
-  void overlay_changed();
 
  private:
   void build_toolbar();

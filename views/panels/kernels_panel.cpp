@@ -8,12 +8,13 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "context/view_context.h"
 #include "models/kernels_model.h"
-#include "panels/graph_panel.h"
 
 namespace fxscope::views {
 
-KernelsPanel::KernelsPanel(GraphPanel* graph, QWidget* parent) : QWidget(parent), graph_(graph) {
+KernelsPanel::KernelsPanel(ViewContext& context, QWidget* parent)
+    : QWidget(parent), context_(context) {
   setObjectName(QStringLiteral("kernels_panel"));
   model_ = new KernelsModel(this);
   sorted_ = new QSortFilterProxyModel(this);
@@ -43,7 +44,11 @@ KernelsPanel::KernelsPanel(GraphPanel* graph, QWidget* parent) : QWidget(parent)
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(caption_);
   layout->addWidget(table_, 1);
-  connect(graph_, &GraphPanel::overlay_changed, this, &KernelsPanel::refresh);
+  // The rows follow the graph drawn, not the mode or unit asked for: the canvas plans it.
+  for (const auto changed :
+       {&ViewContext::log_changed, &ViewContext::graph_changed, &ViewContext::run_changed}) {
+    connect(&context_, changed, this, &KernelsPanel::refresh);
+  }
   connect(table_, &QTableView::clicked, this, &KernelsPanel::on_clicked);
   connect(table_, &QTableView::activated, this, &KernelsPanel::on_clicked);
   refresh();
@@ -54,13 +59,14 @@ QString KernelsPanel::caption() const {
 }
 
 void KernelsPanel::refresh() {
-  const CanvasGraphPtr& graph = graph_->shown();
+  const CanvasGraphPtr& graph = context_.graph();
+  heat_ = graph ? build_heat_overlay(*graph, context_.run().get()) : HeatOverlay{};
   if (!graph || graph->groups.empty()) {
     model_->set_rows({});
     caption_->setText(tr("No kernels: select a compile unit."));
     return;
   }
-  const HeatOverlay& heat = graph_->heat();
+  const HeatOverlay& heat = heat_;
   model_->set_rows(kernel_rows(*graph, heat));
   // Hottest first: measured time when there is a run of this graph, else predicted.
   table_->sortByColumn(heat.mode != nullptr ? KernelsModel::kMeasured : KernelsModel::kPredicted,
@@ -88,8 +94,8 @@ void KernelsPanel::refresh() {
 void KernelsPanel::on_clicked(const QModelIndex& index) {
   const KernelRow* row = model_->row_at(sorted_->mapToSource(index).row());
   if (row == nullptr) return;
-  graph_->highlight_node_ids(row->canvas_nodes,
-                             tr("%1: %2 nodes selected").arg(row->kernel).arg(row->nodes));
+  emit nodes_chosen(row->canvas_nodes,
+                    tr("%1: %2 nodes selected").arg(row->kernel).arg(row->nodes));
 }
 
 }  // namespace fxscope::views

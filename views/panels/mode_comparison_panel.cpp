@@ -12,9 +12,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
+#include "context/view_context.h"
 #include "models/mode_comparison_model.h"
 #include "models/mode_side.h"
-#include "panels/graph_panel.h"
 
 namespace fxscope::views {
 namespace {
@@ -54,8 +54,8 @@ QString listed(const std::vector<report::KernelDelta>& rows) {
 
 }  // namespace
 
-ModeComparisonPanel::ModeComparisonPanel(GraphPanel* graph, QWidget* parent)
-    : QWidget(parent), graph_(graph) {
+ModeComparisonPanel::ModeComparisonPanel(ViewContext& context, QWidget* parent)
+    : QWidget(parent), context_(context) {
   setObjectName(QStringLiteral("mode_comparison_panel"));
   a_ = new QComboBox(this);
   a_->setObjectName(QStringLiteral("ab_mode_a"));
@@ -104,8 +104,12 @@ ModeComparisonPanel::ModeComparisonPanel(GraphPanel* graph, QWidget* parent)
   for (QComboBox* box : {a_, b_}) {
     connect(box, &QComboBox::currentIndexChanged, this, &ModeComparisonPanel::request);
   }
-  // A new unit or a new run; the canvas's own mode does not change the comparison.
-  connect(graph_, &GraphPanel::overlay_changed, this, &ModeComparisonPanel::request);
+  // A new unit (its graph drawn) or a new run; the canvas's own mode does not change the
+  // comparison. The unit is the drawn graph's, so that planning both modes waits for the canvas's.
+  for (const auto changed :
+       {&ViewContext::log_changed, &ViewContext::graph_changed, &ViewContext::run_changed}) {
+    connect(&context_, changed, this, &ModeComparisonPanel::request);
+  }
   request();
 }
 
@@ -119,8 +123,8 @@ QString ModeComparisonPanel::summary() const {
 }
 
 void ModeComparisonPanel::request() {
-  const CanvasGraphPtr& graph = graph_->shown();
-  const LoadedLogPtr log = graph_->log();
+  const CanvasGraphPtr& graph = context_.graph();
+  const LoadedLogPtr log = context_.log();
   if (!graph || !log || graph->compile_id.empty() || !graph->problem.empty()) {
     ++generation_;
     asked_ = {};
@@ -130,7 +134,7 @@ void ModeComparisonPanel::request() {
     emit compared();
     return;
   }
-  Asked asked{log, graph_->run(), graph->compile_id, a_->currentData().toInt(),
+  Asked asked{log, context_.run(), graph->compile_id, a_->currentData().toInt(),
               b_->currentData().toInt()};
   // Asked already: the comparison shown, or on its way, is this one.
   if (asked == asked_) return;

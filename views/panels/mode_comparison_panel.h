@@ -17,14 +17,14 @@ class QTableView;
 
 namespace fxscope::views {
 
-class GraphPanel;
 class ModeComparisonModel;
+class ViewContext;
 
 class ModeComparisonPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit ModeComparisonPanel(GraphPanel* graph, QWidget* parent = nullptr);
+  ModeComparisonPanel(ViewContext& context, QWidget* parent = nullptr);
 
   void set_modes(int a, int b);  // fusion::Mode values
   const ModeComparisonModel& model() const { return *model_; }
@@ -37,7 +37,7 @@ class ModeComparisonPanel : public QWidget {
  private:
   void request();
 
-  GraphPanel* graph_;
+  ViewContext& context_;
   QComboBox* a_ = nullptr;
   QComboBox* b_ = nullptr;
   QLabel* summary_ = nullptr;
@@ -45,8 +45,8 @@ class ModeComparisonPanel : public QWidget {
   QTableView* table_ = nullptr;
   std::uint64_t generation_ = 0;
   bool pending_ = false;
-  // What the newest comparison was asked for. The graph panel's overlay changes with every graph
-  // it shows, the canvas's own mode and level included, which leave the comparison as it is:
+  // What the newest comparison was asked for. The context's graph changes with every graph the
+  // canvas shows, the canvas's own mode and level included, which leave the comparison as it is:
   // planning the unit twice again for each would only load the pool (LLaMA: two fuse reports of
   // 4,969 nodes per switch).
   struct Asked {

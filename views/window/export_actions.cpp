@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "canvas/view_image_export.h"
+#include "context/view_context.h"
 #include "fxscope/export/chrome_trace.h"
 #include "fxscope/export/dot_writer.h"
 #include "fxscope/export/planned_unit.h"
@@ -125,7 +126,8 @@ void ExportActions::export_to(Format format, const QString& path) {
     report(path, tr("open a log and select a compile unit first"));
     return;
   }
-  UnitExport job{window_.log(), shown->compile_id, panel.mode(), panel.run(),
+  const ViewContext& context = window_.context();
+  UnitExport job{window_.log(), shown->compile_id, context.mode(), context.run(),
                  format,        path.toStdString()};
   ++pending_;
   window_.show_status(tr("Exporting %1 ...").arg(path));

@@ -135,10 +135,11 @@ void MainWindow::build_docks() {
   addDockWidget(Qt::LeftDockWidgetArea, units_dock_);
   addDockWidget(Qt::BottomDockWidgetArea, breaks_dock_);
   tabifyDockWidget(breaks_dock_, log_dock_);
-  kernels_ = new KernelsPanel(graph_, this);
+  kernels_ = new KernelsPanel(*context_, this);
+  connect(kernels_, &KernelsPanel::nodes_chosen, graph_, &GraphPanel::highlight_node_ids);
   kernels_dock_ = make_dock(tr("Kernels"), QStringLiteral("kernels_dock"), kernels_, this);
   tabifyDockWidget(breaks_dock_, kernels_dock_);
-  ab_ = new ModeComparisonPanel(graph_, this);
+  ab_ = new ModeComparisonPanel(*context_, this);
   ab_dock_ = make_dock(tr("A/B"), QStringLiteral("mode_comparison_dock"), ab_, this);
   tabifyDockWidget(breaks_dock_, ab_dock_);
   inspector_dock_ =
@@ -216,7 +217,7 @@ void MainWindow::build_menus() {
   view->addAction(guards_dock_->toggleViewAction());
   view->addAction(compare_dock_->toggleViewAction());
 
-  gpu_runs_ = new GpuRunController(this, graph_);
+  gpu_runs_ = new GpuRunController(this, *context_);
   gpu_runs_->add_actions(menuBar()->addMenu(tr("&Run")));
   connect(gpu_runs_, &GpuRunController::status, this, &MainWindow::show_status);
   connect(gpu_runs_, &GpuRunController::failed, this,

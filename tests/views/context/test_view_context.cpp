@@ -29,11 +29,11 @@ TEST_CASE("Mode and level switches plan each distinct view once", "[views][conte
   qt_app();
   GraphPanel panel;
   views::ViewContext& context = panel.context();
-  panel.set_log(load_sample("residual_mlp"));
+  panel.context().set_log(load_sample("residual_mlp"));
   const auto planned = [&] { return context.plans()->plans(); };
   CHECK(planned() == 0);
 
-  const auto fused = shown_after(panel, [&] { panel.show_unit(0); });
+  const auto fused = shown_after(panel, [&] { panel.context().set_unit(0); });
   CHECK(fused->request.mode == fusion::Mode::default_mode);
   CHECK(planned() == 1);
   const auto eager = shown_after(panel, [&] { context.set_mode(fusion::Mode::eager); });
@@ -42,20 +42,21 @@ TEST_CASE("Mode and level switches plan each distinct view once", "[views][conte
   // Back to default: the graph planned first, the very same object, and no planning.
   CHECK(shown_after(panel, [&] { context.set_mode(fusion::Mode::default_mode); }) == fused);
   CHECK(planned() == 2);
-  const auto dynamo = shown_after(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
+  const auto dynamo =
+      shown_after(panel, [&] { panel.context().set_level(views::GraphLevel::kDynamo); });
   CHECK(dynamo->request.level == views::GraphLevel::kDynamo);
   CHECK(planned() == 3);
-  CHECK(shown_after(panel, [&] { panel.set_level(views::GraphLevel::kAten); }) == fused);
-  CHECK(shown_after(panel, [&] { panel.set_mode(fusion::Mode::eager); }) == eager);
+  CHECK(shown_after(panel, [&] { panel.context().set_level(views::GraphLevel::kAten); }) == fused);
+  CHECK(shown_after(panel, [&] { panel.context().set_mode(fusion::Mode::eager); }) == eager);
   // Choosing the shown unit again shows it anew, from the cache.
-  CHECK(shown_after(panel, [&] { panel.show_unit(0); }) == eager);
+  CHECK(shown_after(panel, [&] { panel.context().set_unit(0); }) == eager);
   CHECK(planned() == 3);
 
   // Another log starts a cache of its own.
-  panel.set_log(load_sample("pointwise_chain"));
+  panel.context().set_log(load_sample("pointwise_chain"));
   CHECK(planned() == 0);
   CHECK_FALSE(context.unit().has_value());
-  shown_after(panel, [&] { panel.show_unit(0); });
+  shown_after(panel, [&] { panel.context().set_unit(0); });
   CHECK(planned() == 1);
 }
 
@@ -79,12 +80,13 @@ TEST_CASE("The graph panel's boxes show the context and change it", "[views][con
   level->setCurrentIndex(level->findData(int(views::GraphLevel::kDynamo)));
   CHECK(context.level() == views::GraphLevel::kDynamo);
   CHECK(changed.count() == 2);
-  CHECK(panel.mode() == fusion::Mode::max_autotune);
+  CHECK(context.mode() == fusion::Mode::max_autotune);
 
   QSignalSpy run_changed(&context, &views::ViewContext::run_changed);
-  panel.set_run(std::make_shared<const report::RunResult>());
+  const auto run = std::make_shared<const report::RunResult>();
+  context.set_run(run);
   CHECK(run_changed.count() == 1);
-  CHECK(context.run() == panel.run());
+  CHECK(context.run() == run);
   CHECK(panel.heat_shown());  // a new run is what to see
 }
 

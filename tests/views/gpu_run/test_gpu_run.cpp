@@ -11,6 +11,7 @@
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
 #include "canvas/heat_legend.h"
+#include "context/view_context.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "gpu_run/gpu_run_settings.h"
 #include "gpu_run/gpu_run_settings_dialog.h"
@@ -187,7 +188,7 @@ TEST_CASE("A saved H200 run colours residual_mlp's groups and fills Kernels and 
   CHECK_FALSE(panel.canvas().legend().isVisible());
 
   load_run(window, "runs/residual_mlp_pytorch_h200.json");
-  REQUIRE(panel.run());
+  REQUIRE(window.context().run());
   CHECK(panel.heat_shown());
   const views::HeatOverlay& heat = panel.heat();
   REQUIRE(heat.mode != nullptr);
@@ -218,7 +219,7 @@ TEST_CASE("A saved H200 run colours residual_mlp's groups and fills Kernels and 
 
   // Eager was measured too: the overlay follows the mode.
   QSignalSpy shown(&panel, &GraphPanel::graph_shown);
-  panel.set_mode(fusion::Mode::eager);
+  panel.context().set_mode(fusion::Mode::eager);
   REQUIRE(shown.wait(kTimeoutMs));
   REQUIRE(panel.heat().mode != nullptr);
   CHECK(panel.heat().mode->mode == "eager");
@@ -236,7 +237,7 @@ TEST_CASE("A saved H200 run colours residual_mlp's groups and fills Kernels and 
   QSignalSpy reloaded(&window, &MainWindow::log_loaded);
   window.open_path(QString::fromStdString(sample("pointwise_chain")));
   REQUIRE(reloaded.wait(kTimeoutMs));
-  CHECK_FALSE(panel.run());
+  CHECK_FALSE(window.context().run());
 }
 
 TEST_CASE("Without a matching run the overlay and A/B show predictions and say so",
@@ -276,7 +277,7 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
   other_mode.attributed_us = 10;
   other_mode.launches = 1;
   other_mode.repeats = 20;
-  panel.set_run(std::make_shared<const report::RunResult>(other));
+  window.context().set_run(std::make_shared<const report::RunResult>(other));
   CHECK(panel.heat().mode == nullptr);
   CHECK(panel.heat().mismatch == "the GPU run is of unit 7/0, not 0/0");
   CHECK(window.kernels_panel().caption().contains(QStringLiteral("the GPU run is of unit 7/0")));
@@ -287,8 +288,8 @@ TEST_CASE("Without a matching run the overlay and A/B show predictions and say s
       QString::fromStdString(data("runs/pointwise_chain_pytorch_h200.trace.json")));
   REQUIRE(failed.wait(kTimeoutMs));
   CHECK(failed.front().front().toString().endsWith(QStringLiteral("\"modes\" should be an array")));
-  REQUIRE(panel.run());
-  CHECK(panel.run()->unit == "7/0");
+  REQUIRE(window.context().run());
+  CHECK(window.context().run()->unit == "7/0");
 }
 
 TEST_CASE("An engine run shows each generated kernel's bandwidth in Kernels and the inspector",

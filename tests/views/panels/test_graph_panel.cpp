@@ -9,6 +9,7 @@
 
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
+#include "context/view_context.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "panels/graph_panel.h"
 #include "views_test_support.h"
@@ -53,16 +54,16 @@ TEST_CASE("The Graph tab shows residual_mlp's ATen graph with fxscope's and Indu
   CHECK(group_count(panel) == 3);
   CHECK(std::size_t(panel.scene().items().size()) > panel.shown()->graph.size());
 
-  replan(panel, [&] { panel.set_groups(views::GroupSource::kInductor); });
+  replan(panel, [&] { panel.context().set_groups(views::GroupSource::kInductor); });
   CHECK(group_count(panel) == 3);
 
-  replan(panel, [&] { panel.set_groups(views::GroupSource::kFxscope); });
-  replan(panel, [&] { panel.set_mode(fusion::Mode::eager); });
+  replan(panel, [&] { panel.context().set_groups(views::GroupSource::kFxscope); });
+  replan(panel, [&] { panel.context().set_mode(fusion::Mode::eager); });
   // Eager launches one kernel per ATen op: more groups than the fused modes.
   CHECK(group_count(panel) > 3);
 
-  replan(panel, [&] { panel.set_mode(fusion::Mode::default_mode); });
-  replan(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
+  replan(panel, [&] { panel.context().set_mode(fusion::Mode::default_mode); });
+  replan(panel, [&] { panel.context().set_level(views::GraphLevel::kDynamo); });
   CHECK(panel.shown()->request.level == views::GraphLevel::kDynamo);
   CHECK(panel.shown()->graph.size() == 12);
   // Through Inductor's provenance, each of the three kernels covers its own Dynamo ops.
@@ -123,7 +124,7 @@ TEST_CASE("The Kernel source dock shows the CUDA C of the selected node's kernel
   REQUIRE(panel.search(QStringLiteral("addmm")));
   CHECK(panel.kernel_source().contains(QStringLiteral("runs in a library")));
   // Inductor's groups have no fxscope source.
-  replan(panel, [&] { panel.set_groups(views::GroupSource::kInductor); });
+  replan(panel, [&] { panel.context().set_groups(views::GroupSource::kInductor); });
   CHECK(panel.kernel_source().isEmpty());  // cleared with the new graph
   REQUIRE(panel.search(QStringLiteral("erf")));
   CHECK(panel.kernel_source().contains(QStringLiteral("is Inductor's kernel")));
@@ -169,7 +170,7 @@ TEST_CASE("A training unit's backward graph has its own level, kernels and no fo
                   "the backward graph is under Level > ATen graph, backward") !=
         panel.shown()->notes.end());
 
-  replan(panel, [&] { panel.set_level(views::GraphLevel::kAtenBackward); });
+  replan(panel, [&] { panel.context().set_level(views::GraphLevel::kAtenBackward); });
   const views::CanvasGraph& backward = *panel.shown();
   REQUIRE(backward.problem.empty());
   CHECK(backward.where != forward_where);
@@ -185,7 +186,7 @@ TEST_CASE("A training unit's backward graph has its own level, kernels and no fo
   CHECK(panel.heat().mode == nullptr);
   CHECK(panel.heat().mismatch == "the GPU run measured the forward graph");
   CHECK(panel.heat().measured_groups == 0);
-  replan(panel, [&] { panel.set_level(views::GraphLevel::kAten); });
+  replan(panel, [&] { panel.context().set_level(views::GraphLevel::kAten); });
   CHECK(panel.heat().mode != nullptr);
 }
 
@@ -195,7 +196,7 @@ TEST_CASE("An inference unit says it has no backward graph", "[views][canvas]") 
   window.show();
   open_first_unit(window, "residual_mlp");
   GraphPanel& panel = window.graph_panel();
-  replan(panel, [&] { panel.set_level(views::GraphLevel::kAtenBackward); });
+  replan(panel, [&] { panel.context().set_level(views::GraphLevel::kAtenBackward); });
   CHECK_THAT(panel.shown()->problem, Catch::Contains("has no backward graph"));
   CHECK(panel.shown()->graph.empty());
 }

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "canvas/graph_scene.h"
+#include "context/view_context.h"
 #include "fxscope/guards/recompile_replay.h"
 #include "models/guard_input_model.h"
 #include "models/guard_list_model.h"
@@ -76,12 +77,12 @@ TEST_CASE("Guards tab: the recorded input passes, a new shape fails the tensor g
   const auto log = load_sample("graph_breaks");
   views::GraphPanel graph;
   GuardsPanel panel(graph);
-  graph.set_log(log);
+  graph.context().set_log(log);
   panel.set_log(log);
-  graph.set_level(views::GraphLevel::kDynamo);
+  graph.context().set_level(views::GraphLevel::kDynamo);
   const std::size_t unit = unit_index(*log, "4/0");
   QSignalSpy shown(&graph, &views::GraphPanel::graph_shown);
-  graph.show_unit(unit);
+  graph.context().set_unit(unit);
   REQUIRE(shown.wait(kTimeoutMs));
   show(panel, unit);
 
@@ -210,7 +211,7 @@ TEST_CASE("Guards tab: the frame's recompile causes ranked, each with its fix",
   const auto log = load_sample("graph_breaks");
   views::GraphPanel graph;
   GuardsPanel panel(graph);
-  graph.set_log(log);
+  graph.context().set_log(log);
   panel.set_log(log);
   show(panel, unit_index(*log, "4/0"));
   const std::string causes = panel.recompile_causes().toStdString();

@@ -3,6 +3,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "context/view_context.h"
 #include "panels/graph_panel.h"
 #include "panels/mode_comparison_panel.h"
 #include "views_test_support.h"
@@ -39,9 +40,9 @@ TEST_CASE("A/B is planned once per unit, run and pair of modes", "[views][ab]") 
 
   // The canvas shows other graphs; the comparison stands, with nothing planned for it.
   QSignalSpy planned(&ab, &views::ModeComparisonPanel::compared);
-  replan_and_wait(panel, [&] { panel.set_mode(fusion::Mode::max_autotune); });
+  replan_and_wait(panel, [&] { panel.context().set_mode(fusion::Mode::max_autotune); });
   CHECK_FALSE(ab.busy());
-  replan_and_wait(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
+  replan_and_wait(panel, [&] { panel.context().set_level(views::GraphLevel::kDynamo); });
   CHECK_FALSE(ab.busy());
   CHECK(planned.isEmpty());
   CHECK(ab.summary() == compared);

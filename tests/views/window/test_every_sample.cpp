@@ -15,6 +15,7 @@
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
 #include "canvas/node_item.h"
+#include "context/view_context.h"
 #include "fxscope/cost/device_spec.h"
 #include "fxscope/graph/graph_json.h"
 #include "fxscope/report/fuse_report.h"
@@ -132,7 +133,7 @@ void check_sample(const std::string& name) {
   std::vector<std::pair<fusion::Mode, std::size_t>> shown_kernels;
   for (const fusion::Mode mode : {fusion::Mode::eager, fusion::Mode::reduce_overhead,
                                   fusion::Mode::max_autotune, fusion::Mode::default_mode}) {
-    wait_for_graph(panel, [&] { panel.set_mode(mode); });
+    wait_for_graph(panel, [&] { panel.context().set_mode(mode); });
     const views::CanvasGraph& graph = *panel.shown();
     REQUIRE(graph.request.mode == mode);
     REQUIRE(graph.problem.empty());
@@ -167,11 +168,11 @@ void check_sample(const std::string& name) {
   }
 
   // The Dynamo graph, then back to ATen for the exports.
-  wait_for_graph(panel, [&] { panel.set_level(views::GraphLevel::kDynamo); });
+  wait_for_graph(panel, [&] { panel.context().set_level(views::GraphLevel::kDynamo); });
   CHECK(panel.shown()->request.level == views::GraphLevel::kDynamo);
   CHECK(panel.shown()->problem.empty());
   CHECK_FALSE(panel.shown()->graph.empty());
-  wait_for_graph(panel, [&] { panel.set_level(views::GraphLevel::kAten); });
+  wait_for_graph(panel, [&] { panel.context().set_level(views::GraphLevel::kAten); });
   const views::CanvasGraph& aten = *panel.shown();
   REQUIRE(aten.request.level == views::GraphLevel::kAten);
 

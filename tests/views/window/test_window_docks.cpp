@@ -12,6 +12,7 @@
 
 #include "canvas/cut_item.h"
 #include "canvas/graph_scene.h"
+#include "context/view_context.h"
 #include "gpu_run/gpu_run_controller.h"
 #include "layout/unit_cuts.h"
 #include "panels/graph_panel.h"
@@ -36,7 +37,7 @@ std::size_t unit_index(const report::Summary& summary, const std::string& id) {
 
 void show_unit(GraphPanel& panel, std::size_t unit) {
   QSignalSpy shown(&panel, &GraphPanel::graph_shown);
-  panel.show_unit(unit);
+  panel.context().set_unit(unit);
   REQUIRE(shown.wait(kTimeoutMs));
 }
 
@@ -101,7 +102,7 @@ TEST_CASE("The canvas draws the cut under a unit that broke", "[views][cuts]") {
   CHECK(below == 1);
   // The Dynamo graph shows the same cuts.
   QSignalSpy shown(&panel, &GraphPanel::graph_shown);
-  panel.set_level(views::GraphLevel::kDynamo);
+  panel.context().set_level(views::GraphLevel::kDynamo);
   REQUIRE(shown.wait(kTimeoutMs));
   CHECK(cuts_on(panel).size() == 2);
   show_unit(panel, unit_index(window.log()->summary, "4/0"));
