@@ -9,12 +9,14 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSet>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 #include "text/display_format.h"
 
@@ -84,6 +86,7 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
   ranks_->horizontalHeaderItem(5)->setToolTip(
       tr("Every unit's forward and backward compile, from the compile-time events"));
   ranks_->verticalHeader()->hide();
+  ranks_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   ranks_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   ranks_->setSelectionBehavior(QAbstractItemView::SelectRows);
   ranks_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -119,13 +122,7 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* lists = new QSplitter(Qt::Vertical, splitter);
-  // The slowest rank's line sits above the table it explains.
-  auto* table_box = new QWidget(lists);
-  auto* table_layout = new QVBoxLayout(table_box);
-  table_layout->setContentsMargins(0, 0, 0, 0);
-  table_layout->addWidget(slowest_);
-  table_layout->addWidget(ranks_, 1);
-  lists->addWidget(table_box);
+  lists->addWidget(ranks_);
   lists->addWidget(divergences_);
   splitter->addWidget(lists);
   splitter->addWidget(sides);
@@ -134,6 +131,8 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(status_);
+  // Above the table, across the panel: the slowest rank and why.
+  layout->addWidget(slowest_);
   layout->addWidget(progress_);
   layout->addWidget(splitter, 1);
 }
@@ -225,6 +224,7 @@ void RanksPanel::fill() {
       ranks_->setItem(row, col, item);
     }
   }
+  fit_table();
   for (const auto& d : c.divergence) {
     divergences_->addItem(QStringLiteral("[%1] %2").arg(
         QString::fromUtf8(to_string(d.kind).data(), static_cast<int>(to_string(d.kind).size())),
@@ -238,6 +238,15 @@ void RanksPanel::fill() {
                 .arg(c.ranks.size())
                 .arg(c.divergence.size()));
   if (!c.divergence.empty()) divergences_->setCurrentRow(0);
+}
+
+void RanksPanel::fit_table() {
+  // The whole table, up to a width that leaves the two sides room: its columns are what a reader
+  // compares, the compile time last. A minimum, so later dock resizes keep it.
+  ranks_->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+  const int wanted = ranks_->horizontalHeader()->length() + 2 * ranks_->frameWidth() +
+                     ranks_->verticalScrollBar()->sizeHint().width();
+  ranks_->setMinimumWidth(std::min(wanted, fontMetrics().averageCharWidth() * 72));
 }
 
 void RanksPanel::fill_slowest() {

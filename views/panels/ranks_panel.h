@@ -45,6 +45,7 @@ class RanksPanel : public QWidget {
   void on_finished(std::uint64_t generation, Result<report::RankComparison> result);
   void fill();
   void fill_slowest();
+  void fit_table();
 
   QLabel* status_ = nullptr;
   QProgressBar* progress_ = nullptr;
