@@ -89,6 +89,8 @@ Result<RankComparison> compare_ranks(const std::string& dir, const RankProgress&
   comparison.dir = dir;
   const std::size_t total = logs->size();
   comparison.ranks.resize(total);
+  comparison.compile_time.dir = dir;
+  comparison.compile_time.ranks.resize(total);
   std::vector<std::optional<RankFacts>> facts(total);
   std::vector<Warnings> warnings(total);
   std::atomic<std::size_t> done{0};
@@ -100,11 +102,15 @@ Result<RankComparison> compare_ranks(const std::string& dir, const RankProgress&
     auto log = trace::read_trace(rank_log.path);
     if (!log) {
       comparison.ranks[i] = {rank_log.rank, rank_log.path, 0, 0, 0, 0, 0, log.error().message};
+      comparison.compile_time.ranks[i] = {rank_log.rank,      rank_log.path, 0, 0, {},
+                                          log.error().message};
       warnings[i].push_back({rank_log.path, "rank " + std::to_string(rank_log.rank) +
                                                 " not compared: " + log.error().message});
     } else {
       const Summary summary = summarize(*log);
       comparison.ranks[i] = count(summary, rank_log.rank);
+      comparison.compile_time.ranks[i] =
+          rank_compile_time(rank_log.rank, rank_log.path, compile_time(*log));
       facts[i] = facts_of(*log);
       warnings[i] = summary.warnings;
     }
@@ -120,6 +126,7 @@ Result<RankComparison> compare_ranks(const std::string& dir, const RankProgress&
     if (facts[i]) read.push_back({comparison.ranks[i].rank, std::move(*facts[i])});
   }
   comparison.divergence = find_divergence(read);
+  find_slowest_rank(comparison.compile_time);
   return comparison;
 }
 

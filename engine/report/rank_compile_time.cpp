@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "fxscope/core/parallel_for.h"
 #include "fxscope/trace/log_locator.h"
@@ -28,7 +29,12 @@ double own_time(const RankCompileTime& rank, const std::string& phase) {
   return 0;
 }
 
-void compare(RanksCompileTime& out) {
+}  // namespace
+
+void find_slowest_rank(RanksCompileTime& out) {
+  out.slowest.reset();
+  out.others_median_s = 0;
+  out.gaps.clear();
   std::vector<std::size_t> read;
   for (std::size_t i = 0; i < out.ranks.size(); ++i) {
     if (out.ranks[i].error.empty()) read.push_back(i);
@@ -60,6 +66,8 @@ void compare(RanksCompileTime& out) {
                    [](const auto& a, const auto& b) { return a.gap_s() > b.gap_s(); });
 }
 
+namespace {
+
 std::string format(const char* fmt, auto... args) {
   char buf[512];
   std::snprintf(buf, sizeof buf, fmt, args...);
@@ -67,6 +75,16 @@ std::string format(const char* fmt, auto... args) {
 }
 
 }  // namespace
+
+RankCompileTime rank_compile_time(int rank, std::string path, CompileTimeReport report) {
+  RankCompileTime r;
+  r.rank = rank;
+  r.path = std::move(path);
+  r.total_s = report.total_s;
+  r.units = report.units.size();
+  r.by_phase = std::move(report.by_phase);
+  return r;
+}
 
 Result<RanksCompileTime> compile_time_across_ranks(const std::string& dir) {
   auto logs = trace::rank_logs_in(dir);
@@ -76,20 +94,14 @@ Result<RanksCompileTime> compile_time_across_ranks(const std::string& dir) {
   out.ranks.resize(logs->size());
   parallel_for(logs->size(), [&](std::size_t i) {
     const auto& rank_log = (*logs)[i];
-    RankCompileTime& r = out.ranks[i];
-    r.rank = rank_log.rank;
-    r.path = rank_log.path;
     auto log = trace::read_trace(rank_log.path);
     if (!log) {
-      r.error = log.error().message;
+      out.ranks[i] = {rank_log.rank, rank_log.path, 0, 0, {}, log.error().message};
       return;
     }
-    auto report = compile_time(*log);
-    r.total_s = report.total_s;
-    r.units = report.units.size();
-    r.by_phase = std::move(report.by_phase);
+    out.ranks[i] = rank_compile_time(rank_log.rank, rank_log.path, compile_time(*log));
   });
-  compare(out);
+  find_slowest_rank(out);
   return out;
 }
 

@@ -204,6 +204,7 @@ RunDiff diff_runs(const trace::TraceLog& a, const trace::TraceLog& b) {
   d.a_compile_s = times_a.total_s;
   d.b_compile_s = times_b.total_s;
   d.phases = phase_changes(times_a, times_b);
+  d.cache_states = cache_state_counts(times_a, times_b);
   return d;
 }
 

@@ -1,6 +1,7 @@
 // The cache half of `diff`: each paired unit's lookups in Inductor's FX graph cache and
-// AOTAutograd's cache, A's beside B's. Two keys differ exactly where the hashes of the details
-// PyTorch logged with them differ, so a miss after a change names what changed.
+// AOTAutograd's cache, A's beside B's, and each log's lookups counted by outcome. Two keys
+// differ exactly where the hashes of the details PyTorch logged with them differ, so a miss
+// after a change names what changed.
 
 #include <algorithm>
 #include <map>
@@ -34,7 +35,50 @@ std::vector<KeyComponentChange> component_changes(const CacheLookup& x, const Ca
   return out;
 }
 
+// Hits and misses lead, as a reader asks about them first; other states follow by name.
+int state_rank(const std::string& state) {
+  if (state == "hit") return 0;
+  if (state == "miss") return 1;
+  return 2;
+}
+
+void count_lookups(const CompileTimeReport& times, bool a_side,
+                   std::map<std::string, std::map<std::string, CacheStateCount>>& counts) {
+  for (const auto& unit : times.units) {
+    for (const auto& l : unit.caches) {
+      auto& c = counts[l.cache][l.state];
+      ++(a_side ? c.a : c.b);
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<CacheStateCount> cache_state_counts(const CompileTimeReport& times_a,
+                                                const CompileTimeReport& times_b) {
+  std::map<std::string, std::map<std::string, CacheStateCount>> counts;
+  count_lookups(times_a, true, counts);
+  count_lookups(times_b, false, counts);
+  std::vector<CacheStateCount> out;
+  for (const std::string cache : {"fx_graph", "aot_autograd"}) {
+    const auto it = counts.find(cache);
+    if (it == counts.end()) continue;
+    auto& states = it->second;
+    states.try_emplace("hit");
+    states.try_emplace("miss");
+    std::vector<CacheStateCount> rows;
+    for (auto& [state, count] : states) {
+      count.cache = cache_title(cache);
+      count.state = state;
+      rows.push_back(count);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
+      return state_rank(x.state) < state_rank(y.state);
+    });
+    out.insert(out.end(), rows.begin(), rows.end());
+  }
+  return out;
+}
 
 std::vector<CacheLookupChange> cache_changes(const UnitFacts& a, const UnitFacts& b) {
   std::vector<CacheLookupChange> out;

@@ -49,4 +49,8 @@ std::vector<KernelChange> kernel_changes(const std::vector<LaunchFacts>& a,
 // Lookups of A and B whose outcome or key differs, paired per cache in log order.
 std::vector<CacheLookupChange> cache_changes(const UnitFacts& a, const UnitFacts& b);
 
+// Every unit's lookups of A (TIMES_A) and of B counted by cache and state.
+std::vector<CacheStateCount> cache_state_counts(const CompileTimeReport& times_a,
+                                                const CompileTimeReport& times_b);
+
 }  // namespace fxscope::report

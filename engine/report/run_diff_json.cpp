@@ -101,6 +101,10 @@ json to_json(const RunDiff& d) {
     phases.push_back(
         json{{"name", p.name}, {"a_s", p.a_s}, {"b_s", p.b_s}, {"delta_s", p.b_s - p.a_s}});
   }
+  json cache_states = json::array();
+  for (const auto& c : d.cache_states) {
+    cache_states.push_back(json{{"cache", c.cache}, {"state", c.state}, {"a", c.a}, {"b", c.b}});
+  }
   return json{{"fxscope_version", FXSCOPE_VERSION},
               {"a", json{{"path", d.a_path},
                          {"units", d.a_units},
@@ -123,7 +127,8 @@ json to_json(const RunDiff& d) {
               {"breaks_new_by_unit", unit_breaks_json(breaks_by_unit(d, d.breaks_new, false))},
               {"recompiles_fixed", recompiles_json(d.recompiles_fixed)},
               {"recompiles_new", recompiles_json(d.recompiles_new)},
-              {"phases", phases}};
+              {"phases", phases},
+              {"cache_lookups", cache_states}};
 }
 
 }  // namespace fxscope::report

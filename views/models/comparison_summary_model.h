@@ -1,7 +1,8 @@
 #pragma once
 // The Compare tab's summary: the shown log ("before") beside the compared one ("after") and the
-// change, for compile units, graph breaks, recompiles, kernel launches, compile time and the
-// phases whose compile time moved most. Every number is the engine diff's or the logs' own.
+// change, for compile units, graph breaks, recompiles, kernel launches, compile time, the phases
+// whose compile time moved most, each cache's hits and misses, and the cache-key components that
+// differ with their values. Every number is the engine diff's or the logs' own.
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -33,7 +34,13 @@ class ComparisonSummaryModel : public QAbstractTableModel {
     double before = 0;
     double after = 0;
     bool seconds = false;  // a time, shown with two decimals and "s"; else a count
+    // Values shown as they are, with no change column (a cache-key component's values); set
+    // where `text` is.
+    bool text = false;
+    QString before_text{};
+    QString after_text{};
   };
+  void add_cache_rows(const report::RunDiff& diff);
   QString number(const Row& row, double value, bool signed_change) const;
 
   std::vector<Row> rows_;

@@ -1,5 +1,6 @@
 #include "panels/ranks_panel.h"
 
+#include <QFont>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -8,12 +9,16 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSet>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+#include "text/display_format.h"
 
 namespace fxscope::views {
 
@@ -49,6 +54,9 @@ void mark_differences(QPlainTextEdit* edit, const QString& other) {
   edit->setExtraSelections(marks);
 }
 
+// The phases named as why the slowest rank was slow; the CLI's compile-time --all-ranks lists more.
+constexpr std::size_t kSlowPhasesShown = 3;
+
 QPlainTextEdit* make_side(QWidget* parent) {
   auto* edit = new QPlainTextEdit(parent);
   edit->setReadOnly(true);
@@ -65,11 +73,20 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
   progress_ = new QProgressBar(this);
   progress_->hide();
 
+  slowest_ = new QLabel(this);
+  slowest_->setObjectName(QStringLiteral("slowest_rank"));
+  slowest_->setWordWrap(true);
+  slowest_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  slowest_->hide();
+
   ranks_ = new QTableWidget(0, 6, this);
   ranks_->setObjectName(QStringLiteral("ranks_table"));
   ranks_->setHorizontalHeaderLabels({tr("Rank"), tr("Units"), tr("Graph breaks"), tr("Recompiles"),
-                                     tr("Kernels"), tr("Compile s")});
+                                     tr("Kernels"), tr("Compile time")});
+  ranks_->horizontalHeaderItem(5)->setToolTip(
+      tr("Every unit's forward and backward compile, from the compile-time events"));
   ranks_->verticalHeader()->hide();
+  ranks_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   ranks_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   ranks_->setSelectionBehavior(QAbstractItemView::SelectRows);
   ranks_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -114,6 +131,8 @@ RanksPanel::RanksPanel(QWidget* parent) : QWidget(parent) {
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(status_);
+  // Above the table, across the panel: the slowest rank and why.
+  layout->addWidget(slowest_);
   layout->addWidget(progress_);
   layout->addWidget(splitter, 1);
 }
@@ -175,21 +194,37 @@ void RanksPanel::fill() {
   right_->clear();
   left_title_->clear();
   right_title_->clear();
+  fill_slowest();
   if (!comparison_) return;
   const auto& c = *comparison_;
+  const auto& times = c.compile_time;
   ranks_->setRowCount(static_cast<int>(c.ranks.size()));
   for (std::size_t i = 0; i < c.ranks.size(); ++i) {
     const auto& r = c.ranks[i];
     const int row = static_cast<int>(i);
-    const QStringList cells{QString::number(r.rank),         QString::number(r.units),
-                            QString::number(r.graph_breaks), QString::number(r.recompiles),
-                            QString::number(r.kernels),      QString::number(r.compile_s, 'f', 2)};
+    // Both lists are indexed like the rank logs compare_ranks read; a rank not read has no time.
+    const bool timed = i < times.ranks.size() && times.ranks[i].error.empty();
+    const bool slowest = times.slowest == i;
+    const QStringList cells{
+        QString::number(r.rank),
+        QString::number(r.units),
+        QString::number(r.graph_breaks),
+        QString::number(r.recompiles),
+        QString::number(r.kernels),
+        seconds_text(timed ? std::optional(times.ranks[i].total_s) : std::nullopt)};
     for (int col = 0; col < cells.size(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       item->setToolTip(QString::fromStdString(r.error.empty() ? r.path : r.error));
+      if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (slowest) {
+        QFont font = item->font();
+        font.setBold(true);
+        item->setFont(font);
+      }
       ranks_->setItem(row, col, item);
     }
   }
+  fit_table();
   for (const auto& d : c.divergence) {
     divergences_->addItem(QStringLiteral("[%1] %2").arg(
         QString::fromUtf8(to_string(d.kind).data(), static_cast<int>(to_string(d.kind).size())),
@@ -203,6 +238,42 @@ void RanksPanel::fill() {
                 .arg(c.ranks.size())
                 .arg(c.divergence.size()));
   if (!c.divergence.empty()) divergences_->setCurrentRow(0);
+}
+
+void RanksPanel::fit_table() {
+  // The whole table, up to a width that leaves the two sides room: its columns are what a reader
+  // compares, the compile time last. A minimum, so later dock resizes keep it.
+  ranks_->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+  const int wanted = ranks_->horizontalHeader()->length() + 2 * ranks_->frameWidth() +
+                     ranks_->verticalScrollBar()->sizeHint().width();
+  ranks_->setMinimumWidth(std::min(wanted, fontMetrics().averageCharWidth() * 72));
+}
+
+void RanksPanel::fill_slowest() {
+  slowest_->clear();
+  slowest_->hide();
+  if (!comparison_ || !comparison_->compile_time.slowest) return;
+  const auto& times = comparison_->compile_time;
+  const auto& slow = times.ranks[*times.slowest];
+  QString text = tr("Rank %1 compiled slowest: %2 against a median of %3 on the other ranks (%4).")
+                     .arg(slow.rank)
+                     .arg(seconds_text(slow.total_s), seconds_text(times.others_median_s))
+                     .arg(QLatin1Char('+') + seconds_text(slow.total_s - times.others_median_s));
+  if (times.gaps.empty()) {
+    text += QLatin1Char(' ') + tr("No phase took longer on it than on the others.");
+  } else {
+    QStringList phases;
+    for (std::size_t i = 0; i < times.gaps.size() && i < kSlowPhasesShown; ++i) {
+      const auto& g = times.gaps[i];
+      QString phase = QString::fromStdString(g.name);
+      if (!g.what.empty()) phase += QStringLiteral(" (%1)").arg(QString::fromStdString(g.what));
+      phases
+          << tr("%1 %2 against %3").arg(phase, seconds_text(g.slowest_s), seconds_text(g.others_s));
+    }
+    text += QLatin1Char(' ') + tr("Its time went to %1.").arg(phases.join(QStringLiteral("; ")));
+  }
+  slowest_->setText(text);
+  slowest_->show();
 }
 
 void RanksPanel::show_divergence(int index) {

@@ -2,7 +2,8 @@
 // The Ranks tab: every rank of a distributed job's log directory, read off the UI thread with
 // progress, the per-rank table, the divergences most harmful first, and for the divergence chosen
 // the first two groups' values (collective schedules, compile ids, recompile reasons, ...) side
-// by side with the lines that differ marked. Double-clicking a rank opens that rank's log.
+// by side with the lines that differ marked. Above the table, the rank that compiled slowest and
+// the phases that made it slow. Double-clicking a rank opens that rank's log.
 
 #include <QString>
 #include <QWidget>
@@ -43,9 +44,12 @@ class RanksPanel : public QWidget {
   void on_progress(std::uint64_t generation, int done, int total);
   void on_finished(std::uint64_t generation, Result<report::RankComparison> result);
   void fill();
+  void fill_slowest();
+  void fit_table();
 
   QLabel* status_ = nullptr;
   QProgressBar* progress_ = nullptr;
+  QLabel* slowest_ = nullptr;
   QTableWidget* ranks_ = nullptr;
   QListWidget* divergences_ = nullptr;
   QLabel* left_title_ = nullptr;

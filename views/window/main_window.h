@@ -78,6 +78,7 @@ class MainWindow : public QMainWindow {
   GraphPanel& graph_panel() const { return *graph_; }
   ExportActions& exports() const { return *exports_; }
   GuardsPanel& guards_panel() const { return *guards_; }
+  RanksPanel& ranks_panel() const { return *ranks_; }
   GpuRunController& gpu_runs() const { return *gpu_runs_; }
   KernelsPanel& kernels_panel() const { return *kernels_; }
   ModeComparisonPanel& mode_comparison() const { return *ab_; }

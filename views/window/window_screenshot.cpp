@@ -8,6 +8,7 @@
 
 #include "gpu_run/gpu_run_controller.h"
 #include "panels/graph_panel.h"
+#include "panels/ranks_panel.h"
 #include "window/main_window.h"
 
 namespace fxscope::views {
@@ -36,6 +37,10 @@ WindowScreenshot::WindowScreenshot(MainWindow* window, QString file, QObject* pa
     grab_when_ready();
   });
   connect(window, &MainWindow::load_failed, this, &WindowScreenshot::fail);
+  // A directory of ranks reads every rank after its first one shows: the picture waits for the
+  // Ranks tab's table, which is then filled or says why not.
+  connect(&window->ranks_panel(), &RanksPanel::loaded, this, &WindowScreenshot::grab_when_ready);
+  connect(&window->ranks_panel(), &RanksPanel::failed, this, &WindowScreenshot::grab_when_ready);
 }
 
 void WindowScreenshot::wait_for_run(GpuRunController* runs) {
@@ -58,7 +63,10 @@ void WindowScreenshot::wait_for_comparison() {
 }
 
 void WindowScreenshot::grab_when_ready() {
-  if (!graph_shown_ || run_pending_ || comparison_pending_ || grabbed_) return;
+  if (!window_ || !graph_shown_ || run_pending_ || comparison_pending_ || grabbed_ ||
+      window_->ranks_panel().loading()) {
+    return;
+  }
   grabbed_ = true;
   show_dock();
   // Queued: the new dock sizes and column widths are laid out before the grab.

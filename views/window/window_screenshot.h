@@ -1,7 +1,7 @@
 #pragma once
 // `fxscope PATH [--unit ID] --screenshot FILE.png`: waits for the window's log, selects the
-// first compile unit (or ID), waits for its graph, grabs the window into FILE and reports an exit
-// code. Offscreen.
+// first compile unit (or ID), waits for its graph (and for a directory's ranks), grabs the window
+// into FILE and reports an exit code. Offscreen.
 
 #include <QDockWidget>
 #include <QObject>

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fxscope/report/rank_comparison.h"
 #include "fxscope/report/rank_compile_time.h"
 #include "fxscope/trace/log_locator.h"
 #include "samples.h"
@@ -43,6 +44,26 @@ TEST_CASE("across ranks: the slowest rank and the phases that made it slowest",
   CHECK(j.at("ranks").at(3).at("error").is_null());
   CHECK(j.at("phase_gaps").at(0).at("name") == "async_compile.wait");
   CHECK(j.at("phase_gaps").at(0).at("gap_s").get<double>() == Approx(ranks->gaps[0].gap_s()));
+}
+
+TEST_CASE("across ranks: compare_ranks reads the same compile times from the logs it opens",
+          "[report][compile_time][ranks]") {
+  const auto alone = report::compile_time_across_ranks(test::sample("ranks_ddp"));
+  const auto compared = report::compare_ranks(test::sample("ranks_ddp"));
+  REQUIRE(alone.ok());
+  REQUIRE(compared.ok());
+  const auto& ranks = compared->compile_time;
+  REQUIRE(ranks.ranks.size() == alone->ranks.size());
+  for (std::size_t i = 0; i < ranks.ranks.size(); ++i) {
+    INFO(ranks.ranks[i].rank);
+    CHECK(ranks.ranks[i].rank == compared->ranks[i].rank);
+    CHECK(ranks.ranks[i].total_s == alone->ranks[i].total_s);
+  }
+  REQUIRE(ranks.slowest == alone->slowest);
+  CHECK(ranks.ranks[*ranks.slowest].rank == 3);
+  CHECK(ranks.others_median_s == alone->others_median_s);
+  REQUIRE(ranks.gaps.size() == alone->gaps.size());
+  CHECK(ranks.gaps.front().name == alone->gaps.front().name);
 }
 
 TEST_CASE("across ranks: tlparse's multi-rank logs, one rank doing the compiling",

@@ -10,6 +10,7 @@
 
 #include "fxscope/report/compile_time.h"
 #include "fxscope/report/run_diff.h"
+#include "fxscope/report/run_diff_json.h"
 #include "fxscope/report/run_diff_text.h"
 #include "samples.h"
 
@@ -168,6 +169,39 @@ TEST_CASE("a changed Inductor setting: the keys differ in that setting alone",
     CHECK(c.components[0].a == "False");
     CHECK(c.components[0].b == "True");
   }
+}
+
+TEST_CASE("the diff counts each side's hits and misses as PyTorch's counters do",
+          "[run_diff][pairs]") {
+  const auto d = diff_pair("cache_warm", "cache_config");
+  const auto warm = counters_of("cache_warm");
+  const auto config = counters_of("cache_config");
+  // FX graph's hit and miss rows, then AOTAutograd's: no other state was logged.
+  REQUIRE(d.cache_states.size() == 4);
+  const struct {
+    const char* cache;
+    const char* state;
+    const char* group;
+    const char* counter;
+  } expected[] = {{"FX graph", "hit", "inductor", "fxgraph_cache_hit"},
+                  {"FX graph", "miss", "inductor", "fxgraph_cache_miss"},
+                  {"AOTAutograd", "hit", "aot_autograd", "autograd_cache_hit"},
+                  {"AOTAutograd", "miss", "aot_autograd", "autograd_cache_miss"}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO(expected[i].cache << " " << expected[i].state);
+    const auto& c = d.cache_states[i];
+    CHECK(c.cache == expected[i].cache);
+    CHECK(c.state == expected[i].state);
+    CHECK(c.a == std::size_t(counter(warm, expected[i].group, expected[i].counter)));
+    CHECK(c.b == std::size_t(counter(config, expected[i].group, expected[i].counter)));
+  }
+  // The warm run hit both caches; the changed setting missed them.
+  CHECK(d.cache_states[0].a == 2);
+  CHECK(d.cache_states[1].b == 2);
+  const auto j = report::to_json(d);
+  REQUIRE(j.at("cache_lookups").size() == 4);
+  CHECK(j.at("cache_lookups").at(1) ==
+        nlohmann::json{{"cache", "FX graph"}, {"state", "miss"}, {"a", 0}, {"b", 2}});
 }
 
 TEST_CASE("cache lookups match PyTorch's counters on the cache captures", "[run_diff][pairs]") {

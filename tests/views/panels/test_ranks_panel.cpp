@@ -1,7 +1,9 @@
 // The Ranks tab on real captured logs laid out as ranks: 64 ranks load off the UI thread (the
 // event loop keeps turning while they do), the table lists every rank, a divergence shows its
-// two groups side by side, and a rank double-clicked asks to be opened.
+// two groups side by side, a rank double-clicked asks to be opened, and the slowest rank is named
+// with the phases that made it slow.
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -71,4 +73,42 @@ TEST_CASE("ranks panel: a directory without ranks says so", "[views][ranks]") {
   panel.load(QString::fromStdString(test::sample("pointwise_chain")));
   REQUIRE(failed.wait(30000));
   CHECK(failed[0][0].toString().contains(QStringLiteral("no per-rank logs")));
+}
+
+TEST_CASE("ranks panel: ranks_ddp names rank 3 slowest and the phases that made it slow",
+          "[views][ranks]") {
+  test::qt_app();
+  RanksPanel panel;
+  QSignalSpy loaded(&panel, &RanksPanel::loaded);
+  panel.load(QString::fromStdString(test::sample("ranks_ddp")));
+  REQUIRE(loaded.wait(60000));
+  REQUIRE(panel.comparison().has_value());
+  const auto& times = panel.comparison()->compile_time;
+  REQUIRE(times.ranks.size() == 4);
+
+  auto* table = panel.findChild<QTableWidget*>(QStringLiteral("ranks_table"));
+  REQUIRE(table != nullptr);
+  REQUIRE(table->rowCount() == 4);
+  CHECK(table->horizontalHeaderItem(5)->text() == QStringLiteral("Compile time"));
+  // Each rank's cell is its compile-time report's total; rank 3's is the largest, in bold.
+  for (int row = 0; row < 4; ++row) {
+    INFO(row);
+    const double total = times.ranks[std::size_t(row)].total_s;
+    CHECK(table->item(row, 5)->text() == QStringLiteral("%1 s").arg(total, 0, 'f', 2));
+    CHECK(table->item(row, 5)->font().bold() == (row == 3));
+    if (row != 3) CHECK(total < times.ranks[3].total_s);
+  }
+
+  auto* slowest = panel.findChild<QLabel*>(QStringLiteral("slowest_rank"));
+  REQUIRE(slowest != nullptr);
+  CHECK_FALSE(slowest->isHidden());
+  const QString text = slowest->text();
+  INFO(text.toStdString());
+  CHECK(text.startsWith(QStringLiteral("Rank 3 compiled slowest: %1 s against a median of %2 s")
+                            .arg(times.ranks[3].total_s, 0, 'f', 2)
+                            .arg(times.others_median_s, 0, 'f', 2)));
+  // Rank 3 waited longest for its Triton compiles: the first phase named.
+  CHECK(
+      text.contains(QStringLiteral("Its time went to async_compile.wait (wait for Triton "
+                                   "compiles)")));
 }

@@ -1,6 +1,7 @@
 // File > Compare with... in the window, offscreen: two ranks of one DDP run mark exactly the unit
 // whose graph differs (the tree, the Compare tab and that unit's graph), a log against itself
-// marks nothing, and an unreadable or unrelated second log ends in a message while the window
+// marks nothing, a changed Inductor setting shows as cache hits turned misses with the key
+// component named, and an unreadable or unrelated second log ends in a message while the window
 // keeps working.
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -81,6 +82,14 @@ std::set<std::string> marked(const std::map<std::string, ChangeMark>& marks) {
     if (mark != ChangeMark::none) ids.insert(id);
   }
   return ids;
+}
+
+// The summary's row whose label is WHAT; -1 when there is none.
+int summary_row(const views::ComparisonSummaryModel& summary, const QString& what) {
+  for (int r = 0; r < summary.rowCount(); ++r) {
+    if (summary.index(r, 0).data().toString() == what) return r;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -168,6 +177,45 @@ TEST_CASE("dynamic against static attention marks the slices whose count changed
   REQUIRE(window.graph_panel().search(QStringLiteral("slice")));
   CHECK(panel.inspector_text().contains(
       QStringLiteral("compared: torch.ops.aten.slice.Tensor 6 before, 4 after")));
+}
+
+TEST_CASE("a changed Inductor setting: warm-cache hits before, misses after, the key named",
+          "[views][compare]") {
+  qt_app();
+  MainWindow window;
+  open(window, QString::fromStdString(sample("pairs/cache_warm")));
+  compare(window, QString::fromStdString(sample("pairs/cache_config")));
+  const auto& summary = window.comparison_panel().summary();
+  // Lookups as PyTorch counted them (the pairs' expected.json): the forward's and the
+  // backward's FX graphs and the one AOTAutograd entry hit, then all three miss.
+  const struct {
+    const char* what;
+    const char* before;
+    const char* after;
+    const char* change;
+  } rows[] = {{"FX graph cache hits", "2", "0", "-2"},
+              {"FX graph cache misses", "0", "2", "+2"},
+              {"AOTAutograd cache hits", "1", "0", "-1"},
+              {"AOTAutograd cache misses", "0", "1", "+1"}};
+  for (const auto& expected : rows) {
+    INFO(expected.what);
+    const int r = summary_row(summary, QString::fromLatin1(expected.what));
+    REQUIRE(r >= 0);
+    CHECK(summary.index(r, 1).data().toString() == QLatin1String(expected.before));
+    CHECK(summary.index(r, 2).data().toString() == QLatin1String(expected.after));
+    CHECK(summary.index(r, 3).data().toString() == QLatin1String(expected.change));
+  }
+  // The one setting the keys differ in, with its value on each side and no change column.
+  const int key = summary_row(summary, QStringLiteral("  cache key differs in "
+                                                      "inductor_config[max_autotune_pointwise]"));
+  REQUIRE(key >= 0);
+  CHECK(summary.index(key, 1).data().toString() == QStringLiteral("False"));
+  CHECK(summary.index(key, 2).data().toString() == QStringLiteral("True"));
+  CHECK(summary.index(key, 3).data().toString().isEmpty());
+  // No other component differs: compile time follows.
+  CHECK(summary.index(key + 1, 0).data().toString() == QStringLiteral("Compile time"));
+  CHECK(window.comparison_panel().verdict_text().contains(
+      QStringLiteral("cache keys differ in inductor_config[max_autotune_pointwise]")));
 }
 
 TEST_CASE("a log compared with itself marks nothing", "[views][compare]") {

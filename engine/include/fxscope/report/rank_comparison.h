@@ -13,6 +13,7 @@
 
 #include "fxscope/core/diagnostics.h"
 #include "fxscope/core/result.h"
+#include "fxscope/report/rank_compile_time.h"
 
 namespace fxscope::report {
 
@@ -63,6 +64,7 @@ struct RankComparison {
   std::string dir;
   std::vector<RankSummary> ranks;  // ascending by rank
   std::vector<Divergence> divergence;
+  RanksCompileTime compile_time;  // each rank's compile time and the slowest rank, from its log
   Warnings warnings;  // every rank's reader warnings, and the ranks that could not be read
 };
 

@@ -47,6 +47,13 @@ struct RanksCompileTime {
 // Reads every rank's log in DIR; an Error when DIR holds no ranked logs.
 Result<RanksCompileTime> compile_time_across_ranks(const std::string& dir);
 
+// One rank's entry from REPORT, its log's compile_time(): for a reader that has the log open
+// for more than its compile time (compare_ranks).
+RankCompileTime rank_compile_time(int rank, std::string path, CompileTimeReport report);
+
+// Fills RANKS' slowest, others_median_s and gaps from its ranks (those read).
+void find_slowest_rank(RanksCompileTime& ranks);
+
 std::string to_text(const RanksCompileTime& ranks);
 nlohmann::json to_json(const RanksCompileTime& ranks);
 

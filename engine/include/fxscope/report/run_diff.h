@@ -63,6 +63,15 @@ struct CacheLookupChange {
   std::vector<KeyComponentChange> components;  // where both keys were logged and differ
 };
 
+// How many lookups of one cache ended in one state in A and in B, over every unit, paired or
+// not: the cache's hits and misses before and after.
+struct CacheStateCount {
+  std::string cache;  // "FX graph" or "AOTAutograd"
+  std::string state;  // "hit", "miss", "bypass", "disabled", as logged
+  std::size_t a = 0;
+  std::size_t b = 0;
+};
+
 // A unit of A paired with one of B.
 struct UnitDiff {
   DiffUnit a;
@@ -116,6 +125,9 @@ struct RunDiff {
   double a_compile_s = 0;  // every unit's compile time, from the events
   double b_compile_s = 0;
   std::vector<PhaseChange> phases;  // differing phases, largest change first
+  // Each cache either log looked up: FX graph, then AOTAutograd; per cache "hit" and "miss"
+  // (counted 0 where none), then other states by name.
+  std::vector<CacheStateCount> cache_states;
 
   // Fewer than half of the larger log's units pair with a unit of the same frame. Units of
   // Dynamo's resume functions on one side only are left out: they come and go with a break.
