@@ -29,6 +29,7 @@ const RunMode* fill_column(const MeasuredRun& source, const std::string& backend
   column.total_us = m->total_us;
   column.launches = m->launches;
   column.attributed_share = m->kernel_us > 0 ? m->attributed_us / m->kernel_us : 0.0;
+  column.cuda_graph_share = m->cuda_graph_share();
   return m;
 }
 

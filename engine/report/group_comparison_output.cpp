@@ -20,6 +20,7 @@ nlohmann::json column_json(const MeasuredColumn& c) {
           {"total_us", c.total_us},
           {"launches", c.launches},
           {"attributed_share", c.attributed_share},
+          {"cuda_graph_share", c.cuda_graph_share},
           {"prediction_error",
            {{"groups", c.prediction_error.kernels},
             {"median_factor", c.prediction_error.median_factor},
@@ -58,7 +59,12 @@ std::string column_source(const char* backend, const MeasuredColumn& c) {
   if (!c.torch_version.empty()) s += ", torch " + c.torch_version;
   char buf[48];
   std::snprintf(buf, sizeof buf, ", %.1f%% of kernel time attributed", 100.0 * c.attributed_share);
-  return s + buf;
+  s += buf;
+  if (c.cuda_graph_share > 0) {
+    std::snprintf(buf, sizeof buf, ", %.1f%% inside CUDA graphs", 100.0 * c.cuda_graph_share);
+    s += buf;
+  }
+  return s;
 }
 
 }  // namespace

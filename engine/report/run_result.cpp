@@ -1,5 +1,6 @@
 #include "fxscope/report/run_result.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -236,6 +237,15 @@ Result<RunResult> read_run_result(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_run_result(text.str(), path);
+}
+
+double RunMode::cuda_graph_share() const {
+  if (kernel_us <= 0) return 0.0;
+  double in_graphs = 0;
+  for (const RunKernel& k : kernels) {
+    if (k.cuda_graph) in_graphs += k.us;
+  }
+  return std::min(1.0, in_graphs / kernel_us);
 }
 
 }  // namespace fxscope::report

@@ -133,3 +133,19 @@ TEST_CASE("compare refuses a run of another unit and notes a missing mode", "[re
   const auto j = report::to_json(*c);
   CHECK(j["groups"][0]["pytorch_us"].is_null());
 }
+
+TEST_CASE("compare says how much of a CUDA-graph mode's kernel time ran inside the graphs",
+          "[report][compare]") {
+  // residual_mlp's PyTorch run on the H200: reduce-overhead replays all three kernels in a CUDA
+  // graph; default launches them one by one.
+  const auto graphed = fixture("residual_mlp", fusion::Mode::reduce_overhead);
+  auto ro = report::compare_unit(graphed.fuse, "reduce-overhead", kNoEngine, graphed.pytorch);
+  REQUIRE(ro);
+  CHECK(ro->pytorch.cuda_graph_share == Approx(1.0));
+  CHECK_THAT(report::to_text(*ro), Catch::Contains("100.0% inside CUDA graphs"));
+  const auto plain = fixture("residual_mlp", fusion::Mode::default_mode);
+  auto def = report::compare_unit(plain.fuse, "default", kNoEngine, plain.pytorch);
+  REQUIRE(def);
+  CHECK(def->pytorch.cuda_graph_share == 0.0);
+  CHECK_THAT(report::to_text(*def), !Catch::Contains("inside CUDA graphs"));
+}

@@ -42,6 +42,7 @@ struct MeasuredColumn {
   double total_us = 0;   // CUDA-event time of a call (median)
   double launches = 0;
   double attributed_share = 0;
+  double cuda_graph_share = 0;  // of kernel_us, in kernels replayed inside CUDA graphs
   // The prediction against this column: per group with both times the error factor's median and
   // p90, and the predicted kernel time of the graphs it measured over its kernel_us.
   cost::PredictionError prediction_error;

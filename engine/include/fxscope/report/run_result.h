@@ -102,6 +102,9 @@ struct RunMode {
 
   double attributed_share() const { return kernel_us > 0 ? attributed_us / kernel_us : 0.0; }
   double dynamo_share() const { return kernel_us > 0 ? dynamo_us / kernel_us : 0.0; }
+  // The part of kernel_us spent in kernels replayed inside CUDA graphs (CUPTI's graph id), 0 to 1:
+  // what reduce-overhead saves launches on; the rest (input copies, skipped graphs) launches.
+  double cuda_graph_share() const;
 };
 
 // A run of one compile unit in one or more modes, by either backend (engine or pytorch).
