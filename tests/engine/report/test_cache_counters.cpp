@@ -5,22 +5,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "fxscope/report/compile_time.h"
 #include "fxscope/trace/trace_log.h"
+#include "pytorch_counters.h"
 #include "samples.h"
 
 using namespace fxscope;
 
 namespace {
-
-int pytorch_counter(const nlohmann::json& counters, const char* group, const char* name) {
-  if (!counters.contains(group) || !counters[group].contains(name)) return 0;
-  return counters[group][name].get<int>();
-}
 
 int fxscope_lookups(const report::CompileTimeReport& times, const std::string& cache,
                     const std::string& state) {
@@ -43,8 +38,7 @@ TEST_CASE("cache hits and misses match PyTorch's counters on every bundled log",
     for (const auto& d : std::filesystem::directory_iterator(test::sample(folder))) {
       const auto expected = d.path() / "expected.json";
       if (!d.is_directory() || !std::filesystem::exists(expected)) continue;
-      std::ifstream in(expected);
-      const auto counters = nlohmann::json::parse(in).value("counters", nlohmann::json::object());
+      const auto counters = test::pytorch_counters(d.path());
       auto log = trace::read_trace(d.path().string());
       INFO(d.path().string());
       REQUIRE(log.ok());
@@ -52,12 +46,12 @@ TEST_CASE("cache hits and misses match PyTorch's counters on every bundled log",
       ++logs;
       const int hits = fxscope_lookups(times, "fx_graph", "hit");
       const int misses = fxscope_lookups(times, "fx_graph", "miss");
-      CHECK(hits == pytorch_counter(counters, "inductor", "fxgraph_cache_hit"));
-      CHECK(misses == pytorch_counter(counters, "inductor", "fxgraph_cache_miss"));
+      CHECK(hits == test::pytorch_counter(counters, "inductor", "fxgraph_cache_hit"));
+      CHECK(misses == test::pytorch_counter(counters, "inductor", "fxgraph_cache_miss"));
       CHECK(fxscope_lookups(times, "aot_autograd", "hit") ==
-            pytorch_counter(counters, "aot_autograd", "autograd_cache_hit"));
+            test::pytorch_counter(counters, "aot_autograd", "autograd_cache_hit"));
       CHECK(fxscope_lookups(times, "aot_autograd", "miss") ==
-            pytorch_counter(counters, "aot_autograd", "autograd_cache_miss"));
+            test::pytorch_counter(counters, "aot_autograd", "autograd_cache_miss"));
       if (hits + misses > 0) ++with_lookups;
     }
   }

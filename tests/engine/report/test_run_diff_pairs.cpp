@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -12,6 +11,7 @@
 #include "fxscope/report/run_diff.h"
 #include "fxscope/report/run_diff_json.h"
 #include "fxscope/report/run_diff_text.h"
+#include "pytorch_counters.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -34,28 +34,6 @@ RunDiff diff_pair(const std::string& a, const std::string& b) {
   const auto log_a = read_pair_log(a);
   const auto log_b = read_pair_log(b);
   return report::diff_runs(log_a, log_b);
-}
-
-nlohmann::json counters_of(const std::string& name) {
-  std::ifstream in(pair_dir(name) + "/expected.json");
-  REQUIRE(in);
-  return nlohmann::json::parse(in)["counters"];
-}
-
-int counter(const nlohmann::json& counters, const char* group, const char* name) {
-  if (!counters.contains(group) || !counters[group].contains(name)) return 0;
-  return counters[group][name].get<int>();
-}
-
-int lookups(const report::CompileTimeReport& times, const std::string& cache,
-            const std::string& state) {
-  int n = 0;
-  for (const auto& u : times.units) {
-    n += static_cast<int>(std::count_if(u.caches.begin(), u.caches.end(), [&](const auto& l) {
-      return l.cache == cache && l.state == state;
-    }));
-  }
-  return n;
 }
 
 bool is_resume(const report::DiffUnit& u) {
@@ -174,8 +152,8 @@ TEST_CASE("a changed Inductor setting: the keys differ in that setting alone",
 TEST_CASE("the diff counts each side's hits and misses as PyTorch's counters do",
           "[run_diff][pairs]") {
   const auto d = diff_pair("cache_warm", "cache_config");
-  const auto warm = counters_of("cache_warm");
-  const auto config = counters_of("cache_config");
+  const auto warm = test::pytorch_counters(pair_dir("cache_warm"));
+  const auto config = test::pytorch_counters(pair_dir("cache_config"));
   // FX graph's hit and miss rows, then AOTAutograd's: no other state was logged.
   REQUIRE(d.cache_states.size() == 4);
   const struct {
@@ -192,8 +170,9 @@ TEST_CASE("the diff counts each side's hits and misses as PyTorch's counters do"
     const auto& c = d.cache_states[i];
     CHECK(c.cache == expected[i].cache);
     CHECK(c.state == expected[i].state);
-    CHECK(c.a == std::size_t(counter(warm, expected[i].group, expected[i].counter)));
-    CHECK(c.b == std::size_t(counter(config, expected[i].group, expected[i].counter)));
+    CHECK(c.a == std::size_t(test::pytorch_counter(warm, expected[i].group, expected[i].counter)));
+    CHECK(c.b ==
+          std::size_t(test::pytorch_counter(config, expected[i].group, expected[i].counter)));
   }
   // The warm run hit both caches; the changed setting missed them.
   CHECK(d.cache_states[0].a == 2);
@@ -204,19 +183,8 @@ TEST_CASE("the diff counts each side's hits and misses as PyTorch's counters do"
         nlohmann::json{{"cache", "FX graph"}, {"state", "miss"}, {"a", 0}, {"b", 2}});
 }
 
-TEST_CASE("cache lookups match PyTorch's counters on the cache captures", "[run_diff][pairs]") {
-  for (const std::string name : {"cache_cold", "cache_warm", "cache_config"}) {
-    INFO(name);
-    const auto counters = counters_of(name);
-    const auto times = report::compile_time(read_pair_log(name));
-    CHECK(lookups(times, "fx_graph", "hit") == counter(counters, "inductor", "fxgraph_cache_hit"));
-    CHECK(lookups(times, "fx_graph", "miss") ==
-          counter(counters, "inductor", "fxgraph_cache_miss"));
-    CHECK(lookups(times, "aot_autograd", "hit") ==
-          counter(counters, "aot_autograd", "autograd_cache_hit"));
-    CHECK(lookups(times, "aot_autograd", "miss") ==
-          counter(counters, "aot_autograd", "autograd_cache_miss"));
-  }
+TEST_CASE("a warm run's FX graph hits are read from their artifacts, the backward named",
+          "[run_diff][pairs]") {
   // The warm run's FX graphs load through AOTAutograd's cache, without a compile event: the
   // lookups come from their artifacts, the backward one named as such.
   const auto warm = report::compile_time(read_pair_log("cache_warm"));
