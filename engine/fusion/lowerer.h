@@ -1,0 +1,180 @@
+// The state of one lowering (lowering.cpp): Inductor's GraphLowering.run_node replayed node by
+// node. Internal to engine/fusion: its members are defined in lowering.cpp (the walk and the
+// realization rules), lowering_reductions.cpp (reductions, scans and pooling windows) and
+// lowering_loads.cpp (the buffers and addresses a kernel loads).
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fxscope/fusion/lowering.h"
+#include "fxscope/fusion/memory_index.h"
+#include "fxscope/ops/op_cost.h"
+
+namespace fxscope::fusion::detail {
+
+using graph::NodeId;
+
+class Lowerer {
+ public:
+  Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_templates);
+
+  LoweredGraph run();
+
+ private:
+  void lower(NodeId i);
+
+  // lowering.cat: a pointwise cat (masked loads of every input, inlined like any Pointwise) for
+  // at most max_pointwise_cat_inputs inputs when its users are all pointwise and some input is
+  // not in memory yet, or when every input needs a copy anyway and none carries a reduction;
+  // else a ConcatKernel. Returns false for the pointwise form, which lowers as a pointwise op.
+  bool lower_cat(NodeId i, const std::vector<NodeId>& gathered);
+
+  // is_pointwise_use: a pointwise op, a cat or pad (which lower pointwise-style too), or a view
+  // whose own users all are.
+  bool pointwise_use(NodeId u) const;
+
+  // can_fuse_reduction: P is a reduction's buffer, or a value not in memory that reads one.
+  bool reads_reduction(NodeId p);
+
+  // Whether node I's 4-d value is laid out channels-last in Inductor: as the graph records it,
+  // or, with layout optimisation, as a convolution's result or a value computed from one.
+  bool channels_last(NodeId i, const std::vector<NodeId>& args) const;
+
+  // Whether NODE's recorded strides are channels-last (and tell the layouts apart).
+  bool recorded_channels_last(const graph::Node& node) const;
+
+  // getitem of a tuple of views (split) forwards their origins; of a buffer, aliases it. The
+  // variance of a Welford reduction is a pointwise of its buffer, so it carries its origin.
+  void lower_getitem(NodeId i, const std::vector<NodeId>& args);
+
+  void lower_reduction(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered);
+
+  // The store of reduction I's buffer: its output, over the kept dims.
+  void set_reduction_write(NodeId i, std::int64_t buffer);
+
+  // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
+  // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
+  bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const;
+
+  // A split reduction: a first kernel reduces `split` partial results per output, a second
+  // combines them into BUFFER; both run the code of the same nodes.
+  void push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
+                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, std::int64_t split);
+
+  void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered);
+
+  // The loads of unrealized value I, as Inductor counts them (distinct addresses): its buffers,
+  // plus every further position of the pooling windows inlined into it.
+  std::size_t num_reads(NodeId i);
+
+  void lower_extern(NodeId i, const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
+
+  // The node argument at position POS of node I, if there is one.
+  std::optional<NodeId> arg_node(NodeId i, std::size_t pos) const;
+
+  // With channels-last layout optimisation (layout_opt), a convolution requires channels-last
+  // inputs (require_channels_last): a graph input, whose layout is fixed, is copied while the
+  // convolution is lowered, the copy carrying its origins, unless it is channels-last already
+  // or both layouts are the same memory (one channel, as in a depthwise weight, or one
+  // position, as in a 1x1 weight: Layout.is_stride_ordered ignores dims of size 1). Values
+  // computed in the graph take the layout they are asked for at no cost.
+  void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
+
+  // Whether NODE's 4-d value is laid out differently in channels-last and contiguous memory.
+  bool layouts_differ(const graph::Node& node) const;
+
+  // After a pointwise or view is lowered: the realization Inductor decides right away.
+  void hint_realize(NodeId i);
+
+  bool fixed_layout_user(NodeId i) const;
+
+  // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed
+  // with ORIGINS; what A reads stays unrealized for its other users.
+  void realize_copy(NodeId a, const std::vector<NodeId>& origins);
+
+  // The node whose storage a chain of unrealized views reads.
+  NodeId storage(NodeId i) const;
+
+  void realize(NodeId i);
+
+  bool is_sym(NodeId i) const;
+
+  // The strides of the buffer holding node I's value: channels-last where Inductor lays it out
+  // so, as recorded where the layout is fixed (inputs, library calls), else contiguous.
+  std::vector<std::int64_t> layout_strides(NodeId i) const;
+
+  // The last scheduler node's loads and store when it computes value ROOT over ROOT's shape.
+  void set_value_deps(NodeId root);
+
+  // The loads of reduction (or scan) I's kernel: its input over the kept dims, then the reduced
+  // ones; every input at the same coordinates for a composite reduction.
+  std::vector<MemoryDep> reduction_reads(NodeId i, const std::vector<NodeId>& args,
+                                         const std::vector<std::int64_t>& fallback);
+
+  // The loads of a kernel computing value ROOT at coordinates COORDS of an iteration of
+  // ITER_NUMEL: the walk through everything inlined into it down to buffers.
+  // EXPAND_FIRST: the first load is the kernel's own value, computed rather than loaded.
+  std::vector<MemoryDep> walk_deps(std::vector<ValueLoad> stack, std::int64_t iter_numel,
+                                   const std::vector<std::int64_t>& fallback, bool expand_first);
+
+  std::vector<std::int64_t> read_set(NodeId i);
+
+  // The buffers an unrealized value loads, found by walking through inlined producers once.
+  void add_reads(NodeId root, std::vector<std::int64_t>& reads);
+
+  // The buffers a kernel running ORIGINS loads through ops.indirect_indexing: what the data
+  // operand of an index, gather or embedding among them reads, when its indices are loaded from
+  // memory. The index of such a load holds a temporary, so it matches no write
+  // (Scheduler.fusable_read_and_write) and no other read. Indices computed from iota and
+  // constants alone are folded into the load's index expression (IndexPropagation): direct.
+  std::vector<std::int64_t> indirect_reads(const std::vector<NodeId>& origins);
+
+  std::int64_t numel_of(NodeId i) const;
+
+  // Tuple results (var_mean, pooling with offsets) have no meta: their getitems have.
+  std::int64_t output_numel(NodeId i) const;
+
+  void push(NodeId node, std::vector<NodeId> origins, std::vector<std::int64_t> reads,
+            std::int64_t buffer, std::int64_t numel, std::int64_t rnumel, bool reduction,
+            bool fusable, std::string note);
+
+  const graph::Graph& g_;
+  const PlanOptions& options_;
+  bool templates_;
+  NodeId n_;
+  IndexModel model_;
+  std::vector<std::vector<NodeId>> users_;
+  std::vector<ops::OpInfo> info_;
+  std::vector<bool> realized_;
+  // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
+  std::vector<bool> inlinable_;
+  std::vector<bool> graph_output_;
+  // Buffers whose layout is settled: graph inputs and outputs, library calls' results, inputs
+  // of library calls, values realized into a ConcatKernel. A cat must copy them.
+  std::vector<bool> layout_fixed_;
+  std::vector<bool> channels_last_;
+  bool layout_opt_ = false;
+  std::set<std::int64_t> reduction_buffers_;
+  // For a value Inductor computes as a Pointwise over a buffer of its own making (a
+  // convolution's bias added after the library call, a mean divided after its sum): that buffer.
+  std::vector<std::int64_t> epilogue_of_;
+  std::vector<NodeId> alias_;
+  std::vector<std::vector<NodeId>> origins_;
+  std::vector<std::size_t> opcount_;
+  std::vector<std::size_t> window_reads_;  // a pooling window's positions, each a load
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t generation_ = 0;
+  std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);
+  std::vector<SchedulerNode> sched_;
+  std::map<std::string, std::size_t> unknown_;
+  // A walk of more steps than this (a long chain of unrolled reductions) gives up on addresses.
+  static constexpr std::size_t kMaxWalkSteps = 4096;
+};
+
+}  // namespace fxscope::fusion::detail

@@ -1,0 +1,169 @@
+// Reductions, scans and pooling windows as Inductor lowers them: unrolled into a Pointwise when
+// tiny, split in two kernels when long (reduction_split.cpp), a buffer of their own otherwise.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/fusion/reduction_split.h"
+#include "lowerer.h"
+
+namespace fxscope::fusion::detail {
+
+using ops::Lowering;
+
+bool Lowerer::reads_reduction(NodeId p) {
+  const std::vector<std::int64_t> reads = read_set(p);
+  return std::any_of(reads.begin(), reads.end(),
+                     [&](std::int64_t b) { return reduction_buffers_.count(b) > 0; });
+}
+
+void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
+                              std::vector<NodeId> gathered) {
+  std::vector<std::int64_t> reads;
+  for (const NodeId a : args) add_reads(a, reads);
+  const std::int64_t total = args.empty() ? 1 : numel_of(args.front());
+  const std::int64_t out = std::max<std::int64_t>(1, output_numel(i));
+  const bool scan = info_[i].lowering == Lowering::scan;
+  std::int64_t rnumel = scan ? 1 : std::max<std::int64_t>(1, total / out);
+  if (plain_reduction(g_.node(i).target) &&
+      (rnumel == 1 || (rnumel < options_.unroll_rnumel && out > 1))) {
+    // Reduction.create: a reduction over so few elements is unrolled into a Pointwise, which
+    // inlines into its consumers like any other.
+    origins_[i] = std::move(gathered);
+    inlinable_[i] = true;
+    opcount_[i] = static_cast<std::size_t>(rnumel);
+    for (const NodeId a : args) opcount_[i] += realized_[a] ? 0 : opcount_[a];
+    return hint_realize(i);
+  }
+  // lowering.mean is a sum divided by the count: the Reduction is a buffer of its own and
+  // the node's value a Pointwise of it, inlined into its readers like any other.
+  const bool mean = ops::op_base_name(g_.node(i).target) == "mean";
+  const std::int64_t buffer = mean ? next_buffer_++ : static_cast<std::int64_t>(i);
+  if (mean) {
+    epilogue_of_[i] = buffer;
+    origins_[i] = gathered;
+    inlinable_[i] = true;
+    opcount_[i] = 1;
+  } else {
+    realized_[i] = true;
+    origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
+  }
+  // The loads of the reduction's loop decide, where their addresses are known; else the layout.
+  const std::optional<bool> voted = scan || args.empty() || !model_.reduced_dims(i)
+                                        ? std::nullopt
+                                        : inner_by_reads(reduction_reads(i, args, reads), rnumel);
+  const bool inner = voted.value_or(inner_reduction(i, args));
+  const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
+  if (split > 1) {
+    if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
+      // Online softmax never splits: Inductor falls back to amax, then the sum of exp(x - max),
+      // each a split reduction of its own.
+      const std::int64_t amax = next_buffer_++;
+      push_split(i, gathered, reads, amax, out, rnumel, split);
+      reads.push_back(amax);
+    }
+    const std::vector<std::int64_t> all_reads = reads;
+    const bool softmax = ops::op_base_name(g_.node(i).target) == "prepare_softmax_online";
+    push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split);
+    SchedulerNode& first = sched_[sched_.size() - 2];
+    first.no_prologue = !inner && out > 1;
+    // The first pass reads its input re-indexed by the split: for an inner reduction the same
+    // addresses, for an outer one addresses no producer's store matches.
+    if (!args.empty()) {
+      first.read_deps = reduction_reads(i, args, first.reads);
+      if (first.no_prologue) {
+        for (MemoryDep& d : first.read_deps) d.split = split;
+      }
+      if (softmax && sched_.size() >= 4) sched_[sched_.size() - 4].read_deps = first.read_deps;
+    }
+  } else {
+    push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
+         scan ? "scan" : "");
+    if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
+  }
+  set_reduction_write(i, buffer);
+  if (mean) hint_realize(i);
+}
+
+void Lowerer::set_reduction_write(NodeId i, std::int64_t buffer) {
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  if (sizes.empty()) return;
+  SchedulerNode& s = sched_.back();
+  s.write_dep = make_dep(buffer, iteration_coords(sizes), layout_strides(i), model_.numel(i),
+                         model_.element_bytes(i));
+}
+
+bool Lowerer::inner_reduction(NodeId i, const std::vector<NodeId>& args) const {
+  if (args.empty()) return true;
+  const graph::Node& in = g_.node(args.front());
+  if (!in.meta || in.meta->rank() == 0) return true;
+  const auto rank = static_cast<std::int64_t>(in.meta->rank());
+  std::vector<std::int64_t> dims;
+  const graph::Node& node = g_.node(i);
+  if (node.args.size() > 1) {
+    const graph::Argument& d = node.args[1];
+    if (d.kind() == graph::Argument::Kind::integer) dims.push_back(d.as_int());
+    for (const graph::Argument& item : d.items()) {
+      if (item.kind() == graph::Argument::Kind::integer) dims.push_back(item.as_int());
+    }
+  }
+  if (dims.empty()) return true;  // every dim: one output, split as an inner reduction
+  std::int64_t innermost = rank - 1;
+  if (channels_last_[args.front()] && rank == 4) {
+    innermost = 1;
+  } else if (in.meta->strides.size() == in.meta->sizes.size()) {
+    for (std::int64_t d = 0; d < rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (ops::eval_dim(in.meta->strides[u], options_.hints) == 1 &&
+          ops::eval_dim(in.meta->sizes[u], options_.hints) > 1) {
+        innermost = d;
+      }
+    }
+  }
+  return std::any_of(dims.begin(), dims.end(),
+                     [&](std::int64_t d) { return (d < 0 ? d + rank : d) == innermost; });
+}
+
+void Lowerer::push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
+                         std::int64_t buffer, std::int64_t out, std::int64_t rnumel,
+                         std::int64_t split) {
+  const std::int64_t partial = next_buffer_++;
+  push(i, gathered, std::move(reads), partial, out * split, (rnumel + split - 1) / split, true,
+       true, std::string(kSplitFirstPassNote));
+  push(i, std::move(gathered), {partial}, buffer, out, split, true, true,
+       std::string(kSplitSecondPassNote));
+}
+
+void Lowerer::lower_window(NodeId i, const std::vector<NodeId>& args,
+                           std::vector<NodeId> gathered) {
+  if (const std::size_t window = pool_window_positions(g_.node(i)); window > 0) {
+    // lowering.avg_pool2d and _low_memory_max_pool_with_offsets: a Pointwise loading every
+    // position of the window of its (realized) input, inlined like any other; each position
+    // is a read of its own for the read thresholds.
+    for (const NodeId a : args) realize(a);
+    origins_[i] = std::move(gathered);
+    inlinable_[i] = true;
+    opcount_[i] = window;
+    window_reads_[i] = window;
+    return hint_realize(i);
+  }
+  std::vector<std::int64_t> reads;
+  for (const NodeId a : args) {
+    realize(a);
+    add_reads(a, reads);
+  }
+  realized_[i] = true;
+  push(i, std::move(gathered), std::move(reads), i, output_numel(i), 1, false, true, "");
+}
+
+std::size_t Lowerer::num_reads(NodeId i) {
+  std::size_t reads = read_set(i).size();
+  for (const NodeId o : origins_[i]) {
+    if (window_reads_[o] > 1 && !realized_[o]) reads += window_reads_[o] - 1;
+  }
+  return reads;
+}
+
+}  // namespace fxscope::fusion::detail
