@@ -19,6 +19,7 @@
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
 #include "reduction_shape.h"
+#include "view_forward.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -386,6 +387,17 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     return delinearize(lin, s->sizes);
   };
+  // A value stored through a permute of a value of the iteration's own shape lands where the
+  // row's element goes, not at the same row-major position (a layer norm's output permuted for
+  // attention). What a kernel loads is walked backward from the load instead (full_index).
+  const auto store_index = [&](NodeId n) -> Index {
+    const auto in_rows = [&](NodeId base) -> std::optional<Index> {
+      const auto s = shape_of(g.node(base), ctx.hints);
+      if (!s || s->sizes != ref.input_sizes) return std::nullopt;
+      return ref_idx;
+    };
+    return index_through_views(g, n, ctx.hints, in_rows).value_or(full_index(n));
+  };
 
   // Each shifted-sum variance's K: its input at the row's first element (0 past the last row).
   for (std::size_t k = 0; k < reds.size(); ++k) {
@@ -494,7 +506,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     for (const NodeId w : full_writes) {
       if (level(w) != p) continue;
-      if (auto e = store_value(em, w, full_index(w))) return *e;
+      if (auto e = store_value(em, w, store_index(w))) return *e;
     }
     if (p == 0) {
       for (const auto& [node, idx] : early_loads) {
@@ -583,7 +595,15 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
                         : "if (active && lane == 0) {");
     for (const NodeId w : row_writes) {
       const auto s = shape_of(g.node(w), ctx.hints);
-      if (auto e = store_value(em, w, delinearize("xrow", s->sizes))) return *e;
+      // Through a permute, from a value of the rows' own shape (the reduction's output).
+      const auto per_row = [&](NodeId n) -> std::optional<Index> {
+        const auto shape = shape_of(g.node(n), ctx.hints);
+        if (!shape || shape->numel() != rows) return std::nullopt;
+        return delinearize("xrow", shape->sizes);
+      };
+      const Index at =
+          index_through_views(g, w, ctx.hints, per_row).value_or(delinearize("xrow", s->sizes));
+      if (auto e = store_value(em, w, at)) return *e;
     }
     em.close();
   }

@@ -55,17 +55,6 @@ std::optional<Index> match_unit_dims(const Index& idx, const std::vector<std::in
   return mapped;
 }
 
-std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes) {
-  if (!idx.linear.empty()) return idx.linear;
-  std::string lin;
-  for (std::size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 1) continue;
-    lin = lin.empty() ? idx.dims[d]
-                      : "(" + lin + ") * " + std::to_string(sizes[d]) + " + " + idx.dims[d];
-  }
-  return lin.empty() ? "0" : lin;
-}
-
 // A view node passed as a param may start at any element offset: never read it as float4.
 bool is_view_op(const graph::Node& n) {
   if (!n.is_op()) return false;
@@ -152,6 +141,17 @@ std::string shift_index(const std::string& e, std::int64_t by) {
     if (close == e.size() - 1) return e.substr(1, e.size() - tail.size() - 1);
   }
   return std::to_string(by) + " + " + e;
+}
+
+std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes) {
+  if (!idx.linear.empty()) return idx.linear;
+  std::string lin;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    lin = lin.empty() ? idx.dims[d]
+                      : "(" + lin + ") * " + std::to_string(sizes[d]) + " + " + idx.dims[d];
+  }
+  return lin.empty() ? "0" : lin;
 }
 
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes) {

@@ -55,6 +55,8 @@ std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& h
 std::string shift_index(const std::string& e, std::int64_t by);
 // Row-major delinearisation of LINEAR over SIZES (constants baked in).
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes);
+// The row-major position of IDX in a tensor of SIZES: its linear index when it has one.
+std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes);
 
 class ValueEmitter {
  public:

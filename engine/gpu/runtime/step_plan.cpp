@@ -312,7 +312,10 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       }
     }
     if (failed) {
-      out.skipped.push_back({gi, group.name, ops, where + ": " + failed->message});
+      // Code generation's messages name the group already.
+      const bool named = failed->message.starts_with(where + ":");
+      out.skipped.push_back(
+          {gi, group.name, ops, named ? failed->message : where + ": " + failed->message});
       continue;
     }
     out.ran_ops += ops;

@@ -290,3 +290,20 @@ TEST_CASE("eager softmax, log-softmax and layer norm are one kernel each", "[cod
   CHECK(summaries[2] ==
         "reduction 512 rows x 768 (native_layer_norm), 2 passes, 256 threads per row");
 }
+
+TEST_CASE("vit training: a layer norm stored through a permute lands where its row's element goes",
+          "[codegen]") {
+  // nn.MultiheadAttention takes (sequence, batch, features): the first block's layer norm over
+  // [2, 197, 384] is stored permuted to [197, 2, 384] (clone_1). The kernel iterates over the
+  // norm's rows (batch b = xrow / 197, position s = xrow % 197), so row xrow's element rr goes to
+  // clone_1[s][b][rr], with that row's mean and variance.
+  const auto planned =
+      test::planned_graphs("corpus/tv_vit_small_train_bf16", fusion::Mode::default_mode);
+  REQUIRE(!planned.empty());
+  const auto k = test::kernel_of(planned.front(), "clone_1");
+  CHECK(k.summary.find("reduction 394 rows x 384 (var_mean)") == 0);
+  CHECK(k.source.find("p_clone_1[((xrow) % 197) * 768 + ((xrow) / 197) * 384 + (rr)] = ") !=
+        std::string::npos);
+  // Not at clone_1's own row-major position, which holds another row's element.
+  CHECK(k.source.find("p_clone_1[xrow * 384 + rr]") == std::string::npos);
+}

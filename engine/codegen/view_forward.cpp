@@ -1,0 +1,73 @@
+#include "view_forward.h"
+
+#include <string_view>
+#include <vector>
+
+#include "arg_helpers.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::codegen {
+namespace {
+
+using graph::NodeId;
+
+bool carries_elements(std::string_view base) {
+  return base == "permute" || base == "transpose" || base == "t" || base == "clone" ||
+         base == "convert_element_type" || base == "_to_copy" || base == "view" ||
+         base == "reshape" || base == "_unsafe_view" || base == "squeeze" || base == "unsqueeze" ||
+         base == "alias" || base == "contiguous";
+}
+
+}  // namespace
+
+std::optional<Index> index_through_views(
+    const graph::Graph& g, NodeId to, const ops::SymbolHints& hints,
+    const std::function<std::optional<Index>(NodeId)>& base_index) {
+  std::vector<NodeId> chain;  // from TO down to the base, TO first
+  bool permutes = false;
+  NodeId n = to;
+  while (true) {
+    const graph::Node& node = g.node(n);
+    if (!node.is_op() || node.args.empty() || !node.args[0].is_node()) break;
+    const std::string_view base = ops::op_base_name(node.target);
+    if (!carries_elements(base)) break;
+    permutes = permutes || base == "permute" || base == "transpose" || base == "t";
+    chain.push_back(n);
+    n = node.args[0].as_node();
+  }
+  if (!permutes) return std::nullopt;
+  const std::optional<Index> at_base = base_index(n);
+  if (!at_base) return std::nullopt;
+  Index idx = *at_base;
+  for (std::size_t k = chain.size(); k-- > 0;) {
+    const graph::Node& node = g.node(chain[k]);
+    const auto in = shape_of(g.node(node.args[0].as_node()), hints);
+    const auto out = shape_of(node, hints);
+    if (!in || !out || in->sizes.size() != idx.dims.size()) return std::nullopt;
+    const std::string_view base = ops::op_base_name(node.target);
+    if (base == "permute") {
+      const std::vector<std::int64_t> perm = ints_at(node, 1);
+      if (perm.size() != in->sizes.size()) return std::nullopt;
+      Index next;
+      for (const std::int64_t p : perm) {
+        next.dims.push_back(idx.dims[static_cast<std::size_t>(wrap_dim(p, in->sizes.size()))]);
+      }
+      idx = std::move(next);
+    } else if (base == "transpose" || base == "t") {
+      const std::size_t rank = idx.dims.size();
+      const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(node, 1, 0), rank));
+      const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(node, 2, 1), rank));
+      idx.linear.clear();
+      if (rank >= 2 && d0 < rank && d1 < rank) std::swap(idx.dims[d0], idx.dims[d1]);
+    } else if (out->sizes != in->sizes) {
+      // A reshape in any of its spellings keeps the row-major order of the elements.
+      idx = delinearize(linearize(idx, in->sizes), out->sizes);
+    }
+  }
+  if (const auto out = shape_of(g.node(to), hints); !out || out->sizes.size() != idx.dims.size()) {
+    return std::nullopt;
+  }
+  return idx;
+}
+
+}  // namespace fxscope::codegen
