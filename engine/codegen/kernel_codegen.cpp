@@ -60,12 +60,25 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                     options.clusters,
                     options.run_seed};
   std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
+  // A pointwise kernel iterates over its outputs' elements. A reduction among its nodes with
+  // another number of elements was computed elsewhere (Inductor's origins of a convolution's
+  // bias epilogue include the mean the convolution read; a mean's division lists the mean); one
+  // of as many elements, or alone, is unrolled into this kernel (Inductor's triton_poi_fused_sum
+  // over a dim of 2), and computed here.
+  std::int64_t iteration = 0;
+  for (const NodeId o : group.outputs) {
+    const auto s = o < graph.size() ? shape_of(graph.node(o), options.hints) : std::nullopt;
+    if (s && !is_reduction(graph.node(o))) iteration = std::max(iteration, s->numel());
+  }
+  const auto elsewhere_in_pointwise = [&](NodeId n) {
+    if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    const auto s = shape_of(graph.node(n), options.hints);
+    return !s || s->numel() != iteration;
+  };
   for (const NodeId n : group.nodes) {
-    // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere; so
-    // was any reduction among a pointwise kernel's nodes (Inductor's origins of a convolution's
-    // bias epilogue include the mean the convolution read).
-    const bool computed_elsewhere = is_reduction(graph.node(n)) &&
-                                    (inputs.count(n) || group.kind == fusion::GroupKind::pointwise);
+    // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.
+    const bool computed_elsewhere =
+        is_reduction(graph.node(n)) && (inputs.count(n) || elsewhere_in_pointwise(n));
     if (!computed_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
       ctx.members.insert(n);
     }
@@ -84,7 +97,12 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     if (is_reduction(graph.node(n))) return reduction_kernel(ctx);
     return pointwise_kernel(ctx);
   }
-  for (const NodeId o : group.outputs) add_buffers(graph, o, ctx.writes);
+  for (const NodeId o : group.outputs) {
+    // A reduction computed elsewhere is read here, not written (an SE block's mean among a
+    // pointwise kernel's origins: the mean's own kernel stores it).
+    if (is_reduction(graph.node(o)) && !ctx.members.count(o)) continue;
+    add_buffers(graph, o, ctx.writes);
+  }
   if (group.note == "scan") return scan_kernel(ctx);
   bool reduces = false;
   for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
