@@ -271,6 +271,11 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
     const std::string slope = a.size() > 1 && !a[1].expr.empty() ? cast(a[1], t) : "0.01f";
     e = "(" + cast(a[0], t) + " > 0 ? " + cast(a[0], t) + " : " + slope + " * " + cast(a[0], t) +
         ")";
+  } else if (base == "fma") {
+    // prims.fma: a * b + c rounded once, as Inductor's libdevice.fma computes it.
+    if (!need(3)) return fail(node, "needs three operands");
+    e = std::string(t == "double" ? "fma(" : "fmaf(") + cast(a[0], t) + ", " + cast(a[1], t) +
+        ", " + cast(a[2], t) + ")";
   } else if (base == "addcmul" || base == "addcdiv") {
     if (!need(3)) return fail(node, "needs three operands");
     const std::string v = scalar_kw("value", "");

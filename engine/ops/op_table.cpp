@@ -246,6 +246,7 @@ const std::vector<OpInfo>& op_table() {
       {"prims._low_memory_max_pool_with_offsets", C::reduction, L::window, 1, F::per_output, 9.0F},
       {"prims.convert_element_type", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"prims.device_put", C::pointwise, L::pointwise, 1, F::none, 0.0F},
+      {"prims.fma", C::pointwise, L::pointwise, 1, F::per_output, 2.0F},
       {"prims.inductor_lookup_seed", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"prims.inductor_random", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"prims.inductor_seeds", C::opaque, L::extern_kernel, 1, F::none, 0.0F},
