@@ -73,6 +73,10 @@ class Lowerer {
   // plus every further position of the pooling windows inlined into it.
   std::size_t num_reads(NodeId i);
 
+  // The further reads of unrealized value ROOT that Inductor counts and the buffers here do
+  // not: each output of a Welford reduction it loads beyond the first.
+  std::size_t welford_extra_reads(NodeId root);
+
   void lower_extern(NodeId i, const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
   // The node argument at position POS of node I, if there is one.

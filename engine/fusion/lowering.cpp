@@ -287,7 +287,11 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
     layout_fixed_[storage(a)] = true;
     add_reads(a, reads);
   }
-  const bool is_template = templates_ && base == "addmm";
+  // max-autotune: tuned_mm, tuned_bmm and tuned_addmm (kernel/mm.py, kernel/bmm.py) each offer
+  // Triton templates beside the library call. The template's origins are everything the GEMM
+  // gathered, its inputs' realized producers included; where the benchmark picks the library
+  // call instead, that launch is not compared.
+  const bool is_template = templates_ && (base == "addmm" || base == "mm" || base == "bmm");
   const std::int64_t buffer = bias ? next_buffer_++ : static_cast<std::int64_t>(i);
   push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), buffer,
        output_numel(i), 1, false, false, "");
