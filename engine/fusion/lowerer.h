@@ -90,6 +90,13 @@ class Lowerer {
   // computed in the graph take the layout they are asked for at no cost.
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
+  // kernel.conv.convolution with layout_opt: x.realize(), then require_channels_last(x). An
+  // input that is a view of a value stores that value with its own origins (BaseView.realize
+  // realizes its storage); the view, a ReinterpretView of a buffer laid out contiguous, is then
+  // copied to channels-last by copy_input, the copy carrying the convolution's origins. A view
+  // of a channels-last value (a channel slice of a convolution's output) needs no copy.
+  void add_view_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
+
   // Whether NODE's 4-d value is laid out differently in channels-last and contiguous memory.
   bool layouts_differ(const graph::Node& node) const;
 
