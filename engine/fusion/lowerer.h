@@ -73,6 +73,10 @@ class Lowerer {
   // plus every further position of the pooling windows inlined into it.
   std::size_t num_reads(NodeId i);
 
+  // The further reads of unrealized value ROOT that Inductor counts and the buffers here do
+  // not: each output of a Welford reduction it loads beyond the first.
+  std::size_t welford_extra_reads(NodeId root);
+
   void lower_extern(NodeId i, const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
   // The node argument at position POS of node I, if there is one.
@@ -85,6 +89,13 @@ class Lowerer {
   // position, as in a 1x1 weight: Layout.is_stride_ordered ignores dims of size 1). Values
   // computed in the graph take the layout they are asked for at no cost.
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
+
+  // kernel.conv.convolution with layout_opt: x.realize(), then require_channels_last(x). An
+  // input that is a view of a value stores that value with its own origins (BaseView.realize
+  // realizes its storage); the view, a ReinterpretView of a buffer laid out contiguous, is then
+  // copied to channels-last by copy_input, the copy carrying the convolution's origins. A view
+  // of a channels-last value (a channel slice of a convolution's output) needs no copy.
+  void add_view_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
   // Whether NODE's 4-d value is laid out differently in channels-last and contiguous memory.
   bool layouts_differ(const graph::Node& node) const;

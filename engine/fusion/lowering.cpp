@@ -276,7 +276,10 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   const std::optional<NodeId> bias = base == "convolution" ? arg_node(i, 2) : std::nullopt;
   // The copies come before the inputs' own kernels in the order here (Inductor makes them
   // after): only the kernels' names depend on it, which recorded engine runs refer to.
-  if (base == "convolution" && layout_opt_) add_layout_copies(args, gathered);
+  if (base == "convolution" && layout_opt_) {
+    add_layout_copies(args, gathered);
+    add_view_layout_copies(args, gathered);
+  }
   if (constrained) {
     for (const NodeId a : args) realize_copy(a, gathered);
   }
@@ -287,7 +290,11 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
     layout_fixed_[storage(a)] = true;
     add_reads(a, reads);
   }
-  const bool is_template = templates_ && base == "addmm";
+  // max-autotune: tuned_mm, tuned_bmm and tuned_addmm (kernel/mm.py, kernel/bmm.py) each offer
+  // Triton templates beside the library call. The template's origins are everything the GEMM
+  // gathered, its inputs' realized producers included; where the benchmark picks the library
+  // call instead, that launch is not compared.
+  const bool is_template = templates_ && (base == "addmm" || base == "mm" || base == "bmm");
   const std::int64_t buffer = bias ? next_buffer_++ : static_cast<std::int64_t>(i);
   push(i, is_template ? gathered : std::vector<NodeId>{i}, std::move(reads), buffer,
        output_numel(i), 1, false, false, "");
@@ -325,6 +332,29 @@ void Lowerer::add_layout_copies(const std::vector<NodeId>& args,
          std::string(kLayoutCopyNote));
     sched_.back().read_deps = {make_dep(a, iteration_coords(model_.sizes(a)), layout_strides(a),
                                         model_.numel(a), model_.element_bytes(a))};
+  }
+}
+
+void Lowerer::add_view_layout_copies(const std::vector<NodeId>& args,
+                                     const std::vector<NodeId>& gathered) {
+  if (args.size() < 2) return;
+  for (const NodeId a : {args[0], args[1]}) {
+    // A getitem of a split is one of its views; of a pooling op's tuple, the value itself.
+    const std::vector<NodeId> inputs = g_.inputs(a);
+    const bool view = info_[a].lowering == Lowering::view ||
+                      (info_[a].lowering == Lowering::getitem && !inputs.empty() &&
+                       info_[inputs.front()].lowering == Lowering::view);
+    if (realized_[a] || !view || pointless_view(g_, a)) continue;
+    // x.realize() stores what the view reads with its own origins; the view is then a
+    // ReinterpretView of that buffer, laid out as the view says.
+    realize(storage(a));
+    if (realized_[a] || channels_last_[a] || !layouts_differ(g_.node(a))) continue;
+    push(a, gathered, read_set(a), a, numel_of(a), 1, false, true, "");
+    set_value_deps(a);
+    realized_[a] = true;
+    alias_[a] = a;
+    layout_fixed_[a] = true;
+    channels_last_[a] = true;
   }
 }
 

@@ -2,8 +2,10 @@
 // tiny, split in two kernels when long (reduction_split.cpp), a buffer of their own otherwise.
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/fusion/reduction_split.h"
@@ -163,7 +165,35 @@ std::size_t Lowerer::num_reads(NodeId i) {
   for (const NodeId o : origins_[i]) {
     if (window_reads_[o] > 1 && !realized_[o]) reads += window_reads_[o] - 1;
   }
-  return reads;
+  return reads + welford_extra_reads(i);
+}
+
+std::size_t Lowerer::welford_extra_reads(NodeId root) {
+  // WelfordReduction.create stores each output (mean, m2) in a buffer of its own, so a value
+  // loading both the mean and the variance of one var_mean makes two reads where the lowering
+  // here has one buffer for the pair.
+  std::set<std::pair<NodeId, std::int64_t>> outputs;
+  std::set<NodeId> parents;
+  ++generation_;
+  std::vector<NodeId> stack{root};
+  while (!stack.empty()) {
+    const NodeId i = stack.back();
+    stack.pop_back();
+    if (stamp_[i] == generation_) continue;
+    stamp_[i] = generation_;
+    const graph::Node& node = g_.node(i);
+    const std::vector<NodeId> args = g_.inputs(i);
+    if (info_[i].lowering == Lowering::getitem && !args.empty() &&
+        info_[args.front()].lowering == Lowering::welford && node.args.size() > 1 &&
+        node.args[1].kind() == graph::Argument::Kind::integer) {
+      outputs.insert({args.front(), node.args[1].as_int()});
+      parents.insert(args.front());
+      continue;
+    }
+    if (realized_[i] || epilogue_of_[i] >= 0) continue;
+    for (const NodeId a : args) stack.push_back(a);
+  }
+  return outputs.size() - parents.size();
 }
 
 }  // namespace fxscope::fusion::detail

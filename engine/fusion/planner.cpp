@@ -168,13 +168,19 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
 
 // max-autotune: a template takes its single pointwise consumer as an epilogue when the bytes
 // the epilogue would otherwise write and read back are worth a template's slower main loop.
-void fuse_epilogues(const LoweredGraph& lowered, const PlanOptions& options,
-                    std::vector<std::vector<std::size_t>>& groups) {
+// Inductor decides by benchmarking the fused template (Scheduler.speedup_by_fusion); measured on
+// the corpus, a template computing in fp32 (no tensor-core speedup left to spare) keeps its
+// epilogue apart, one computing in bf16 or fp16 takes it.
+void fuse_epilogues(const graph::Graph& graph, const LoweredGraph& lowered,
+                    const PlanOptions& options, std::vector<std::vector<std::size_t>>& groups) {
   for (std::size_t t = 0; t < groups.size(); ++t) {
     const SchedulerNode& head = lowered.nodes[groups[t].front()];
     if (!head.template_gemm) continue;
     const double bytes = static_cast<double>(head.numel) * 4.0;
-    if (bytes < options.epilogue_min_bytes) continue;
+    const graph::Node& gemm = graph.node(head.node);
+    const bool half_precision =
+        gemm.meta && (gemm.meta->dtype == "bf16" || gemm.meta->dtype == "f16");
+    if (bytes < options.epilogue_min_bytes || !half_precision) continue;
     std::vector<std::size_t> consumers;
     for (std::size_t c = 0; c < groups.size(); ++c) {
       for (const std::size_t m : groups[c]) {
@@ -256,7 +262,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
   } else {
     const LoweredGraph lowered = lower_graph(graph, options, mode == Mode::max_autotune);
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
-    if (mode == Mode::max_autotune) fuse_epilogues(lowered, options, groups);
+    if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, options, groups);
     std::size_t triton_index = 0;
     for (const auto& members : groups) {
       if (!lowered.nodes[members.front()].launches) continue;
