@@ -96,21 +96,17 @@ Result<StepPlan> generated_step(const graph::Graph& g, const fusion::KernelGroup
 
 // The nodes of a GEMM template group that consume the product: an epilogue kernel after the
 // GEMM. The planner also lists the template's prologue (the ops producing its operands, a layer
-// norm before a linear); those run in the groups that produce them, and a prologue node no other
-// group computes is an error, never a guess.
+// norm before a linear); those run in the groups that produce them, or, where no other group
+// computes them (a cast Inductor fuses into the template's loads), in a prologue kernel before
+// the GEMM (prologue_of).
 Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::FusionPlan& plan,
-                                        std::size_t index, graph::NodeId anchor,
-                                        const std::vector<bool>& is_view) {
+                                        std::size_t index, graph::NodeId anchor) {
   const fusion::KernelGroup& group = plan.groups[index];
   fusion::KernelGroup e = group;
   e.name = group.name + "_epilogue";
   e.kind = fusion::GroupKind::pointwise;
   e.nodes.clear();
   std::set<graph::NodeId> after = {anchor};
-  std::set<graph::NodeId> elsewhere;
-  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    if (i != index) elsewhere.insert(plan.groups[i].nodes.begin(), plan.groups[i].nodes.end());
-  }
   for (const graph::NodeId n : group.nodes) {  // sorted: producers come first
     if (n == anchor) continue;
     const auto in = g.inputs(n);
@@ -120,9 +116,6 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
       after.insert(n);
       // Views too: the kernel reads the product through them (a permute of the scaled q).
       e.nodes.push_back(n);
-    } else if (!is_view[n] && g.node(n).is_op() && !elsewhere.count(n)) {
-      return make_error("the template's prologue node " + g.node(n).name +
-                        " is computed by no other group");
     }
   }
   const std::set<graph::NodeId> members(e.nodes.begin(), e.nodes.end());
@@ -135,6 +128,57 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
   std::erase_if(e.outputs, [&](graph::NodeId n) { return !members.count(n); });
   e.rnumel = 1;
   return e;
+}
+
+// The nodes of a GEMM template group that feed its operands and that no other group computes:
+// Inductor's prologue fusion applies them as the template loads its operands; here one kernel
+// computes them into their buffers before the GEMM reads them. Empty when every prologue node is
+// computed elsewhere. A prologue that reduces or calls a library (a layer norm or a GEMM no
+// other group lists) is an error,
+// never a guess.
+Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::FusionPlan& plan,
+                                        std::size_t index, graph::NodeId anchor,
+                                        const std::vector<bool>& is_view) {
+  const fusion::KernelGroup& group = plan.groups[index];
+  fusion::KernelGroup p = group;
+  p.name = group.name + "_prologue";
+  p.kind = fusion::GroupKind::pointwise;
+  p.nodes.clear();
+  std::set<graph::NodeId> elsewhere;
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+    if (i != index) elsewhere.insert(plan.groups[i].nodes.begin(), plan.groups[i].nodes.end());
+  }
+  std::set<graph::NodeId> after = {anchor};
+  for (const graph::NodeId n : group.nodes) {  // sorted: producers come first
+    if (n == anchor) continue;
+    const auto in = g.inputs(n);
+    if (std::any_of(in.begin(), in.end(), [&](graph::NodeId x) { return after.count(x) > 0; })) {
+      after.insert(n);
+      continue;
+    }
+    if (is_view[n] || !g.node(n).is_op() || elsewhere.count(n)) continue;
+    if (ops::reduces(ops::classify(g.node(n).target).lowering) || is_library_op(g.node(n).target)) {
+      return make_error("the template's prologue node " + g.node(n).name +
+                        " is computed by no other group");
+    }
+    p.nodes.push_back(n);
+  }
+  const std::set<graph::NodeId> members(p.nodes.begin(), p.nodes.end());
+  p.inputs.clear();
+  p.outputs.clear();
+  for (const graph::NodeId n : p.nodes) {
+    for (const graph::NodeId in : g.inputs(n)) {
+      if (!members.count(in)) add_unique(p.inputs, in);
+    }
+    bool read_outside = false;
+    for (graph::NodeId u = n + 1; u < g.size() && !read_outside; ++u) {
+      const auto in = g.inputs(u);
+      read_outside = !members.count(u) && std::find(in.begin(), in.end(), n) != in.end();
+    }
+    if (read_outside) p.outputs.push_back(n);
+  }
+  p.rnumel = 1;
+  return p;
 }
 
 // Whether CONV's bias is computed by another group of PLAN that also lists CONV: Inductor's
@@ -274,8 +318,18 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         lib->conv->bias.reset();
       }
       if (lib) {
+        if (const auto pro = prologue_of(g, plan, gi, *anchor, is_view); !pro) {
+          failed = pro.error();
+        } else if (!pro->nodes.empty()) {
+          auto k = generated_step(g, *pro, hints, tune, clusters, run_seed);
+          if (k) {
+            made.push_back(std::move(*k));
+          } else {
+            failed = k.error();
+          }
+        }
         made.push_back(std::move(*lib));
-        auto epi = epilogue_of(g, plan, gi, *anchor, is_view);
+        auto epi = epilogue_of(g, plan, gi, *anchor);
         if (!epi) {
           failed = epi.error();
         } else if (!epi->nodes.empty()) {

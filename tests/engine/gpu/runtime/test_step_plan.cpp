@@ -118,3 +118,23 @@ TEST_CASE(
   CHECK(gemms >= 8);  // 4 a layer
   CHECK(norms >= 4);
 }
+
+TEST_CASE("a GEMM template's prologue no other group computes runs in a kernel before the GEMM",
+          "[gpu]") {
+  // ViT training in max-autotune: the QKV projection's template casts its f32 weight to bf16 in
+  // its loads (Inductor's prologue fusion). The cast runs in a kernel of its own, then the GEMM
+  // reads its buffer, then the epilogue.
+  const auto s = steps_of("corpus/tv_vit_small_train_bf16", fusion::Mode::max_autotune);
+  const std::string tem =
+      "triton_tem_fused_add_clone_convert_element_type_mm_mul_permute_reshape_"
+      "squeeze_sub_unsqueeze_5";
+  std::vector<gpu::StepKind> kinds;
+  for (const auto& step : s.steps) {
+    if (step.group_name == tem) kinds.push_back(step.kind);
+  }
+  REQUIRE(kinds.size() == 3);
+  CHECK(kinds[0] == gpu::StepKind::generated);
+  CHECK(kinds[1] == gpu::StepKind::gemm);
+  CHECK(kinds[2] == gpu::StepKind::generated);
+  for (const auto& skip : s.skipped) CHECK(skip.name != tem);
+}
