@@ -33,7 +33,8 @@ from collections import defaultdict
 
 MODES = ["eager", "default", "reduce-overhead", "max-autotune"]
 KERNEL_FIELDS = ["log", "unit", "mode", "graph", "group", "kind", "kernel_class", "precision",
-                 "bytes", "flops", "alu_slots", "numel", "rnumel", "shape", "measured_us", "kernels"]
+                 "bytes", "flops", "alu_slots", "numel", "rnumel", "shape", "measured_us",
+                 "kernels"]
 TOTAL_FIELDS = ["log", "unit", "mode", "graph", "device", "kernel_us", "matched_us", "groups",
                 "matched_groups"]
 

@@ -6,12 +6,14 @@
 
 Reads PREFIX_kernels.csv.gz (tools/cost_fit/extract_kernels.py; PREFIX names the device's data
 set, tests/data/cost_fit/<device>). Each kernel class, each precision of the tensor-core classes
-(GEMM, convolution, attention), and within convolutions and attention each prefix of the kernels'
-shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ..., report/kernel_shape.h), where it has
-enough kernels, gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots /
-(i x issue rate)), with latency, m, c and i chosen to minimise the squared log error over the
-training logs. Training logs are every other log of the sorted list of logs (the first, third
-...); the others are held out, for bench_cost_fit and the test to check the fit against.
+(GEMM, convolution, attention), and within convolutions and attention each prefix of the
+kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ...,
+engine/report/kernel_shape.cpp), where it has enough kernels, gets time = latency + max(bytes /
+(m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue rate)), with latency,
+m, c and i chosen to minimise the squared log error over the training logs; a shape prefix's
+curve is held toward its parent's (PRIOR_WEIGHT). Training logs are every other log of the
+sorted list of logs (the first, third ...); the others are held out, for bench_cost_fit and the
+test to check the fit against.
 """
 import argparse
 import csv
@@ -138,7 +140,9 @@ def fit_curve(samples, uses, additive, prior=None):
         x0 = list(anchor)
 
     def objective(x):
-        held = 0.0 if anchor is None else PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, anchor))
+        if anchor is None:
+            return loss(unpack(x), samples, additive)
+        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, anchor))
         return loss(unpack(x), samples, additive) + held
 
     best = None
