@@ -48,14 +48,26 @@ std::optional<KernelClass> parse_kernel_class(std::string_view name) {
   return std::nullopt;
 }
 
-const ClassCurve* Calibration::find(KernelClass kernel_class, std::string_view precision) const {
-  const ClassCurve* any = nullptr;
+const ClassCurve* Calibration::find(KernelClass kernel_class, std::string_view precision,
+                                    std::string_view shape) const {
+  // A curve's shape applies where it is SHAPE itself or SHAPE's leading components.
+  const auto covers = [shape](const std::string& prefix) {
+    return prefix.empty() || shape == prefix ||
+           (shape.starts_with(prefix) && shape[prefix.size()] == '/');
+  };
+  // The longest prefix wins; of two equally long, the one fitted to PRECISION. The shape says
+  // more about which kernel the library picks than the precision does: a depthwise convolution's
+  // bucket fitted at fp32 prices an fp16 one better than all fp16 convolutions together.
+  const ClassCurve* best = nullptr;
   for (const auto& c : curves) {
-    if (c.kernel_class != kernel_class) continue;
-    if (c.precision == precision) return &c;
-    if (c.precision == "any") any = &c;
+    if (c.kernel_class != kernel_class || !covers(c.shape)) continue;
+    if (c.precision != precision && c.precision != "any") continue;
+    if (!best || c.shape.size() > best->shape.size() ||
+        (c.shape.size() == best->shape.size() && c.precision == precision)) {
+      best = &c;
+    }
   }
-  return any;
+  return best;
 }
 
 Result<Calibration> parse_calibration(std::string_view json_text, const std::string& name) {
@@ -87,6 +99,7 @@ Result<Calibration> parse_calibration(std::string_view json_text, const std::str
     ClassCurve curve;
     curve.kernel_class = *cls;
     curve.precision = c.value("precision", "any");
+    curve.shape = c.value("shape", "");
     auto latency = number_field(c, "latency_us", where);
     auto memory = number_field(c, "memory_efficiency", where);
     auto compute = number_field(c, "compute_efficiency", where);

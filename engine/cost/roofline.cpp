@@ -96,8 +96,9 @@ std::string_view to_string(WorkClass c) {
 KernelCost predict_kernel(const KernelWork& work, const DeviceSpec& device, LaunchMode mode) {
   KernelCost c;
   const ClassCurve* curve =
-      device.calibrated ? builtin_calibration().find(work.kernel_class, to_string(work.precision))
-                        : nullptr;
+      device.calibrated
+          ? builtin_calibration().find(work.kernel_class, to_string(work.precision), work.shape)
+          : nullptr;
   if (curve) {
     price_calibrated(work, device, *curve, c);
   } else {

@@ -57,6 +57,7 @@ class CsvTable {
   }
 
   std::size_t size() const { return rows_.size(); }
+  bool has(const std::string& column) const { return columns_.contains(column); }
   const std::string& at(std::size_t row, const std::string& column) const {
     return rows_[row][columns_.at(column)];
   }
@@ -137,6 +138,8 @@ Result<FitData> read_fit_data(const std::string& prefix) {
     k.work.kernel_class = *cls;
     k.work.work_class = work_class_of(*cls);
     k.work.precision = parse_precision(kernels->at(i, "precision"));
+    // The shape class (report/kernel_shape.h), where the data set has the column.
+    if (kernels->has("shape")) k.work.shape = kernels->at(i, "shape");
     for (const auto& [column, field] : {std::pair{"bytes", &cost::KernelWork::bytes},
                                         std::pair{"flops", &cost::KernelWork::flops},
                                         std::pair{"alu_slots", &cost::KernelWork::alu_slots}}) {

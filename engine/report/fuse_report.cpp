@@ -8,6 +8,7 @@
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/inductor/provenance.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/report/kernel_shape.h"
 
 namespace fxscope::report {
 namespace {
@@ -302,6 +303,7 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       w.precision = precision_of(graph.node(in.front()).meta->dtype);
     }
   }
+  w.shape = kernel_shape(group, graph, w.kernel_class);
   return w;
 }
 

@@ -13,6 +13,13 @@ so a group's kernels carry its nodes: a generated kernel, or a library's kernels
 group). Writes OUT_kernels.csv.gz (one row a planned group; `measured_us` empty where no kernel ran
 its nodes; gzip-compressed) and OUT_totals.csv (one row a graph and mode: the run's CUPTI kernel time).
 Re-run it when new runs arrive; it reads nothing but the runs, the corpus and the CLI.
+
+    tools/cost_fit/extract_kernels.py --cli build/app/cli/fxscope-cli \
+        --augment tests/data/cost_fit/h100
+
+plans the units of an existing data set again and fills in the columns the plan gives without a
+run (`shape`, the shape class of convolutions and attention), joining each row to the planned group
+of its log, unit, mode, graph and name; a group the plan no longer forms keeps the column empty.
 """
 import argparse
 import csv
@@ -26,7 +33,8 @@ from collections import defaultdict
 
 MODES = ["eager", "default", "reduce-overhead", "max-autotune"]
 KERNEL_FIELDS = ["log", "unit", "mode", "graph", "group", "kind", "kernel_class", "precision",
-                 "bytes", "flops", "alu_slots", "numel", "rnumel", "measured_us", "kernels"]
+                 "bytes", "flops", "alu_slots", "numel", "rnumel", "shape", "measured_us",
+                 "kernels"]
 TOTAL_FIELDS = ["log", "unit", "mode", "graph", "device", "kernel_us", "matched_us", "groups",
                 "matched_groups"]
 
@@ -80,13 +88,61 @@ def join(groups, run_mode):
     return measured, count
 
 
+def write_csv(path, fields, data):
+    text = io.StringIO()
+    w = csv.DictWriter(text, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    w.writerows(data)
+    raw = text.getvalue().encode()
+    with open(path, "wb") as f:
+        # mtime 0: the same rows give the same bytes, so a re-run shows no change in git.
+        f.write(gzip.compress(raw, 9, mtime=0) if path.endswith(".gz") else raw)
+
+
+def augment(cli, corpus, prefix):
+    """Fills the plan-only columns of PREFIX_kernels.csv.gz from today's plans of its units."""
+    with gzip.open(prefix + "_kernels.csv.gz", "rt") as f:
+        rows = list(csv.DictReader(f))
+    filled = 0
+    plan_key, by_name, seen = None, {}, defaultdict(int)
+    for r in rows:
+        key = (r["log"], r["unit"], r["mode"])
+        if key != plan_key:  # rows come a unit and mode at a time, in plan order
+            try:
+                groups = fuse(cli, os.path.join(corpus, r["log"]), r["unit"], r["mode"])
+            except RuntimeError as e:
+                print(e, file=sys.stderr)
+                groups = []
+            order = graphs_in_order(groups)
+            plan_key, by_name, seen = key, defaultdict(list), defaultdict(int)
+            for g in groups:
+                side = "forward" if g["graph"] == order[0] else "backward"
+                by_name[(side, g["name"])].append(g)
+        # Eager groups share their op's name: the k-th row of a name is the k-th group of it.
+        name = (r["graph"], r["group"])
+        same = by_name.get(name, [])
+        k = seen[name]
+        seen[name] += 1
+        r["shape"] = same[k].get("shape", "") if k < len(same) else ""
+        filled += k < len(same)
+    write_csv(prefix + "_kernels.csv.gz", KERNEL_FIELDS, rows)
+    print(f"{filled} of {len(rows)} rows joined to a planned group", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli", required=True, help="fxscope-cli")
-    ap.add_argument("--runs", required=True, help="folder of engine run JSONs")
+    ap.add_argument("--runs", help="folder of engine run JSONs")
     ap.add_argument("--corpus", default="sample_graphs/corpus")
-    ap.add_argument("--out", required=True, help="output prefix: PREFIX_kernels.csv, PREFIX_totals.csv")
+    ap.add_argument("--out", help="output prefix: PREFIX_kernels.csv.gz, PREFIX_totals.csv")
+    ap.add_argument("--augment", metavar="PREFIX",
+                    help="fill the plan-only columns of an existing PREFIX_kernels.csv.gz")
     args = ap.parse_args()
+    if args.augment:
+        augment(args.cli, args.corpus, args.augment)
+        return
+    if not args.runs or not args.out:
+        ap.error("--runs and --out are required unless --augment is given")
     rows, totals = [], []
     for name in sorted(os.listdir(args.runs)):
         if not name.endswith(".json"):
@@ -133,6 +189,7 @@ def main():
                         "bytes": "%.0f" % g["bytes"], "flops": "%.0f" % g["flops"],
                         "alu_slots": "%.0f" % g.get("alu_slots", 0),
                         "numel": g["numel"], "rnumel": g["rnumel"],
+                        "shape": g.get("shape", ""),
                         "measured_us": "" if us is None else "%.3f" % us, "kernels": n})
                 totals.append({
                     "log": stem, "unit": unit, "mode": mode, "graph": side,
@@ -141,16 +198,8 @@ def main():
                     "groups": len(groups),
                     "matched_groups": sum(1 for u in measured if u is not None)})
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    for suffix, fields, data in (("_kernels.csv.gz", KERNEL_FIELDS, rows),
-                                 ("_totals.csv", TOTAL_FIELDS, totals)):
-        text = io.StringIO()
-        w = csv.DictWriter(text, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
-        w.writerows(data)
-        raw = text.getvalue().encode()
-        with open(args.out + suffix, "wb") as f:
-            # mtime 0: the same rows give the same bytes, so a re-run shows no change in git.
-            f.write(gzip.compress(raw, 9, mtime=0) if suffix.endswith(".gz") else raw)
+    write_csv(args.out + "_kernels.csv.gz", KERNEL_FIELDS, rows)
+    write_csv(args.out + "_totals.csv", TOTAL_FIELDS, totals)
     matched = sum(1 for r in rows if r["measured_us"])
     print(f"{len(rows)} planned kernels, {matched} measured, {len(totals)} graph-modes",
           file=sys.stderr)

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Fits the cost model's per-class efficiency curves to measured kernels (pure Python, no numpy).
 
-    tools/cost_fit/fit_cost_model.py tests/data/cost_fit/h100 \
+    tools/cost_fit/fit_cost_model.py tests/data/cost_fit/h100 --device H100 \
         --out engine/cost/data/calibration_h100.json
 
-Reads PREFIX_kernels.csv.gz (tools/cost_fit/extract_kernels.py). Each kernel class, and each
-precision of the tensor-core classes (GEMM, convolution, attention) where it has enough kernels,
-gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots /
-(i x issue rate)), with latency, m, c and i chosen to minimise the squared log error over the
-training logs. Training logs are every other log of the sorted list of logs (the first, third
-...); the others are held out, for bench_cost_fit and the test to check the fit against.
+Reads PREFIX_kernels.csv.gz (tools/cost_fit/extract_kernels.py; PREFIX names the device's data
+set, tests/data/cost_fit/<device>). Each kernel class, each precision of the tensor-core classes
+(GEMM, convolution, attention), and within convolutions and attention each prefix of the
+kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ...,
+engine/report/kernel_shape.cpp), where it has enough kernels, gets time = latency + max(bytes /
+(m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue rate)), with latency,
+m, c and i chosen to minimise the squared log error over the training logs; a shape prefix's
+curve is held toward its parent's (PRIOR_WEIGHT). Training logs are every other log of the
+sorted list of logs (the first, third ...); the others are held out, for bench_cost_fit and the
+test to check the fit against.
 """
 import argparse
 import csv
@@ -19,13 +23,31 @@ import math
 import sys
 from collections import defaultdict
 
-# The peaks the fit divides by: engine/cost/device_spec.cpp's H100 (NVIDIA H100 SXM datasheet).
-H100 = {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0}
+# The peaks the fit divides by: engine/cost/device_spec.cpp's (the NVIDIA H100 SXM and H200
+# datasheets); the calibration names the device, and the engine applies its shares to it.
+DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0},
+           "H200": {"bw_gbs": 4800.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0}}
+H100 = DEVICES["H100"]
 TENSOR_CLASSES = {"gemm", "conv", "grouped_conv", "attention"}
 DENSE_CLASSES = {"gemm", "conv", "attention"}
+# Classes whose kernels carry a shape class: the library picks its kernel by shape.
+SHAPED_CLASSES = {"conv", "grouped_conv", "attention"}
 MIN_SAMPLES = 40
+# A shape bucket has fewer free shapes than a whole class; below this it takes its parent's curve.
+MIN_SHAPE_SAMPLES = 30
+# A shape bucket's curve is drawn toward its parent's (the next shorter prefix with a curve): each
+# parameter's squared log distance from the parent's weighs as much as this many kernels' squared
+# log errors. A bucket's kernels span a narrow range of sizes; unheld, its fit would price the
+# sizes it lacks (a large 3x3 convolution in a bucket of 1x1s) at any rate that fits the others.
+PRIOR_WEIGHT = 5.0
 # Above 1: kernels whose bytes stay in L2 (50 MB on an H100) outrun the HBM peak.
 MAX_EFFICIENCY = 2.0
+
+
+def shape_prefixes(shape):
+    """"fwd/cl/3x3" -> ["", "fwd", "fwd/cl", "fwd/cl/3x3"]: every curve that may price it."""
+    parts = shape.split("/") if shape else []
+    return ["/".join(parts[:k]) for k in range(len(parts) + 1)]
 
 
 def peak_us(row, spec=H100):
@@ -94,8 +116,9 @@ def nelder_mead(f, x0, steps, iters=400):
     return pts[best], vals[best]
 
 
-def fit_curve(samples, uses, additive):
-    """Fits log(latency) and log(efficiency) of the terms USES (mem, flop, issue) names."""
+def fit_curve(samples, uses, additive, prior=None):
+    """Fits log(latency) and log(efficiency) of the terms USES (mem, flop, issue) names; PRIOR,
+    the parent's (latency, m, c, i), holds each toward its own (PRIOR_WEIGHT)."""
     def unpack(x):
         lat = math.exp(x[0])
         effs = []
@@ -110,15 +133,25 @@ def fit_curve(samples, uses, additive):
 
     med = sorted(m for _, m in samples)[len(samples) // 2]
     x0 = [math.log(max(0.5, med / 2))] + [math.log(0.5)] * sum(uses)
+    anchor = None
+    if prior:
+        anchor = [math.log(max(prior[0], 1e-3))] + [
+            math.log(max(min(p, MAX_EFFICIENCY), 1e-4)) for p, used in zip(prior[1:], uses) if used]
+        x0 = list(anchor)
+
+    def objective(x):
+        if anchor is None:
+            return loss(unpack(x), samples, additive)
+        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, anchor))
+        return loss(unpack(x), samples, additive) + held
+
     best = None
     for start_lat in (x0[0], math.log(1.0), math.log(3.0)):
-        x, v = nelder_mead(lambda x: loss(unpack(x), samples, additive), [start_lat] + x0[1:],
-                           [0.5] * len(x0), iters=300)
+        x, v = nelder_mead(objective, [start_lat] + x0[1:], [0.5] * len(x0), iters=300)
         if best is None or v < best[1]:
             best = (x, v)
-    x, v = nelder_mead(lambda x: loss(unpack(x), samples, additive), best[0], [0.2] * len(x0),
-                       iters=300)
-    return unpack(x), v
+    x, v = nelder_mead(objective, best[0], [0.2] * len(x0), iters=300)
+    return unpack(x), loss(unpack(x), samples, additive)
 
 
 def read_rows(prefix):
@@ -136,43 +169,65 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("prefix", help="PREFIX of PREFIX_kernels.csv.gz")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="H100", choices=sorted(DEVICES),
+                    help="the device_spec.cpp entry whose peaks the shares are of")
     ap.add_argument("--measured-on", default="NVIDIA H100 80GB HBM3")
     args = ap.parse_args()
+    spec = DEVICES[args.device]
     rows = read_rows(args.prefix)
     train, _ = split(rows)
     buckets = defaultdict(list)
     for r in rows:
         if r["log"] not in train or not r["measured_us"] or float(r["measured_us"]) <= 0:
             continue
-        sample = (peak_us(r), float(r["measured_us"]))
-        buckets[(r["kernel_class"], "any")].append(sample)
-        if r["kernel_class"] in TENSOR_CLASSES:
-            buckets[(r["kernel_class"], r["precision"])].append(sample)
+        sample = (peak_us(r, spec), float(r["measured_us"]))
+        cls = r["kernel_class"]
+        shapes = shape_prefixes(r.get("shape", "")) if cls in SHAPED_CLASSES else [""]
+        precs = ["any", r["precision"]] if cls in TENSOR_CLASSES else ["any"]
+        for prec in precs:
+            for shape in shapes:
+                buckets[(cls, prec, shape)].append(sample)
     curves = []
-    for (cls, prec), samples in sorted(buckets.items()):
-        if len(samples) < MIN_SAMPLES:
+    fitted = {}  # (class, precision, shape) -> ((latency, m, c, i), additive), parents first
+    for (cls, prec, shape), samples in sorted(buckets.items()):
+        if len(samples) < (MIN_SHAPE_SAMPLES if shape else MIN_SAMPLES):
             continue
+        parent = (cls, prec, shape.rpartition("/")[0]) if shape else None
         tensor = cls in TENSOR_CLASSES
         uses = (True, tensor, not tensor)
-        # Overlapped (max) or in turn (sum): whichever fits the class better. Dense GEMMs and
-        # convolutions overlap their loads with their math, and a sum would let the many tiny
-        # convolutions drag the FLOP rate of the large ones down.
-        combines = (False,) if cls in DENSE_CLASSES else (False, True)
-        fits = [(fit_curve(samples, uses, additive), additive) for additive in combines]
-        ((lat, m, c, i), _), additive = min(fits, key=lambda f: f[0][1])
+        prior = None
+        while parent and not prior:  # the nearest shorter prefix with a curve
+            prior = fitted.get(parent)
+            parent = (cls, prec, parent[2].rpartition("/")[0]) if parent[2] else None
+        if prior and len(buckets[(cls, prec, shape.rpartition("/")[0])]) == len(samples):
+            # The same kernels as its parent's: the parent's curve, kept so that the engine's
+            # lookup (the longest shape, then the precision) still finds this precision's.
+            (lat, m, c, i), additive = prior
+        elif prior:
+            # The parent's curve, refitted to the bucket's kernels, with its way of combining.
+            (lat, m, c, i), additive = fit_curve(samples, uses, prior[1], prior[0])[0], prior[1]
+        else:
+            # Overlapped (max) or in turn (sum): whichever fits the class better. Dense GEMMs and
+            # convolutions overlap their loads with their math, and a sum would let the many tiny
+            # convolutions drag the FLOP rate of the large ones down.
+            combines = (False,) if cls in DENSE_CLASSES else (False, True)
+            fits = [(fit_curve(samples, uses, additive), additive) for additive in combines]
+            ((lat, m, c, i), _), additive = min(fits, key=lambda f: f[0][1])
+        fitted[(cls, prec, shape)] = ((lat, m, c, i), additive)
         errs = sorted(max(predict((lat, m, c, i), p, additive) / t,
                           t / predict((lat, m, c, i), p, additive)) for p, t in samples)
-        curves.append({"class": cls, "precision": prec, "latency_us": round(lat, 4),
+        curves.append({"class": cls, "precision": prec, "shape": shape,
+                       "latency_us": round(lat, 4),
                        "memory_efficiency": round(m, 4), "compute_efficiency": round(c, 4),
                        "issue_efficiency": round(i, 4),
                        "combine": "sum" if additive else "max", "samples": len(samples),
                        "train_median_error": round(errs[len(errs) // 2], 3),
                        "train_p90_error": round(errs[int(0.9 * (len(errs) - 1))], 3)})
-        print(f"{cls:22} {prec:5} {'sum' if additive else 'max'} n={len(samples):6} "
+        print(f"{cls:12} {prec:4} {shape:24} {'sum' if additive else 'max'} n={len(samples):5} "
               f"lat={lat:7.3f} mem={m:.3f} "
               f"flop={c:.3f} issue={i:.3f} median x{errs[len(errs)//2]:.2f} "
               f"p90 x{errs[int(0.9*(len(errs)-1))]:.2f}", file=sys.stderr)
-    out = {"measured_on": args.measured_on, "device_spec": "H100",
+    out = {"measured_on": args.measured_on, "device_spec": args.device,
            "source": "tools/cost_fit/fit_cost_model.py on " + args.prefix +
                      "_kernels.csv.gz (engine backend, CUPTI kernel times), training logs: every "
                      "other log by name, from the first",

@@ -54,6 +54,37 @@ TEST_CASE("a calibrated kernel costs its class's latency plus its curve", "[cost
   CHECK_FALSE(predict_kernel(add, h100, LaunchMode::cuda_graph).calibrated);
 }
 
+TEST_CASE("a kernel takes the curve of its shape class's longest fitted prefix",
+          "[cost][calibration]") {
+  auto cal = parse_calibration(R"({"curves": [
+      {"class": "conv", "precision": "fp32", "latency_us": 1, "memory_efficiency": 1,
+       "compute_efficiency": 1, "issue_efficiency": 0},
+      {"class": "conv", "precision": "fp32", "shape": "fwd", "latency_us": 2,
+       "memory_efficiency": 1, "compute_efficiency": 1, "issue_efficiency": 0},
+      {"class": "conv", "precision": "any", "shape": "fwd/cl", "latency_us": 3,
+       "memory_efficiency": 1, "compute_efficiency": 1, "issue_efficiency": 0},
+      {"class": "conv", "precision": "fp32", "shape": "fwd/cl", "latency_us": 4,
+       "memory_efficiency": 1, "compute_efficiency": 1, "issue_efficiency": 0},
+      {"class": "conv", "precision": "bf16", "shape": "fwd/cl/1x1", "latency_us": 5,
+       "memory_efficiency": 1, "compute_efficiency": 1, "issue_efficiency": 0}]})",
+                               "shapes");
+  REQUIRE(cal);
+  const auto latency = [&](std::string_view precision, std::string_view shape) {
+    const ClassCurve* c = cal->find(KernelClass::conv, precision, shape);
+    return c ? c->latency_us : -1.0;
+  };
+  CHECK(latency("fp32", "") == 1);
+  CHECK(latency("fp32", "bwd/nchw/3x3/s1/c>=64") == 1);  // no bwd curve: the class's
+  CHECK(latency("fp32", "fwd/nchw/3x3/s1/c>=64") == 2);
+  // Equally long prefixes: the precision's own; a longer one at "any" beats a shorter own.
+  CHECK(latency("fp32", "fwd/cl/3x3/s1/c>=64") == 4);
+  CHECK(latency("fp16", "fwd/cl/3x3/s1/c>=64") == 3);
+  CHECK(latency("bf16", "fwd/cl/1x1/s1/c<64") == 5);
+  // Whole components only: "fwd/cl/1x1" is no prefix of "fwd/cl/1x1x1".
+  CHECK(latency("bf16", "fwd/cl/1x1x1/s1/c<64") == 3);
+  CHECK(latency("fp16", "") == -1);
+}
+
 TEST_CASE("a calibration that does not parse says where", "[cost][calibration]") {
   auto bad_class = parse_calibration(
       R"({"curves": [{"class": "fft", "latency_us": 1, "memory_efficiency": 1,

@@ -16,18 +16,35 @@ using namespace fxscope;
 
 namespace {
 
-// The kernel classes of LOG's unit 0/0 planned in MODE.
-std::multiset<cost::KernelClass> classes_of(const std::string& log, fusion::Mode mode) {
+// The work of every group of LOG's unit 0/0 planned in MODE.
+std::vector<cost::KernelWork> work_of(const std::string& log, fusion::Mode mode) {
   auto trace = trace::read_trace(test::sample("corpus/" + log));
   REQUIRE(trace);
   auto fuse = report::build_fuse_report(*trace, mode, "0/0", *cost::find_device("H100"),
                                         report::ModeCoverage::requested_mode_only);
   REQUIRE(fuse);
-  std::multiset<cost::KernelClass> out;
+  std::vector<cost::KernelWork> out;
   for (const auto& g : fuse->units.front().graphs) {
     for (const auto& group : g.fusion.ours.groups) {
-      out.insert(report::kernel_work(group, g.fusion.post_grad).kernel_class);
+      out.push_back(report::kernel_work(group, g.fusion.post_grad));
     }
+  }
+  return out;
+}
+
+// The kernel classes of LOG's unit 0/0 planned in MODE.
+std::multiset<cost::KernelClass> classes_of(const std::string& log, fusion::Mode mode) {
+  std::multiset<cost::KernelClass> out;
+  for (const auto& w : work_of(log, mode)) out.insert(w.kernel_class);
+  return out;
+}
+
+// The shape classes of LOG's groups of class KIND planned in MODE.
+std::multiset<std::string> shapes_of(const std::string& log, fusion::Mode mode,
+                                     cost::KernelClass kind) {
+  std::multiset<std::string> out;
+  for (const auto& w : work_of(log, mode)) {
+    if (w.kernel_class == kind) out.insert(w.shape);
   }
   return out;
 }
@@ -42,6 +59,7 @@ struct Tally {
   std::size_t median_ok = 0;
   std::size_t p90_ok = 0;
   std::size_t total_ok = 0;
+  std::size_t all_ok = 0;  // all three
   double median_of_medians = 0;
   double median_of_p90s = 0;
 };
@@ -56,6 +74,8 @@ Tally tally(const std::vector<report::FitCheck>& checks) {
     t.median_ok += c.error.median_factor <= 1.25;
     t.p90_ok += c.error.p90_factor <= 2.0;
     t.total_ok += std::abs(c.error.total_ratio() - 1.0) <= 0.15;
+    t.all_ok += c.error.median_factor <= 1.25 && c.error.p90_factor <= 2.0 &&
+                std::abs(c.error.total_ratio() - 1.0) <= 0.15;
     medians.push_back(c.error.median_factor);
     p90s.push_back(c.error.p90_factor);
   }
@@ -84,6 +104,37 @@ TEST_CASE("convolutions split by grouping, channels-last copies by layout", "[co
   CHECK(gpt2.count(cost::KernelClass::conv) == 0);
 }
 
+TEST_CASE("convolutions and attention carry the shape class their library picks by",
+          "[cost][fit]") {
+  // ResNet-18's stem: a 7x7, stride-2 convolution of the 3-channel image; its backward computes
+  // the weight's gradient alone (the image needs none). The body's 3x3 and 1x1 convolutions.
+  const auto resnet =
+      shapes_of("tv_resnet18_train_bf16", fusion::Mode::default_mode, cost::KernelClass::conv);
+  CHECK(resnet.count("fwd/nchw/kxk/s2/cin<=4") == 1);
+  CHECK(resnet.count("bwd_w/cl/kxk/s2/cin<=4") == 1);
+  CHECK(resnet.count("fwd/nchw/3x3/s1/c>=64") > 4);
+  CHECK(resnet.count("fwd/nchw/1x1/s2/c>=64") > 0);
+  for (const auto& s : resnet) CHECK((s.starts_with("fwd/") || s.starts_with("bwd")));
+  // A video model's convolutions are 3-d.
+  const auto video =
+      shapes_of("tv_r3d_18_video", fusion::Mode::default_mode, cost::KernelClass::conv);
+  CHECK(video.count("fwd/nchw/3x3x3/s1/c>=64") > 0);
+  // MobileNet's depthwise convolutions.
+  const auto mobilenet = shapes_of("tv_mobilenet_v3_small_ro", fusion::Mode::default_mode,
+                                   cost::KernelClass::grouped_conv);
+  REQUIRE_FALSE(mobilenet.empty());
+  for (const auto& s : mobilenet) CHECK(s.ends_with("/dw"));
+  // A decoder's attention under its additive mask, forward and backward, 64-wide heads.
+  const auto llama =
+      shapes_of("hf_llama_train_bf16", fusion::Mode::default_mode, cost::KernelClass::attention);
+  CHECK(llama.count("fwd/bias/d<=64/l<=256") > 0);
+  CHECK(llama.count("bwd/bias/d<=64/l<=256") > 0);
+  // Other classes have none.
+  for (const auto& w : work_of("hf_gpt2_max_autotune", fusion::Mode::default_mode)) {
+    if (w.kernel_class != cost::KernelClass::attention) CHECK(w.shape.empty());
+  }
+}
+
 TEST_CASE("the fit data reads back, every kernel with a class", "[cost][fit]") {
   auto data = report::read_fit_data(test::data("cost_fit/h100"));
   REQUIRE(data);
@@ -104,6 +155,28 @@ TEST_CASE("the fit data reads back, every kernel with a class", "[cost][fit]") {
   for (const auto& g : data->graphs) CHECK(g.device.find("H100") != std::string::npos);
 }
 
+TEST_CASE("the fit data's shape classes are the ones the plan gives", "[cost][fit]") {
+  // extract_kernels.py --augment fills the column from `fuse --json`: the same rule the engine
+  // prices by, so a kernel is fitted in the bucket it is later looked up in.
+  auto data = report::read_fit_data(test::data("cost_fit/h100"));
+  REQUIRE(data);
+  for (const char* log : {"tv_resnet18_train_bf16", "tv_mobilenet_v3_small_ro"}) {
+    INFO(log);
+    std::multiset<std::string> stored;
+    for (const auto& k : data->kernels) {
+      if (k.log == log && k.mode == "default" && !k.work.shape.empty()) {
+        stored.insert(k.work.shape);
+      }
+    }
+    std::multiset<std::string> planned;
+    for (const auto& w : work_of(log, fusion::Mode::default_mode)) {
+      if (!w.shape.empty()) planned.insert(w.shape);
+    }
+    CHECK_FALSE(stored.empty());
+    CHECK(stored == planned);
+  }
+}
+
 TEST_CASE("missing fit data is an error naming the file", "[cost][fit]") {
   auto data = report::read_fit_data(test::data("cost_fit/no_such_device"));
   REQUIRE_FALSE(data);
@@ -121,12 +194,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   device.calibrated = false;
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
-  // The bounds the held-out graphs meet (bench_cost_fit prints each graph): the per-kernel
-  // median within 1.25x on most graphs, the typical graph's p90 within 2x.
-  CHECK(fitted.median_of_medians <= 1.25);
-  CHECK(fitted.median_of_p90s <= 2.0);
-  CHECK(fitted.median_ok >= fitted.graphs * 7 / 10);
-  CHECK(fitted.p90_ok >= fitted.graphs / 2);
+  // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 113 graph-modes):
+  // the per-kernel median within 1.25x on 81, the p90 within 2x on 74, the total within 15% on
+  // 54, all three on 41; the typical graph's median 1.17x and p90 1.60x.
+  CHECK(fitted.median_of_medians <= 1.20);
+  CHECK(fitted.median_of_p90s <= 1.70);
+  CHECK(fitted.median_ok >= fitted.graphs * 70 / 100);
+  CHECK(fitted.p90_ok >= fitted.graphs * 63 / 100);
+  CHECK(fitted.total_ok >= fitted.graphs * 45 / 100);
+  CHECK(fitted.all_ok >= fitted.graphs * 35 / 100);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);

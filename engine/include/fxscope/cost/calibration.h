@@ -40,6 +40,8 @@ std::optional<KernelClass> parse_kernel_class(std::string_view name);
 struct ClassCurve {
   KernelClass kernel_class = KernelClass::other;
   std::string precision;  // "fp32", "bf16" ...; "any" where the fit does not split by it
+  // A prefix of the kernels' shape class ("fwd/cl"); empty for the whole class.
+  std::string shape;
   double latency_us = 0;
   double memory_efficiency = 0;
   double compute_efficiency = 0;
@@ -55,8 +57,10 @@ struct Calibration {
   std::vector<std::string> training_logs;  // the logs fitted to; the others check the fit
   std::vector<ClassCurve> curves;
 
-  // The curve for CLASS at PRECISION, else the class's "any" curve, else null.
-  const ClassCurve* find(KernelClass kernel_class, std::string_view precision) const;
+  // The curve for CLASS whose shape is the longest prefix (whole components) of SHAPE, among
+  // those fitted to PRECISION or to "any" (PRECISION's where both are as long); else null.
+  const ClassCurve* find(KernelClass kernel_class, std::string_view precision,
+                         std::string_view shape = {}) const;
 };
 
 // Reads a calibration JSON; a missing field or an unknown class is an Error naming NAME.

@@ -34,8 +34,10 @@ struct KernelWork {
   // tensor cores: a chain of full-precision sin, exp and divisions issues far more instructions
   // than its FLOPs count.
   double alu_slots = 0;
-  // Which fitted curve prices it (calibration.h).
+  // Which fitted curve prices it (calibration.h): its class, and within the class its shape
+  // class ("fwd/cl/3x3/s1/c>=64", report/kernel_shape.h; empty where none is known).
   KernelClass kernel_class = KernelClass::other;
+  std::string shape{};
 };
 
 // The predicted time of one kernel and what bounds it.

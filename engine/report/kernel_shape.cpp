@@ -1,0 +1,171 @@
+#include "fxscope/report/kernel_shape.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::report {
+namespace {
+
+// The static sizes of META, or nullopt where one is symbolic.
+std::optional<std::vector<std::int64_t>> static_sizes(
+    const std::optional<graph::TensorMeta>& meta) {
+  if (!meta) return std::nullopt;
+  std::vector<std::int64_t> out;
+  for (const auto& d : meta->sizes) {
+    if (d.is_symbolic()) return std::nullopt;
+    out.push_back(d.value);
+  }
+  return out;
+}
+
+const graph::Argument* positional(const graph::Node& node, std::size_t index) {
+  return index < node.args.size() ? &node.args[index] : nullptr;
+}
+
+const graph::Argument* keyword(const graph::Node& node, std::string_view name) {
+  for (const auto& [key, value] : node.kwargs) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+// The first node of GROUP whose op is of class WANTED (the op the library kernel runs).
+const graph::Node* library_node(const fusion::KernelGroup& group, const graph::Graph& graph,
+                                ops::OpClass wanted) {
+  for (const auto id : group.nodes) {
+    if (ops::classify(graph.node(id).target).op_class == wanted) return &graph.node(id);
+  }
+  return nullptr;
+}
+
+const std::optional<graph::TensorMeta>& meta_of(const graph::Graph& graph,
+                                                const graph::Argument* arg) {
+  static const std::optional<graph::TensorMeta> kNone;
+  return arg && arg->is_node() ? graph.node(arg->as_node()).meta : kNone;
+}
+
+// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+// groups); aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding,
+// dilation, transposed, output_padding, groups, output_mask).
+std::string conv_shape(const graph::Node& node, const graph::Graph& graph) {
+  const bool backward = node.target.find("convolution_backward") != std::string::npos;
+  const std::size_t base = backward ? 1 : 0;
+  const auto& x_meta = meta_of(graph, positional(node, base));
+  const auto x = static_sizes(x_meta);
+  const auto w = static_sizes(meta_of(graph, positional(node, base + 1)));
+  if (!x || !w || x->size() < 3 || w->size() != x->size()) return "";
+  std::string direction = "fwd";
+  if (backward) {
+    direction = "bwd";
+    const auto* mask = positional(node, 10);
+    if (mask && mask->items().size() >= 2) {
+      const bool data = mask->items()[0].as_bool();
+      const bool weight = mask->items()[1].as_bool();
+      if (!data) direction = "bwd_w";
+      if (!weight) direction = "bwd_d";
+    }
+  }
+  // Channels-last: the channel dimension walks memory with stride 1.
+  const auto& strides = x_meta->strides;
+  const bool channels_last = strides.size() == x->size() && (*x)[1] > 1 &&
+                             !strides[1].is_symbolic() && strides[1].value == 1;
+  std::int64_t kernel = 1;
+  for (std::size_t d = 2; d < w->size(); ++d) kernel = std::max(kernel, (*w)[d]);
+  std::int64_t stride = 1;
+  if (const auto* s = positional(node, base + 3)) {
+    for (const auto& item : s->items()) stride = std::max(stride, item.as_int());
+  }
+  const std::int64_t c_in = (*x)[1];
+  const std::int64_t c_out = (*w)[0];
+  const std::int64_t per_group = (*w)[1];
+  std::string channels;
+  if (per_group < c_in) {
+    channels = per_group == 1 ? "dw" : "g";
+  } else if (c_in <= 4) {
+    channels = "cin<=4";
+  } else {
+    channels = std::min(c_in, c_out) < 64 ? "c<64" : "c>=64";
+  }
+  // The kernel's extent, once per spatial dimension: 3x3 for a 2-d convolution, 3x3x3 for a 3-d.
+  const std::string extent = kernel == 1 ? "1" : kernel <= 3 ? "3" : "k";
+  std::string window = extent;
+  for (std::size_t d = 3; d < w->size(); ++d) window += "x" + extent;
+  return direction + (channels_last ? "/cl/" : "/nchw/") + window + (stride > 1 ? "/s2/" : "/s1/") +
+         channels;
+}
+
+// Where each SDPA op keeps its attention mask and its causal flag (native_functions.yaml).
+struct AttentionArgs {
+  std::string_view op;
+  int bias = -1;  // -1: the op takes no mask
+  int causal = -1;
+};
+constexpr AttentionArgs kAttentionArgs[] = {
+    {"_scaled_dot_product_flash_attention_backward", -1, 11},
+    {"_scaled_dot_product_efficient_attention_backward", 4, 11},
+    {"_scaled_dot_product_cudnn_attention_backward", 8, 14},
+    {"_scaled_dot_product_flash_attention", -1, 4},
+    {"_scaled_dot_product_efficient_attention", 3, 6},
+    {"_scaled_dot_product_cudnn_attention", 3, 6},
+    {"scaled_dot_product_attention", 3, 5},
+};
+
+std::string attention_shape(const graph::Node& node, const graph::Graph& graph) {
+  const AttentionArgs* args = nullptr;
+  for (const auto& a : kAttentionArgs) {
+    if (node.target.find(a.op) != std::string::npos) {
+      args = &a;
+      break;
+    }
+  }
+  if (!args) return "";
+  const bool backward = node.target.find("backward") != std::string::npos;
+  // The query: [batch, heads, length, head dim] (the backward's first argument is the output's
+  // gradient, of the query's shape).
+  const auto q = static_sizes(meta_of(graph, positional(node, 0)));
+  if (!q || q->size() != 4) return "";
+  std::string mask = "none";
+  if (const auto* bias =
+          args->bias >= 0 ? positional(node, static_cast<std::size_t>(args->bias)) : nullptr;
+      bias && bias->is_node()) {
+    mask = "bias";
+  } else {
+    const auto* causal = keyword(node, "is_causal");
+    if (!causal && args->causal >= 0)
+      causal = positional(node, static_cast<std::size_t>(args->causal));
+    if (causal && causal->kind() == graph::Argument::Kind::boolean && causal->as_bool()) {
+      mask = "causal";
+    }
+  }
+  return std::string(backward ? "bwd/" : "fwd/") + mask + ((*q)[3] <= 64 ? "/d<=64" : "/d>64") +
+         ((*q)[2] <= 256 ? "/l<=256" : "/l>256");
+}
+
+}  // namespace
+
+std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& graph,
+                         cost::KernelClass kernel_class) {
+  switch (kernel_class) {
+    case cost::KernelClass::conv:
+    case cost::KernelClass::grouped_conv:
+      if (const auto* node = library_node(group, graph, ops::OpClass::conv)) {
+        return conv_shape(*node, graph);
+      }
+      break;
+    case cost::KernelClass::attention:
+      if (const auto* node = library_node(group, graph, ops::OpClass::attention)) {
+        return attention_shape(*node, graph);
+      }
+      break;
+    default:
+      break;
+  }
+  return "";
+}
+
+}  // namespace fxscope::report
