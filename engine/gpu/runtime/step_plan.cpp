@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -118,6 +119,22 @@ Result<fusion::KernelGroup> epilogue_of(const graph::Graph& g, const fusion::Fus
       e.nodes.push_back(n);
     }
   }
+  // The group's pointwise nodes the epilogue reads that do not consume the product (a GELU's
+  // input recomputed in a backward epilogue): Inductor inlines them into the epilogue, and so
+  // does this kernel. Another group may also list them without storing them.
+  std::set<graph::NodeId> needed;
+  for (const graph::NodeId n : e.nodes) {
+    for (const graph::NodeId in : g.inputs(n)) needed.insert(in);
+  }
+  for (auto it = group.nodes.rbegin(); it != group.nodes.rend(); ++it) {
+    const graph::NodeId n = *it;
+    if (after.count(n) || !needed.count(n) || !g.node(n).is_op()) continue;
+    const ops::OpInfo info = ops::classify(g.node(n).target);
+    if (ops::reduces(info.lowering) || info.lowering == ops::Lowering::extern_kernel) continue;
+    e.nodes.push_back(n);
+    for (const graph::NodeId in : g.inputs(n)) needed.insert(in);
+  }
+  std::sort(e.nodes.begin(), e.nodes.end());
   const std::set<graph::NodeId> members(e.nodes.begin(), e.nodes.end());
   e.inputs.clear();
   for (const graph::NodeId n : e.nodes) {
@@ -166,8 +183,19 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   const std::set<graph::NodeId> members(p.nodes.begin(), p.nodes.end());
   p.inputs.clear();
   p.outputs.clear();
+  // Only a prologue over the graph's inputs (a weight's cast) is run so: one reading what this
+  // group's own epilogue lists (a block's residual the planner's origins put here) would read it
+  // before any kernel writes it.
+  const auto from_inputs = [&](graph::NodeId in) {
+    while (is_view[in] && !g.inputs(in).empty()) in = g.inputs(in).front();
+    return members.count(in) > 0 || !g.node(in).is_op();
+  };
   for (const graph::NodeId n : p.nodes) {
     for (const graph::NodeId in : g.inputs(n)) {
+      if (!from_inputs(in)) {
+        return make_error("the template's prologue node " + g.node(n).name + " reads " +
+                          g.node(in).name + ", which no other group computes first");
+      }
       if (!members.count(in)) add_unique(p.inputs, in);
     }
     bool read_outside = false;
@@ -279,6 +307,58 @@ void offer_gemm_epilogues(const graph::Graph& g, PlannedSteps& out, const ops::S
 
 }  // namespace
 
+// A group whose steps read a buffer that no step writes and no input holds cannot run right (a
+// template epilogue reading a residual that the planner's origins list in another group whose
+// kernel does not store it): it is skipped, named with what it lacks, and so is every group that
+// then lacks its outputs. Running it would compute from uninitialised memory. What a group
+// skipped for another reason was to write is not counted: the mode is not compared then anyway,
+// and the rest still runs for its times.
+template <class Base>
+void drop_unwritten_reads(const graph::Graph& g, const fusion::FusionPlan& plan, PlannedSteps& out,
+                          const std::vector<bool>& inputs, const Base& base) {
+  std::vector<bool> skipped_writes(g.size(), false);
+  for (const SkippedGroup& k : out.skipped) {
+    for (const graph::NodeId n : plan.groups[k.group].nodes) skipped_writes[base(n)] = true;
+  }
+  // A tuple's elements (a skipped convolution_backward's gradients) are what it was to write.
+  for (graph::NodeId u = 0; u < g.size(); ++u) {
+    const graph::Node& un = g.node(u);
+    if (ops::op_key(un.target) == "operator.getitem" && !un.args.empty() && un.args[0].is_node() &&
+        skipped_writes[un.args[0].as_node()]) {
+      skipped_writes[base(u)] = true;
+    }
+  }
+  while (true) {
+    std::vector<bool> ever(inputs);
+    for (graph::NodeId n = 0; n < g.size(); ++n) ever[n] = ever[n] || skipped_writes[n];
+    for (const StepPlan& s : out.steps) {
+      for (const graph::NodeId w : s.writes) ever[base(w)] = true;
+    }
+    std::map<std::size_t, std::string> lacking;  // group -> the first buffer it lacks
+    for (const StepPlan& s : out.steps) {
+      for (const graph::NodeId r : s.reads) {
+        if (!ever[base(r)] && !lacking.count(s.group)) lacking[s.group] = g.node(r).name;
+      }
+    }
+    if (lacking.empty()) return;
+    std::vector<StepPlan> kept;
+    std::set<std::size_t> dropped;
+    for (StepPlan& s : out.steps) {
+      const auto it = lacking.find(s.group);
+      if (it == lacking.end()) {
+        kept.push_back(std::move(s));
+        continue;
+      }
+      if (!dropped.insert(s.group).second) continue;
+      out.ran_ops -= std::min(out.ran_ops, s.group_ops);
+      out.skipped.push_back({s.group, s.group_name, s.group_ops,
+                             "group " + std::to_string(s.group) + " " + s.group_name + ": reads " +
+                                 it->second + ", which no kernel of the plan writes"});
+    }
+    out.steps = std::move(kept);
+  }
+}
+
 PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
                         const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed,
                         bool clusters) {
@@ -303,7 +383,11 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         counted[n] = true;
         ++ops;
       }
-      if (!anchor && library_kind && is_library_op(g.node(n).target)) anchor = n;
+      // A template's GEMM, not a convolution its prologue lists (computed by its own group).
+      const bool call = group.kind == fusion::GroupKind::template_gemm
+                            ? is_gemm_target(g.node(n).target)
+                            : is_library_op(g.node(n).target);
+      if (!anchor && library_kind && call) anchor = n;
     }
     out.ops += ops;
     const std::string where = group_where(group);
@@ -418,6 +502,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       i += before.size();
     }
   }
+  drop_unwritten_reads(g, plan, out, written, base);
   for (const StepPlan& s : out.steps) {
     for (const graph::NodeId r : s.reads) {
       if (written[base(r)]) continue;

@@ -138,3 +138,16 @@ TEST_CASE("a GEMM template's prologue no other group computes runs in a kernel b
   CHECK(kinds[2] == gpu::StepKind::generated);
   for (const auto& skip : s.skipped) CHECK(skip.name != tem);
 }
+
+TEST_CASE("a group reading a buffer no kernel of the plan writes is skipped, named with it",
+          "[gpu]") {
+  // The MoE router's normalisation divides by a sum that the plan lists but no kernel stores:
+  // run, it would divide by uninitialised memory.
+  const auto s = steps_of("corpus/hand_moe_topk_train", fusion::Mode::default_mode);
+  bool named = false;
+  for (const auto& skip : s.skipped) {
+    named = named ||
+            skip.why.find("reads sum_2, which no kernel of the plan writes") != std::string::npos;
+  }
+  CHECK(named);
+}
