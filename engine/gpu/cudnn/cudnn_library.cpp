@@ -46,6 +46,13 @@ std::optional<Error> bind_cudnn(const SharedLibrary& so, CudnnLibrary& l) {
       .bind("cudnnGetConvolutionForwardWorkspaceSize", l.workspace_size)
       .bind("cudnnConvolutionForward", l.forward)
       .bind("cudnnAddTensor", l.add_tensor)
+      .bind("cudnnGetConvolutionBackwardDataAlgorithm_v7", l.get_bwd_data_algo_v7)
+      .bind("cudnnGetConvolutionBackwardDataWorkspaceSize", l.bwd_data_workspace_size)
+      .bind("cudnnConvolutionBackwardData", l.backward_data)
+      .bind("cudnnGetConvolutionBackwardFilterAlgorithm_v7", l.get_bwd_filter_algo_v7)
+      .bind("cudnnGetConvolutionBackwardFilterWorkspaceSize", l.bwd_filter_workspace_size)
+      .bind("cudnnConvolutionBackwardFilter", l.backward_filter)
+      .bind("cudnnConvolutionBackwardBias", l.backward_bias)
       .bind("cudnnSetStream", l.set_stream)
       .bind("cudnnGetErrorString", l.error_string)
       .bind("cudnnGetVersion", l.version);

@@ -43,6 +43,19 @@ struct CudnnLibrary {
   Status (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*,
                     std::size_t, const void*, void*, void*) = nullptr;
   Status (*add_tensor)(void*, const void*, void*, const void*, const void*, void*, void*) = nullptr;
+  // A convolution's backward (aten.convolution_backward): its input's, weight's and bias's
+  // gradients.
+  Status (*get_bwd_data_algo_v7)(void*, void*, void*, void*, void*, int, int*, void*) = nullptr;
+  Status (*bwd_data_workspace_size)(void*, void*, void*, void*, void*, int, std::size_t*) = nullptr;
+  Status (*backward_data)(void*, const void*, void*, const void*, void*, const void*, void*, int,
+                          void*, std::size_t, const void*, void*, void*) = nullptr;
+  Status (*get_bwd_filter_algo_v7)(void*, void*, void*, void*, void*, int, int*, void*) = nullptr;
+  Status (*bwd_filter_workspace_size)(void*, void*, void*, void*, void*, int,
+                                      std::size_t*) = nullptr;
+  Status (*backward_filter)(void*, const void*, void*, const void*, void*, const void*, void*, int,
+                            void*, std::size_t, const void*, void*, void*) = nullptr;
+  Status (*backward_bias)(void*, const void*, void*, const void*, const void*, void*,
+                          void*) = nullptr;
 
   Status (*set_stream)(void*, cudaStream_t) = nullptr;
   const char* (*error_string)(Status) = nullptr;

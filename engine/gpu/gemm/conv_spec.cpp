@@ -110,6 +110,86 @@ Result<ConvSpec> describe_conv(const graph::Graph& g, graph::NodeId id,
   return s;
 }
 
+bool is_conv_backward_target(const std::string& t) {
+  return t == "torch.ops.aten.convolution_backward.default";
+}
+
+Result<ConvBackwardSpec> describe_conv_backward(const graph::Graph& g, graph::NodeId id,
+                                                const ops::SymbolHints& hints) {
+  const graph::Node& n = g.node(id);
+  const std::string where = "node " + n.name + " (aten.convolution_backward)";
+  if (n.args.size() < 11 || !n.args[0].is_node() || !n.args[1].is_node() || !n.args[2].is_node()) {
+    return make_error(where +
+                      ": expected (grad_output, input, weight, bias_sizes, stride, padding, "
+                      "dilation, transposed, output_padding, groups, output_mask)");
+  }
+  if (n.args[7].as_bool()) return make_error(where + ": transposed convolution is not supported");
+  ConvBackwardSpec b;
+  ConvSpec& s = b.conv;
+  s.out = n.args[0].as_node();
+  s.x = n.args[1].as_node();
+  s.w = n.args[2].as_node();
+  const auto dims = [&](graph::NodeId node, std::vector<std::int64_t>& sizes,
+                        std::vector<std::int64_t>& strides) {
+    const auto& m = g.node(node).meta;
+    if (!m || m->rank() < 3 || m->strides.size() != m->rank()) return false;
+    for (std::size_t d = 0; d < m->rank(); ++d) {
+      sizes.push_back(ops::eval_dim(m->sizes[d], hints));
+      strides.push_back(ops::eval_dim(m->strides[d], hints));
+    }
+    return true;
+  };
+  if (!dims(s.x, s.x_sizes, s.x_strides) || !dims(s.w, s.w_sizes, s.w_strides) ||
+      !dims(s.out, s.out_sizes, s.out_strides)) {
+    return make_error(where + ": the output's gradient, input or weight lacks a tensor annotation");
+  }
+  s.dtype = g.node(s.out).meta->dtype;
+  s.stride = int_list(n.args[4]);
+  s.padding = int_list(n.args[5]);
+  s.dilation = int_list(n.args[6]);
+  s.groups = static_cast<int>(n.args[9].as_int());
+  const std::size_t spatial = s.x_sizes.size() - 2;
+  if (s.stride.size() != spatial || s.padding.size() != spatial || s.dilation.size() != spatial) {
+    return make_error(where + ": stride, padding and dilation must name every spatial dim");
+  }
+  // The tuple's elements the graph takes; output_mask says which were computed at all.
+  const auto mask = n.args[10].items();
+  for (graph::NodeId u = id + 1; u < g.size(); ++u) {
+    const graph::Node& un = g.node(u);
+    if (un.target != "operator.getitem" || un.args.size() != 2 || !un.args[0].is_node() ||
+        un.args[0].as_node() != id) {
+      continue;
+    }
+    const std::int64_t k = un.args[1].as_int();
+    if (k < 0 || k > 2) continue;
+    const auto at = static_cast<std::size_t>(k);
+    if (at < mask.size() && !mask[at].as_bool()) continue;
+    std::vector<std::int64_t> sizes;
+    std::vector<std::int64_t> strides;
+    if (!dims(u, sizes, strides) && k != 2) {
+      return make_error(where + ": gradient " + un.name + " lacks a tensor annotation");
+    }
+    if (k == 0) {
+      if (sizes != s.x_sizes)
+        return make_error(where + ": " + un.name + " is not the input's size");
+      b.grad_x = u;
+      b.grad_x_strides = strides;
+    } else if (k == 1) {
+      if (sizes != s.w_sizes)
+        return make_error(where + ": " + un.name + " is not the weight's size");
+      b.grad_w = u;
+      b.grad_w_strides = strides;
+    } else {
+      b.grad_bias = u;
+    }
+  }
+  const std::size_t element = std::max<std::size_t>(element_bytes(s.dtype), 1);
+  s.x_align = address_align(g, s.x, hints, element);
+  s.w_align = address_align(g, s.w, hints, element);
+  s.out_align = address_align(g, s.out, hints, element);
+  return b;
+}
+
 ConvSpec with_two_spatial_dims(ConvSpec s) {
   if (s.x_sizes.size() != 3) return s;
   const auto widen = [](std::vector<std::int64_t>& sizes, std::vector<std::int64_t>& strides) {

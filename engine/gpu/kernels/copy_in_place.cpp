@@ -22,6 +22,8 @@ const char* kind_text(StepKind k) {
       return "GEMM";
     case StepKind::conv:
       return "convolution";
+    case StepKind::conv_backward:
+      return "convolution backward";
     case StepKind::attention:
       return "attention";
   }

@@ -472,6 +472,28 @@ struct Executable::Builder {
     return "";
   }
 
+  std::string build_conv_backward(const StepPlan& s, const std::string& where) {
+    const ConvBackwardSpec& b = *s.conv_backward;
+    auto conv = CudnnConvBackward::create(b, where);
+    if (!conv) return conv.error().message;
+    if (options.tune) ex.picks_.push_back(where + " cuDNN backward, " + (*conv)->algorithms());
+    conv_workspace_bytes = std::max(conv_workspace_bytes, (*conv)->workspace_bytes());
+    const auto out = [&](const std::optional<graph::NodeId>& n) { return n ? ptr(*n) : nullptr; };
+    const void* dy = ptr(b.conv.out);
+    const void* x = ptr(b.conv.x);
+    const void* w = ptr(b.conv.w);
+    void* dx = out(b.grad_x);
+    void* dw = out(b.grad_w);
+    void* db = out(b.grad_bias);
+    const CudnnConvBackward* c = conv->get();
+    im.conv_backwards.push_back(std::move(*conv));
+    Impl* impl = &im;
+    ex.launches_.push_back([c, dy, x, w, dx, dw, db, impl](cudaStream_t st) {
+      return c->launch(st, dy, x, w, dx, dw, db, impl->conv_workspace);
+    });
+    return "";
+  }
+
   std::string build_attention(const StepPlan& s, const std::string& where) {
     const AttentionSpec& a = *s.attention;
     auto image = options.compile(attention_source(a), where);
@@ -527,6 +549,9 @@ struct Executable::Builder {
           break;
         case StepKind::conv:
           failure = build_conv(s, where);
+          break;
+        case StepKind::conv_backward:
+          failure = build_conv_backward(s, where);
           break;
         case StepKind::attention:
           failure = build_attention(s, where);

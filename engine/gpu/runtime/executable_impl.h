@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudnn/cudnn_conv.h"
+#include "cudnn/cudnn_conv_backward.h"
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
@@ -39,6 +40,7 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<KernelImage>> images;
   std::vector<std::unique_ptr<LtGemm>> gemms;
   std::vector<std::unique_ptr<CudnnConv>> convs;
+  std::vector<std::unique_ptr<CudnnConvBackward>> conv_backwards;
   std::vector<std::unique_ptr<GemmConv>> gemm_convs;
   std::vector<std::vector<void*>> arg_values;  // stable storage for kernel arguments
 

@@ -13,7 +13,8 @@ namespace fxscope::gpu {
 namespace {
 
 bool is_library_op(const std::string& target) {
-  return is_gemm_target(target) || is_conv_target(target) || is_attention_target(target);
+  return is_gemm_target(target) || is_conv_target(target) || is_conv_backward_target(target) ||
+         is_attention_target(target);
 }
 
 std::string group_where(const fusion::KernelGroup& g) {
@@ -47,6 +48,16 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
     if (spec->bias) s.reads.push_back(*spec->bias);
     s.writes = {spec->out};
     s.conv = std::move(*spec);
+  } else if (is_conv_backward_target(target)) {
+    auto spec = describe_conv_backward(g, anchor, hints);
+    if (!spec) return spec.error();
+    s.kind = StepKind::conv_backward;
+    s.name = "cudnn convolution backward";
+    s.reads = {spec->conv.out, spec->conv.x, spec->conv.w};
+    for (const auto& grad : {spec->grad_x, spec->grad_w, spec->grad_bias}) {
+      if (grad) s.writes.push_back(*grad);
+    }
+    s.conv_backward = std::move(*spec);
   } else {
     auto spec = describe_attention(g, anchor, hints);
     if (!spec) return spec.error();

@@ -28,6 +28,19 @@ struct ConvSpec {
 
 bool is_conv_target(const std::string& target);
 
+// aten.convolution_backward: the gradients of a convolution's input, weight and bias from the
+// gradient of its output, each where the graph takes it (a getitem of the returned tuple).
+struct ConvBackwardSpec {
+  // x and w: the forward's input and weight; out: the output's gradient (what cuDNN calls dy).
+  ConvSpec conv;
+  std::optional<graph::NodeId> grad_x, grad_w, grad_bias;
+  std::vector<std::int64_t> grad_x_strides, grad_w_strides;
+};
+
+bool is_conv_backward_target(const std::string& target);
+Result<ConvBackwardSpec> describe_conv_backward(const graph::Graph& graph, graph::NodeId node,
+                                                const ops::SymbolHints& hints);
+
 // How the weight lies in memory: cuDNN's filter descriptor names a layout, not strides.
 enum class WeightLayout { contiguous, channels_last, other };
 WeightLayout weight_layout(const ConvSpec& spec);

@@ -19,7 +19,7 @@
 
 namespace fxscope::gpu {
 
-enum class StepKind { generated, gemm, conv, attention };
+enum class StepKind { generated, gemm, conv, conv_backward, attention };
 
 struct StepPlan {
   std::size_t group = 0;   // index in the plan
@@ -33,6 +33,7 @@ struct StepPlan {
   std::vector<codegen::GeneratedKernel> variants;  // generated: the default config first
   std::optional<GemmSpec> gemm;
   std::optional<ConvSpec> conv;
+  std::optional<ConvBackwardSpec> conv_backward;
   std::optional<AttentionSpec> attention;
   // max-autotune, on a GEMM step followed by the kernel that consumes its product: that kernel
   // in cuBLASLt's epilogue (the runtime times both and keeps the faster; `writes` then also holds

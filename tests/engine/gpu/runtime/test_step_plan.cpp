@@ -151,3 +151,29 @@ TEST_CASE("a group reading a buffer no kernel of the plan writes is skipped, nam
   }
   CHECK(named);
 }
+
+TEST_CASE("a convolution's backward runs on cuDNN, computing only the gradients the graph takes",
+          "[gpu]") {
+  // ViT training: the patch embedding's backward. Its input is the image and Inductor sums the
+  // bias's gradient itself (output_mask [False, True, False]): the weight's gradient only.
+  auto log = trace::read_trace(test::sample("corpus/tv_vit_small_train_bf16"));
+  REQUIRE(log);
+  const auto f = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
+  REQUIRE(f.size() == 2);
+  const auto s = gpu::plan_steps(f.back().post_grad, f.back().ours, {}, false);
+  const gpu::StepPlan* conv = nullptr;
+  for (const auto& step : s.steps) {
+    if (step.kind == gpu::StepKind::conv_backward) conv = &step;
+  }
+  REQUIRE(conv != nullptr);
+  const auto& b = *conv->conv_backward;
+  CHECK(!b.grad_x);
+  REQUIRE(b.grad_w);
+  CHECK(!b.grad_bias);
+  CHECK(b.conv.w_sizes == std::vector<std::int64_t>{384, 3, 16, 16});
+  CHECK(b.conv.out_sizes == std::vector<std::int64_t>{2, 384, 14, 14});
+  CHECK(b.conv.stride == std::vector<int>{16, 16});
+  CHECK(conv->writes == std::vector<graph::NodeId>{*b.grad_w});
+  for (const auto& skip : s.skipped)
+    CHECK(skip.why.find("convolution_backward") == std::string::npos);
+}
