@@ -4,7 +4,9 @@
 // declared here; where the headers are installed, cudnn_api_values.cpp checks every value against
 // them at compile time. Handles and descriptors are opaque pointers, enums plain ints.
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace fxscope::gpu::cudnn {
 
@@ -110,5 +112,22 @@ constexpr int CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION = 0;
 // cudnnBackendHeurMode_t
 constexpr int CUDNN_HEUR_MODE_INSTANT = 0;
 constexpr int CUDNN_HEUR_MODE_FALLBACK = 2;
+
+// cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionBwdDataAlgoPerf_t and
+// cudnnConvolutionBwdFilterAlgoPerf_t as cuDNN 9 lays them out (the same fields).
+struct AlgoPerf {
+  int algo;
+  int status;
+  float time;
+  std::size_t memory;
+  int determinism;
+  int math_type;
+  int reserved[3];
+};
+
+// Sizes and strides as the legacy API's descriptors take them.
+inline std::vector<int> ints(const std::vector<std::int64_t>& v) {
+  return {v.begin(), v.end()};
+}
 
 }  // namespace fxscope::gpu::cudnn

@@ -3,6 +3,8 @@
 
 #include "cudnn/cudnn_api.h"
 
+#include <cstddef>
+
 #if __has_include(<cudnn.h>)
 #include <cudnn.h>
 
@@ -12,6 +14,12 @@
 namespace fxscope::gpu::cudnn {
 
 static_assert(CUDNN_STATUS_SUCCESS == static_cast<int>(::CUDNN_STATUS_SUCCESS));
+// The algorithm records the heuristics fill: one layout for the three directions.
+static_assert(sizeof(AlgoPerf) == sizeof(::cudnnConvolutionFwdAlgoPerf_t));
+static_assert(sizeof(AlgoPerf) == sizeof(::cudnnConvolutionBwdDataAlgoPerf_t));
+static_assert(sizeof(AlgoPerf) == sizeof(::cudnnConvolutionBwdFilterAlgoPerf_t));
+static_assert(offsetof(AlgoPerf, memory) ==
+              offsetof(::cudnnConvolutionBwdFilterAlgoPerf_t, memory));
 static_assert(CUDNN_STATUS_NOT_INITIALIZED == static_cast<int>(::CUDNN_STATUS_NOT_INITIALIZED));
 static_assert(CUDNN_DATA_FLOAT == static_cast<int>(::CUDNN_DATA_FLOAT));
 static_assert(CUDNN_DATA_HALF == static_cast<int>(::CUDNN_DATA_HALF));

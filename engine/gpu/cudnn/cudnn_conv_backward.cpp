@@ -5,26 +5,6 @@
 #include <vector>
 
 namespace fxscope::gpu {
-namespace {
-
-// cudnnConvolutionBwdDataAlgoPerf_t and cudnnConvolutionBwdFilterAlgoPerf_t as cuDNN 9 lays
-// them out (the same fields as the forward's).
-struct BackwardAlgoPerf {
-  int algo;
-  int status;
-  float time;
-  std::size_t memory;
-  int determinism;
-  int math_type;
-  int reserved[3];
-};
-
-std::vector<int> as_ints(const std::vector<std::int64_t>& v) {
-  return {v.begin(), v.end()};
-}
-
-}  // namespace
-
 CudnnConvBackward::~CudnnConvBackward() {
   for (void* d : {x_desc_, dx_desc_, dy_desc_, db_desc_}) {
     if (d) lib_->destroy_tensor(d);
@@ -61,7 +41,8 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
                           const char* what) -> std::optional<Error> {
     if (L.create_tensor(desc) != 0) return make_error(where + ": cuDNN cannot create a descriptor");
     return failed(
-        L.set_tensor_nd(*desc, type, rank, as_ints(sizes).data(), as_ints(strides).data()), what);
+        L.set_tensor_nd(*desc, type, rank, cudnn::ints(sizes).data(), cudnn::ints(strides).data()),
+        what);
   };
   const auto filter = [&](void** desc, const std::vector<std::int64_t>& strides,
                           const char* what) -> std::optional<Error> {
@@ -76,7 +57,7 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
     if (L.create_filter(desc) != 0) return make_error(where + ": cuDNN cannot create a descriptor");
     const int format =
         layout == WeightLayout::contiguous ? cudnn::CUDNN_TENSOR_NCHW : cudnn::CUDNN_TENSOR_NHWC;
-    return failed(L.set_filter_nd(*desc, type, format, rank, as_ints(s.w_sizes).data()), what);
+    return failed(L.set_filter_nd(*desc, type, format, rank, cudnn::ints(s.w_sizes).data()), what);
   };
   if (auto e = tensor(&c->x_desc_, s.x_sizes, s.x_strides, "input descriptor")) return *e;
   if (auto e = tensor(&c->dy_desc_, s.out_sizes, s.out_strides, "gradient descriptor")) return *e;
@@ -95,7 +76,7 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
   // The first of cuDNN's heuristic picks it can size a workspace for.
   const auto pick = [&](auto get, auto size, void* a, void* bdesc, void* out,
                         const char* what) -> Result<int> {
-    BackwardAlgoPerf perf[8];
+    cudnn::AlgoPerf perf[8];
     int returned = 0;
     if (auto e = failed(get(L.handle, a, bdesc, c->conv_desc_, out, 8, &returned, perf), what)) {
       return *e;

@@ -4,25 +4,6 @@
 #include <vector>
 
 namespace fxscope::gpu {
-namespace {
-
-// cudnnConvolutionFwdAlgoPerf_t as cuDNN 9 lays it out.
-struct AlgoPerf {
-  int algo;
-  int status;
-  float time;
-  std::size_t memory;
-  int determinism;
-  int math_type;
-  int reserved[3];
-};
-
-std::vector<int> ints(const std::vector<std::int64_t>& v) {
-  return {v.begin(), v.end()};
-}
-
-}  // namespace
-
 CudnnLegacyConv::~CudnnLegacyConv() {
   if (x_desc_) lib_->destroy_tensor(x_desc_);
   if (y_desc_) lib_->destroy_tensor(y_desc_);
@@ -46,13 +27,13 @@ Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibr
       L.create_filter(&c->w_desc_) != 0 || L.create_conv(&c->conv_desc_) != 0) {
     return make_error(where + ": cuDNN cannot create the convolution's descriptors");
   }
-  if (auto e = failed(
-          L.set_tensor_nd(c->x_desc_, type, rank, ints(s.x_sizes).data(), ints(s.x_strides).data()),
-          "input descriptor")) {
+  if (auto e = failed(L.set_tensor_nd(c->x_desc_, type, rank, cudnn::ints(s.x_sizes).data(),
+                                      cudnn::ints(s.x_strides).data()),
+                      "input descriptor")) {
     return *e;
   }
-  if (auto e = failed(L.set_tensor_nd(c->y_desc_, type, rank, ints(s.out_sizes).data(),
-                                      ints(s.out_strides).data()),
+  if (auto e = failed(L.set_tensor_nd(c->y_desc_, type, rank, cudnn::ints(s.out_sizes).data(),
+                                      cudnn::ints(s.out_strides).data()),
                       "output descriptor")) {
     return *e;
   }
@@ -64,8 +45,9 @@ Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibr
   // Sizes stay in KCRS order for either format; the format says how they lie in memory.
   const int format =
       layout == WeightLayout::contiguous ? cudnn::CUDNN_TENSOR_NCHW : cudnn::CUDNN_TENSOR_NHWC;
-  if (auto e = failed(L.set_filter_nd(c->w_desc_, type, format, rank, ints(s.w_sizes).data()),
-                      "filter descriptor")) {
+  if (auto e =
+          failed(L.set_filter_nd(c->w_desc_, type, format, rank, cudnn::ints(s.w_sizes).data()),
+                 "filter descriptor")) {
     return *e;
   }
   // Half types accumulate in fp32 too.
@@ -83,7 +65,7 @@ Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibr
     if (!bias) return bias.error();
     c->bias_ = std::move(*bias);
   }
-  AlgoPerf perf[8];
+  cudnn::AlgoPerf perf[8];
   int returned = 0;
   if (auto e = failed(L.get_algo_v7(L.handle, c->x_desc_, c->w_desc_, c->conv_desc_, c->y_desc_, 8,
                                     &returned, perf),

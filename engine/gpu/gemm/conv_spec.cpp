@@ -36,6 +36,18 @@ int address_align(const graph::Graph& g, graph::NodeId node, const ops::SymbolHi
   return align;
 }
 
+// NODE's sizes and strides (rank 3 or more: a convolution's tensors); false without them.
+bool tensor_dims(const graph::Graph& g, graph::NodeId node, const ops::SymbolHints& hints,
+                 std::vector<std::int64_t>& sizes, std::vector<std::int64_t>& strides) {
+  const auto& m = g.node(node).meta;
+  if (!m || m->rank() < 3 || m->strides.size() != m->rank()) return false;
+  for (std::size_t d = 0; d < m->rank(); ++d) {
+    sizes.push_back(ops::eval_dim(m->sizes[d], hints));
+    strides.push_back(ops::eval_dim(m->strides[d], hints));
+  }
+  return true;
+}
+
 std::string joined(const auto& values, const char* sep) {
   std::string out;
   for (const auto& v : values) {
@@ -81,13 +93,7 @@ Result<ConvSpec> describe_conv(const graph::Graph& g, graph::NodeId id,
   if (n.args[2].is_node()) s.bias = n.args[2].as_node();
   const auto dims = [&](graph::NodeId node, std::vector<std::int64_t>& sizes,
                         std::vector<std::int64_t>& strides) {
-    const auto& m = g.node(node).meta;
-    if (!m || m->rank() < 3 || m->strides.size() != m->rank()) return false;
-    for (std::size_t d = 0; d < m->rank(); ++d) {
-      sizes.push_back(ops::eval_dim(m->sizes[d], hints));
-      strides.push_back(ops::eval_dim(m->strides[d], hints));
-    }
-    return true;
+    return tensor_dims(g, node, hints, sizes, strides);
   };
   if (!dims(s.x, s.x_sizes, s.x_strides) || !dims(s.w, s.w_sizes, s.w_strides) ||
       !dims(id, s.out_sizes, s.out_strides)) {
@@ -131,13 +137,7 @@ Result<ConvBackwardSpec> describe_conv_backward(const graph::Graph& g, graph::No
   s.w = n.args[2].as_node();
   const auto dims = [&](graph::NodeId node, std::vector<std::int64_t>& sizes,
                         std::vector<std::int64_t>& strides) {
-    const auto& m = g.node(node).meta;
-    if (!m || m->rank() < 3 || m->strides.size() != m->rank()) return false;
-    for (std::size_t d = 0; d < m->rank(); ++d) {
-      sizes.push_back(ops::eval_dim(m->sizes[d], hints));
-      strides.push_back(ops::eval_dim(m->strides[d], hints));
-    }
-    return true;
+    return tensor_dims(g, node, hints, sizes, strides);
   };
   if (!dims(s.x, s.x_sizes, s.x_strides) || !dims(s.w, s.w_sizes, s.w_strides) ||
       !dims(s.out, s.out_sizes, s.out_strides)) {

@@ -4,9 +4,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <functional>
 #include <string>
 
+#include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/gpu/run_unit.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
 
@@ -19,6 +23,25 @@ inline fusion::GraphFusion sample_fusion(const std::string& name, fusion::Mode m
   auto f = fusion::fuse_unit(log->units().front(), mode);
   REQUIRE(!f.empty());
   return std::move(f.front());
+}
+
+// Each corpus log's unit `run` takes by default, with the sizes run gives a dynamic unit's
+// symbols (engine_run's hints: their recorded values); NAME is the log's folder.
+inline void for_each_corpus_run_unit(
+    const std::function<void(const std::string& name, const trace::CompileUnit& unit,
+                             const ops::SymbolHints& hints)>& visit) {
+  for (const auto& d : std::filesystem::directory_iterator(sample("corpus"))) {
+    if (!d.is_directory()) continue;
+    auto log = trace::read_trace(d.path().string());
+    if (!log) continue;
+    const trace::CompileUnit* unit = gpu::default_run_unit(*log);
+    if (unit == nullptr) continue;
+    ops::SymbolHints hints;
+    for (const trace::ShapeSymbol& sym : unit->symbols) {
+      if (const auto v = text::parse_int(sym.value)) hints.emplace(sym.symbol, *v);
+    }
+    visit(d.path().filename().string(), *unit, hints);
+  }
 }
 
 }  // namespace fxscope::test

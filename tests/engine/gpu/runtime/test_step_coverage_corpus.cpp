@@ -12,7 +12,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
 #include "fxscope/gpu/step_plan.h"
-#include "samples.h"
+#include "sample_graph.h"
 
 using namespace fxscope;
 
@@ -31,30 +31,22 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   std::map<std::string, std::size_t> by_cause;
   std::size_t ops = 0;
   std::size_t ran = 0;
-  for (const auto& d : std::filesystem::directory_iterator(test::sample("corpus"))) {
-    if (!d.is_directory()) continue;
-    auto log = trace::read_trace(d.path().string());
-    if (!log) continue;
-    const trace::CompileUnit* unit = gpu::default_run_unit(*log);
-    if (unit == nullptr) continue;
-    ops::SymbolHints hints;
-    for (const trace::ShapeSymbol& sym : unit->symbols) {
-      if (const auto v = text::parse_int(sym.value)) hints.emplace(sym.symbol, *v);
-    }
-    for (const fusion::Mode mode : fusion::kAllModes) {
-      for (const auto& f : fusion::fuse_unit(*unit, mode)) {
-        const auto s =
-            gpu::plan_steps(f.post_grad, f.ours, hints, mode == fusion::Mode::max_autotune, 1);
-        ops += s.ops;
-        ran += s.ran_ops;
-        for (const auto& skip : s.skipped) {
-          ++by_cause[cause(skip.why)];
-          std::cout << d.path().filename().string() << " " << fusion::to_string(mode) << " "
-                    << f.where << ": " << skip.why << " (" << skip.ops << " ops)\n";
+  test::for_each_corpus_run_unit(
+      [&](const std::string& name, const trace::CompileUnit& unit, const ops::SymbolHints& hints) {
+        for (const fusion::Mode mode : fusion::kAllModes) {
+          for (const auto& f : fusion::fuse_unit(unit, mode)) {
+            const auto s =
+                gpu::plan_steps(f.post_grad, f.ours, hints, mode == fusion::Mode::max_autotune, 1);
+            ops += s.ops;
+            ran += s.ran_ops;
+            for (const auto& skip : s.skipped) {
+              ++by_cause[cause(skip.why)];
+              std::cout << name << " " << fusion::to_string(mode) << " " << f.where << ": "
+                        << skip.why << " (" << skip.ops << " ops)\n";
+            }
+          }
         }
-      }
-    }
-  }
+      });
   std::cout << ran << " of " << ops << " ops planned\n";
   for (const auto& [c, n] : by_cause) std::cout << n << "x " << c << "\n";
   CHECK(ops > 80000);
