@@ -11,6 +11,7 @@
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
+#include "reduction_shape.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -33,6 +34,12 @@ std::string atomic_add(const std::string& dtype, const std::string& ptr, const s
 bool is_index_put(const graph::Node& node) {
   const std::string_view base = ops::op_base_name(node.target);
   return base == "index_put" || base == "index_put_";
+}
+
+std::optional<NodeId> lone_index_put(const graph::Graph& graph, const fusion::KernelGroup& group) {
+  if (group.nodes.size() != 1 || group.nodes.front() >= graph.size()) return std::nullopt;
+  if (!is_index_put(graph.node(group.nodes.front()))) return std::nullopt;
+  return group.nodes.front();
 }
 
 Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, NodeId node) {
@@ -91,14 +98,25 @@ Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, NodeId node) 
   std::int64_t numel = 1;
   for (const std::int64_t s : indexed) numel *= s;
 
-  const bool eager = ctx.group.kind == fusion::GroupKind::eager_op;
+  for (const NodeId w : ctx.writes) {
+    if (w != node) return fail("shares its kernel with other stores (" + g.node(w).name + ")");
+  }
+  for (const NodeId m : ctx.members) {
+    if (is_reduction(g.node(m))) return fail("shares its kernel with a reduction");
+  }
+  const bool copy_only = ctx.group.note == kIndexPutSelfNote;
+  const bool scatter_only = ctx.group.note == kIndexPutScatterNote;
+  // One block copying and then scattering: an eager call without the runtime's split.
+  const bool eager = !copy_only && !scatter_only && ctx.group.kind == fusion::GroupKind::eager_op;
   const LaunchConfig config = ctx.default_config ? LaunchConfig{256, 1, 1} : ctx.config;
   const std::string ix = index_type(ctx, std::max(numel, out->numel()));
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(2);
-  if (eager) {
-    em.open("for (" + ix + " i = threadIdx.x; i < " + std::to_string(out->numel()) +
-            "; i += blockDim.x) {");
+  if (eager || copy_only) {
+    const std::string from =
+        eager ? std::string("threadIdx.x") : ix + "(blockIdx.x) * blockDim.x + threadIdx.x";
+    em.open("for (" + ix + " i = " + from + "; i < " + std::to_string(out->numel()) + "; i += " +
+            (eager ? std::string("blockDim.x") : ix + "(gridDim.x) * blockDim.x") + ") {");
     const Index at = delinearize("i", out->sizes);
     auto v = em.value(n.args[0].as_node(), at);
     if (!v) return v.error();
@@ -106,6 +124,13 @@ Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, NodeId node) 
     if (!st) return st.error();
     em.line(*st);
     em.close();
+    if (copy_only) {
+      const std::int64_t blocks =
+          std::clamp<std::int64_t>((out->numel() + config.block - 1) / config.block, 1, kSMs * 64);
+      return finish_kernel(
+          ctx, em, config, blocks,
+          "index_put's self copied, " + std::to_string(out->numel()) + " x " + n.meta->dtype);
+    }
     em.line("__syncthreads();  // self is copied before any element is scattered over it");
   }
   const std::string start = eager ? "threadIdx.x" : ix + "(blockIdx.x) * blockDim.x + threadIdx.x";

@@ -59,7 +59,6 @@ std::string c_name(const std::string& name);
 
 // index_put / index_put_ (NODE, a member of the group): a scatter over the indexed shape into
 // NODE's buffer, which an eager call first fills with self.
-bool is_index_put(const graph::Node& node);
 Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, graph::NodeId node);
 
 // The statement that stores VALUE (in NODE's compute type) into NODE's buffer at IDX.

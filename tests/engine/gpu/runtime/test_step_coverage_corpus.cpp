@@ -58,6 +58,6 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   std::cout << ran << " of " << ops << " ops planned\n";
   for (const auto& [c, n] : by_cause) std::cout << n << "x " << c << "\n";
   CHECK(ops > 80000);
-  // A ratchet: what cannot be planned only shrinks (1,125 of 83,640 op-modes when it was set).
-  CHECK(ops - ran <= 1125);
+  // A ratchet: what cannot be planned only shrinks (1,057 of 83,640 op-modes when it was set).
+  CHECK(ops - ran <= 1057);
 }
