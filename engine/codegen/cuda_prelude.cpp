@@ -37,6 +37,28 @@ __device__ __forceinline__ fx_bf16 fx_f2b(float f) {
 typedef long long fx_i64;
 // N contiguous elements moved by one load or store: 4 floats or 8 halves in 16 bytes.
 template <class T, int N> struct alignas(sizeof(T) * N) fx_vec { T v[N]; };
+// An atomic add to a 16-bit element (index_put with accumulate): a compare-and-swap of the
+// aligned 32-bit word that holds it, the sum rounded once from float.
+template <class T, class Up, class Down>
+__device__ __forceinline__ void fx_atomic_add16(T* p, float v, Up up, Down down) {
+  unsigned* word = reinterpret_cast<unsigned*>(reinterpret_cast<unsigned long long>(p) & ~3ull);
+  const unsigned shift = (reinterpret_cast<unsigned long long>(p) & 2u) ? 16u : 0u;
+  unsigned old = *word, seen;
+  do {
+    seen = old;
+    T h;
+    h.bits = static_cast<unsigned short>(seen >> shift);
+    const unsigned short bits = down(up(h) + v).bits;
+    const unsigned next = (seen & ~(0xffffu << shift)) | (static_cast<unsigned>(bits) << shift);
+    old = atomicCAS(word, seen, next);
+  } while (old != seen);
+}
+__device__ __forceinline__ void fx_atomic_add_f16(fx_half* p, float v) {
+  fx_atomic_add16(p, v, fx_h2f, fx_f2h);
+}
+__device__ __forceinline__ void fx_atomic_add_bf16(fx_bf16* p, float v) {
+  fx_atomic_add16(p, v, fx_b2f, fx_f2b);
+}
 #define FX_INF __int_as_float(0x7f800000)
 #define FX_NAN __int_as_float(0x7fc00000)
 __device__ __forceinline__ float fx_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }

@@ -3,6 +3,8 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 
+#include <cctype>
+
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
 #include "reduction_shape.h"
@@ -11,12 +13,6 @@ namespace fxscope::codegen {
 namespace {
 
 using graph::NodeId;
-
-std::string sanitize(const std::string& name) {
-  std::string out;
-  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
-}
 
 // The buffers of NODE: itself, or for a tuple result (var_mean, pooling with offsets) the
 // getitems that pick its outputs.
@@ -36,6 +32,12 @@ void add_buffers(const graph::Graph& graph, NodeId node, std::vector<NodeId>& ou
 
 }  // namespace
 
+std::string c_name(const std::string& name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
 Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
                                  const CodegenOptions& options) {
   const std::string where = "group " + std::to_string(group.id) + " " + group.name;
@@ -54,7 +56,7 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                     options.config.value_or(LaunchConfig{}),
                     !options.config.has_value(),
                     where,
-                    "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id),
+                    "fx_" + c_name(group.name) + "_g" + std::to_string(group.id),
                     {},
                     {},
                     options.clusters,
@@ -92,6 +94,7 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
                         " runs on a library kernel or ATen, not generated code");
     }
     add_buffers(graph, n, ctx.writes);
+    if (is_index_put(graph.node(n))) return index_put_kernel(ctx, n);
     if (info.lowering == ops::Lowering::scan) return scan_kernel(ctx);
     if (is_composite(graph.node(n))) return composite_kernel(ctx);
     if (is_reduction(graph.node(n))) return reduction_kernel(ctx);
@@ -104,6 +107,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     add_buffers(graph, o, ctx.writes);
   }
   if (group.note == "scan") return scan_kernel(ctx);
+  // A Scatter group: its values computed inline, stored at the indexed addresses.
+  for (const NodeId n : ctx.members) {
+    if (is_index_put(graph.node(n))) return index_put_kernel(ctx, n);
+  }
   bool reduces = false;
   for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
   if (reduces) return reduction_kernel(ctx);
@@ -118,6 +125,8 @@ bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& 
   }
   if (group.kind != fusion::GroupKind::eager_op || group.nodes.size() != 1) return true;
   const NodeId n = group.nodes.front();
+  // index_put is an extern op to the planner (ATen's kernel in Inductor's plan) but generated here.
+  if (n < graph.size() && is_index_put(graph.node(n))) return true;
   return n < graph.size() &&
          ops::classify(graph.node(n).target).lowering != ops::Lowering::extern_kernel;
 }

@@ -54,6 +54,13 @@ std::optional<Result<GeneratedKernel>> cat_copy_kernel(const KernelContext& ctx)
 bool is_composite(const graph::Node& node);
 Result<GeneratedKernel> composite_kernel(const KernelContext& ctx);
 
+// NAME with every character C does not allow in an identifier made '_'.
+std::string c_name(const std::string& name);
+
+// index_put / index_put_ (NODE, a member of the group): a scatter over the indexed shape into
+// NODE's buffer, which an eager call first fills with self.
+Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, graph::NodeId node);
+
 // The statement that stores VALUE (in NODE's compute type) into NODE's buffer at IDX.
 Result<std::string> store_statement(ValueEmitter& emitter, graph::NodeId node, const Index& idx,
                                     const std::string& value);

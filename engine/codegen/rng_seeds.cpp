@@ -3,10 +3,9 @@
 // kernel rather than a host copy so that the seeds op stays a launch of the plan as in Inductor's
 // output code, and a CUDA graph replays it like any other.
 
-#include <cctype>
-
 #include "fxscope/codegen/rng.h"
 #include "fxscope/ops/op_registry.h"
+#include "kernel_context.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -16,12 +15,6 @@ std::uint64_t splitmix64(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
-}
-
-std::string sanitize(const std::string& name) {
-  std::string out;
-  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return out;
 }
 
 // A graph that draws this many seeds at once is not dropout; refuse rather than bake it in.
@@ -71,13 +64,13 @@ Result<GeneratedKernel> seeds_kernel(const graph::Graph& g, const fusion::Kernel
     if (is_rng_seeds_op(g.node(k).target)) ++ordinal;
 
   GeneratedKernel kernel;
-  kernel.entry = "fx_" + sanitize(group.name) + "_g" + std::to_string(group.id);
+  kernel.entry = "fx_" + c_name(group.name) + "_g" + std::to_string(group.id);
   kernel.block = 32;
   kernel.grid = 1;
   kernel.config = LaunchConfig{32, 1, 1};
   kernel.summary = "rng seeds " + std::to_string(count) + " x i64";
   kernel.params.push_back({node, "i64", true, 0});
-  const std::string param = "p_" + sanitize(n.name);
+  const std::string param = "p_" + c_name(n.name);
   std::string src = "// fxscope: " + where + "\n// " + kernel.summary +
                     ", derived on the host from the run's seed " + std::to_string(run_seed) +
                     "\n// params: " + n.name + " (written)\nextern \"C\" __global__ void " +

@@ -449,9 +449,36 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       } else {
         failed = k.error();
       }
+    } else if (codegen::lone_index_put(g, group)) {
+      // ATen's index_put (eager, or a call in Inductor's plan) as two generated launches: self
+      // copied into the output, then the values scattered into it (writes to one buffer keep
+      // their order).
+      for (const std::string_view note :
+           {codegen::kIndexPutSelfNote, codegen::kIndexPutScatterNote}) {
+        fusion::KernelGroup part = group;
+        part.kind = fusion::GroupKind::pointwise;
+        part.note = std::string(note);
+        auto k = generated_step(g, part, hints, tune, clusters, run_seed);
+        if (!k) {
+          failed = k.error();
+          break;
+        }
+        made.push_back(std::move(*k));
+      }
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {
+      // A fused Scatter (index_put with its values inline) stores into a destination the runtime
+      // gives a buffer of its own: self is copied into it first.
+      for (const graph::NodeId n : group.nodes) {
+        if (!codegen::is_index_put(g.node(n))) continue;
+        fusion::KernelGroup part = group;
+        part.nodes = {n};
+        part.note = std::string(codegen::kIndexPutSelfNote);
+        auto k = generated_step(g, part, hints, tune, clusters, run_seed);
+        if (k) made.push_back(std::move(*k));
+        if (!k) failed = k.error();
+      }
       auto k =
           generated_step(g, with_read_reductions(g, plan, gi), hints, tune, clusters, run_seed);
       if (k) {

@@ -21,38 +21,11 @@
 #include <vector>
 
 #include "codegen_samples.h"
+#include "host_shim.h"
 
 using namespace fxscope;
 
 namespace {
-
-constexpr const char* kShim = R"(// one thread of one block
-struct fx_dim3 { unsigned x = 0, y = 0, z = 0; };
-static fx_dim3 threadIdx, blockIdx, blockDim{1, 1, 1}, gridDim{1, 1, 1};
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-#define __restrict__
-#define __shared__ static
-#define __align__(n) __attribute__((aligned(n)))
-static inline void __syncthreads() {}
-struct alignas(16) float4 { float x, y, z, w; };
-static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-typedef long long fx_i64;
-template <class T, int N> struct alignas(sizeof(T) * N) fx_vec { T v[N]; };
-// Kernels without barriers run thread by thread: the test sets which one before each call.
-extern "C" void fx_set_thread(unsigned thread, unsigned block_dim) {
-  threadIdx.x = thread;
-  blockDim.x = block_dim;
-}
-#define FX_INF __builtin_inff()
-template <class T> inline T fx_max(T a, T b) { return (a != a || a > b) ? a : b; }
-inline float fx_max_nan(float a, float b) { return fx_max(a, b); }
-#include <cmath>
-// The device's reciprocal square root (within 2 ulp), as the host's two roundings.
-static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-)";
 
 using CopyKernel = void (*)(const float*, float*);
 using StemKernel = void (*)(const float*, const float*, const float*, const float*, const float*,
@@ -60,25 +33,6 @@ using StemKernel = void (*)(const float*, const float*, const float*, const floa
 // The same writing the window offsets too (Inductor's int8 kh * 3 + kw).
 using StemOffsetsKernel = void (*)(const float*, const float*, const float*, const float*,
                                    const float*, float*, signed char*);
-
-// Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR.
-void* build_on_host(const codegen::GeneratedKernel& kernel, const std::filesystem::path& dir) {
-  const auto at = kernel.source.find("extern \"C\"");
-  REQUIRE(at != std::string::npos);
-  const auto cpp = dir / (kernel.entry + ".cpp");
-  const auto so = dir / (kernel.entry + ".so");
-  std::ofstream(cpp) << kShim << kernel.source.substr(at);
-  const char* cxx = std::getenv("CXX");
-  const std::string command = std::string(cxx && *cxx ? cxx : "c++") +
-                              " -std=c++17 -O1 -w -shared -fPIC -o " + so.string() + " " +
-                              cpp.string();
-  INFO(command);
-  REQUIRE(std::system(command.c_str()) == 0);
-  void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  INFO((lib ? "" : dlerror()));
-  REQUIRE(lib);
-  return lib;
-}
 
 }  // namespace
 
@@ -118,7 +72,7 @@ TEST_CASE("channels-last copies of the ResNet samples transpose each image exact
         }
         REQUIRE(kernel->params.size() == 2);
         REQUIRE(kernel->params[1].written);
-        void* lib = build_on_host(*kernel, dir);
+        void* lib = test::build_on_host(*kernel, dir);
         const auto run = reinterpret_cast<CopyKernel>(dlsym(lib, kernel->entry.c_str()));
         REQUIRE(run);
 
@@ -169,7 +123,7 @@ std::int64_t stem_pool_errors(const codegen::GeneratedKernel& kernel, const grap
   const auto dir =
       std::filesystem::temp_directory_path() / ("fxscope-pool-on-host-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  void* lib = build_on_host(kernel, dir);
+  void* lib = test::build_on_host(kernel, dir);
   void* entry = dlsym(lib, kernel.entry.c_str());
   REQUIRE(entry);
   const auto run = reinterpret_cast<StemKernel>(entry);

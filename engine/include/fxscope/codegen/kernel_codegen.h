@@ -91,6 +91,18 @@ struct CodegenOptions {
 Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
                                  const CodegenOptions& options);
 
+// index_put / index_put_ in two launches (the runtime's form of an eager call or of ATen's call
+// in Inductor's plan): a group of the one index_put node with the first note copies self into
+// the output over the whole grid, one with the second scatters the values into it. Without
+// either note, an eager call does both in one block (a barrier between them), and a fused
+// Scatter group (Inductor's index_put_impl_) only scatters: another kernel filled its output.
+inline constexpr std::string_view kIndexPutSelfNote = "index_put: self copied into its output";
+inline constexpr std::string_view kIndexPutScatterNote = "index_put: values scattered";
+bool is_index_put(const graph::Node& node);
+// The index_put node of a group that holds only that node.
+std::optional<graph::NodeId> lone_index_put(const graph::Graph& graph,
+                                            const fusion::KernelGroup& group);
+
 // False for groups a library runs (extern and template groups, and eager calls of GEMMs,
 // convolutions, attention and other ATen fallbacks): generate() refuses those.
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group);
