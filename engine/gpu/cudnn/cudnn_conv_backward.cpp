@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "cudnn/cudnn_legacy_conv.h"
+
 namespace fxscope::gpu {
 CudnnConvBackward::~CudnnConvBackward() {
   for (void* d : {x_desc_, dx_desc_, dy_desc_, db_desc_}) {
@@ -65,14 +67,9 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
   if (L.create_conv(&c->conv_desc_) != 0) {
     return make_error(where + ": cuDNN cannot create the convolution descriptor");
   }
-  if (auto e = failed(
-          L.set_conv_nd(c->conv_desc_, rank - 2, s.padding.data(), s.stride.data(),
-                        s.dilation.data(), cudnn::CUDNN_CROSS_CORRELATION, cudnn::CUDNN_DATA_FLOAT),
-          "convolution descriptor")) {
+  if (auto e = failed(set_legacy_convolution(L, c->conv_desc_, s), "convolution descriptor")) {
     return *e;
   }
-  L.set_group_count(c->conv_desc_, s.groups);
-  L.set_math_type(c->conv_desc_, cudnn::CUDNN_FMA_MATH);
   // The first of cuDNN's heuristic picks it can size a workspace for.
   const auto pick = [&](auto get, auto size, void* a, void* bdesc, void* out,
                         const char* what) -> Result<int> {

@@ -4,6 +4,17 @@
 #include <vector>
 
 namespace fxscope::gpu {
+cudnn::Status set_legacy_convolution(const CudnnLibrary& L, void* desc, const ConvSpec& s) {
+  const int spatial = static_cast<int>(s.x_sizes.size()) - 2;
+  const cudnn::Status status =
+      L.set_conv_nd(desc, spatial, s.padding.data(), s.stride.data(), s.dilation.data(),
+                    cudnn::CUDNN_CROSS_CORRELATION, cudnn::CUDNN_DATA_FLOAT);
+  if (status != cudnn::CUDNN_STATUS_SUCCESS) return status;
+  L.set_group_count(desc, s.groups);
+  L.set_math_type(desc, cudnn::CUDNN_FMA_MATH);
+  return cudnn::CUDNN_STATUS_SUCCESS;
+}
+
 CudnnLegacyConv::~CudnnLegacyConv() {
   if (x_desc_) lib_->destroy_tensor(x_desc_);
   if (y_desc_) lib_->destroy_tensor(y_desc_);
@@ -50,16 +61,9 @@ Result<std::unique_ptr<CudnnLegacyConv>> CudnnLegacyConv::create(const CudnnLibr
                  "filter descriptor")) {
     return *e;
   }
-  // Half types accumulate in fp32 too.
-  if (auto e = failed(
-          L.set_conv_nd(c->conv_desc_, rank - 2, s.padding.data(), s.stride.data(),
-                        s.dilation.data(), cudnn::CUDNN_CROSS_CORRELATION, cudnn::CUDNN_DATA_FLOAT),
-          "convolution descriptor")) {
+  if (auto e = failed(set_legacy_convolution(L, c->conv_desc_, s), "convolution descriptor")) {
     return *e;
   }
-  L.set_group_count(c->conv_desc_, s.groups);
-  // FMA math: no TF32, as the captures ran.
-  L.set_math_type(c->conv_desc_, cudnn::CUDNN_FMA_MATH);
   if (s.bias) {
     auto bias = CudnnBiasAdd::create(L, s, where);
     if (!bias) return bias.error();

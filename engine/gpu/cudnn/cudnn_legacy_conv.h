@@ -15,6 +15,11 @@
 
 namespace fxscope::gpu {
 
+// Sets DESC (a legacy convolution descriptor) to SPEC's padding, stride, dilation and groups:
+// cross-correlation accumulating in fp32 (half types too), FMA math (no TF32, as the captures
+// ran). The forward and the backward calls take the same.
+cudnn::Status set_legacy_convolution(const CudnnLibrary& lib, void* desc, const ConvSpec& spec);
+
 class CudnnLegacyConv {
  public:
   ~CudnnLegacyConv();
