@@ -81,12 +81,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_cost_fit: unknown device %s\n", cal.device_spec.c_str());
     return 1;
   }
+  const std::set<std::string> split = fxscope::report::training_logs(*data);
   std::set<std::string> training;
-  if (!all) training.insert(cal.training_logs.begin(), cal.training_logs.end());
+  if (!all) training = split;
   const auto checks = fxscope::report::check_fit(*data, *device, training);
   std::printf("calibration fitted on %s (%zu training logs), checked on %s\n",
-              cal.measured_on.c_str(), cal.training_logs.size(),
-              all ? "every log" : "the held-out logs");
+              cal.measured_on.c_str(), split.size(), all ? "every log" : "the held-out logs");
   std::printf("%-42s %-16s %-8s %6s %7s %7s %10s %10s %7s\n", "log", "mode", "graph", "kernels",
               "median", "p90", "predicted", "measured", "total");
   for (const auto& c : checks) {

@@ -77,11 +77,6 @@ Result<Calibration> parse_calibration(std::string_view json_text, const std::str
   cal.measured_on = j.value("measured_on", "");
   cal.device_spec = j.value("device_spec", "");
   cal.source = j.value("source", "");
-  if (const auto logs = j.find("training_logs"); logs != j.end() && logs->is_array()) {
-    for (const auto& log : *logs) {
-      if (log.is_string()) cal.training_logs.push_back(log.get<std::string>());
-    }
-  }
   const auto curves = j.find("curves");
   if (curves == j.end() || !curves->is_array()) {
     return make_error(name + ": expected an array 'curves'");

@@ -166,6 +166,18 @@ Result<FitData> read_fit_data(const std::string& prefix) {
   return data;
 }
 
+std::set<std::string> training_logs(const FitData& data) {
+  std::set<std::string> logs;
+  for (const FitKernel& k : data.kernels) logs.insert(k.log);
+  std::set<std::string> training;
+  bool take = true;
+  for (const std::string& log : logs) {
+    if (take) training.insert(log);
+    take = !take;
+  }
+  return training;
+}
+
 std::vector<FitCheck> check_fit(const FitData& data, const cost::DeviceSpec& device,
                                 const std::set<std::string>& training_logs) {
   std::map<Key, std::vector<cost::PredictedMeasured>> pairs;

@@ -231,7 +231,7 @@ def main():
            "source": "tools/cost_fit/fit_cost_model.py on " + args.prefix +
                      "_kernels.csv.gz (engine backend, CUPTI kernel times), training logs: every "
                      "other log by name, from the first",
-           "training_logs": sorted(train), "curves": curves}
+           "curves": curves}
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")

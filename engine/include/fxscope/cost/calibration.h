@@ -54,7 +54,6 @@ struct Calibration {
   std::string measured_on;  // the GPU the kernels ran on ("NVIDIA H100 80GB HBM3")
   std::string device_spec;  // the known device whose peaks the fit divides by ("H100")
   std::string source;       // the data and program the fit came from
-  std::vector<std::string> training_logs;  // the logs fitted to; the others check the fit
   std::vector<ClassCurve> curves;
 
   // The curve for CLASS whose shape is the longest prefix (whole components) of SHAPE, among

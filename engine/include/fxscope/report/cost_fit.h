@@ -50,6 +50,10 @@ struct FitCheck {
   cost::PredictionError error;
 };
 
+// The logs the fit is fitted to: every other log of DATA by name, from the first
+// (tools/cost_fit/fit_cost_model.py splits the same way); the others check it.
+std::set<std::string> training_logs(const FitData& data);
+
 // Prices every kernel of DATA on DEVICE and compares, per log, mode and graph of the logs not in
 // TRAINING_LOGS (all logs when it is empty), in DATA's order.
 std::vector<FitCheck> check_fit(const FitData& data, const cost::DeviceSpec& device,
