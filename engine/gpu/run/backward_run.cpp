@@ -1,9 +1,12 @@
 #include "run/backward_run.h"
 
+#include <functional>
+
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/training_pair.h"
 #include "run/mode_measure.h"
+#include "run/step_digests.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -70,10 +73,12 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
   em.unplanned_bytes = (*exe)->unplanned_bytes();
   em.coverage.ran = (*exe)->planned().ran_ops;
   for (const auto& skip : (*exe)->planned().skipped) em.coverage.missing.push_back(skip.why);
-  if (std::string err = (*exe)->launch(stream, nullptr, true); !err.empty()) {
+  StepDigests digests(**exe, g, s.hints);
+  if (std::string err = (*exe)->launch(stream, nullptr, true, std::ref(digests)); !err.empty()) {
     em.error = err;
     return r;
   }
+  em.values = digests.take();
   if (auto out = (*exe)->read_outputs(stream)) r.outputs = std::move(*out);
   say(s.mode + " backward: timing " + std::to_string(s.repeats) + " repeats");
   MeasureOptions mo;

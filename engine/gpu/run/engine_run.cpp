@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "cudnn/cudnn_conv.h"
@@ -28,6 +29,7 @@
 #include "run/gpu_timing.h"
 #include "run/mode_measure.h"
 #include "run/planted_fault.h"
+#include "run/step_digests.h"
 #include "runtime/cuda_device.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executable.h"
@@ -375,13 +377,15 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     em.coverage.ran = (*exe)->planned().ran_ops;
     em.coverage.missing.clear();
     for (const auto& s : (*exe)->planned().skipped) em.coverage.missing.push_back(s.why);
-    if (std::string err = (*exe)->launch(stream, nullptr, true); !err.empty()) {
+    StepDigests digests(**exe, f.post_grad, hints);
+    if (std::string err = (*exe)->launch(stream, nullptr, true, std::ref(digests)); !err.empty()) {
       em.error = err;
       say(name + ": " + err);
       run.modes.push_back(std::move(em));
       if (o.mode_done) o.mode_done(run, outputs[mi], {});
       continue;
     }
+    em.values = digests.take();
     auto out = (*exe)->read_outputs(stream);
     if (out) outputs[mi] = std::move(*out);
     say(name + ": timing " + std::to_string(o.repeats) + " repeats");
@@ -486,6 +490,12 @@ void compare_modes(std::vector<EngineMode>& modes,
       notes.push_back(name + ": not compared (groups were skipped)");
     } else if (mi < outputs.size()) {
       compare(em, outputs[*eager_index], outputs[mi], hints);
+      if (em.flagged) {
+        const std::vector<ValueDigest>& eager = modes[*eager_index].values;
+        notes.push_back(
+            name + ": " +
+            divergence_note(first_divergence(eager, em.values), shared_values(eager, em.values)));
+      }
     }
   }
 }

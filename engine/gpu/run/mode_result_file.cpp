@@ -2,6 +2,7 @@
 // JSON the CLI prints, which rounds nothing but drops the timeline's layout), and the outputs'
 // bytes, as CBOR (binary strings, and infinities survive, which JSON text would turn to null).
 
+#include <cstring>
 #include <fstream>
 
 #include <iterator>
@@ -24,6 +25,42 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunMode, mode, total_us, total_min_us, total_
 
 namespace fxscope::gpu {
 
+// Samples travel as the bytes of their doubles: 2,048 a value over thousands of values.
+void to_json(nlohmann::json& j, const ValueDigest& d) {
+  const auto* first = reinterpret_cast<const std::uint8_t*>(d.samples.data());
+  j = {{"node", d.node},
+       {"step", d.step},
+       {"group", d.group},
+       {"group_name", d.group_name},
+       {"kernel", d.kernel},
+       {"dtype", d.dtype},
+       {"computed_in", d.computed_in},
+       {"numel", d.numel},
+       {"max_abs", d.max_abs},
+       {"sum", d.sum},
+       {"abs_sum", d.abs_sum},
+       {"nonfinite", d.nonfinite},
+       {"samples", nlohmann::json::binary({first, first + d.samples.size() * sizeof(double)})}};
+}
+
+void from_json(const nlohmann::json& j, ValueDigest& d) {
+  j.at("node").get_to(d.node);
+  j.at("step").get_to(d.step);
+  j.at("group").get_to(d.group);
+  j.at("group_name").get_to(d.group_name);
+  j.at("kernel").get_to(d.kernel);
+  j.at("dtype").get_to(d.dtype);
+  j.at("computed_in").get_to(d.computed_in);
+  j.at("numel").get_to(d.numel);
+  j.at("max_abs").get_to(d.max_abs);
+  j.at("sum").get_to(d.sum);
+  j.at("abs_sum").get_to(d.abs_sum);
+  j.at("nonfinite").get_to(d.nonfinite);
+  const auto& bytes = j.at("samples").get_binary();
+  d.samples.resize(bytes.size() / sizeof(double));
+  std::memcpy(d.samples.data(), bytes.data(), d.samples.size() * sizeof(double));
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Coverage, ops, ran, missing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelBandwidth, name, group, bytes, us, gbps, share_of_copy,
                                    same_size_copy_us, share_of_same_size_copy,
@@ -32,14 +69,15 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelBandwidth, name, group, bytes, us, gbps
                                    meets_target, alu_us, compute_bound, share_of_issue_rate, step)
 // The comparison with eager (max_rel_err, rel_errs, tolerance, flagged) is the parent's.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineMode, measured, ran, error, coverage, peak_bytes,
-                                   unplanned_bytes, host_launch_us, cuda_graph, picks, bandwidth)
+                                   unplanned_bytes, host_launch_us, cuda_graph, picks, bandwidth,
+                                   values)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EngineRun, device, unit, cuda_version, cudnn, copy_gbps,
                                    alu_slots_per_us, empty_kernel_us, coverage, modes, backward,
                                    notes)
 
 namespace {
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 
 nlohmann::json outputs_json(const std::vector<HostOutput>& outputs) {
   nlohmann::json out = nlohmann::json::array();

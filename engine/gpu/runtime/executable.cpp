@@ -19,7 +19,8 @@ Executable::~Executable() {
   for (void* p : impl_->allocations) cudaFree(p);
 }
 
-std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool check) {
+std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool check,
+                               const std::function<void(std::size_t)>& after_step) {
   for (std::size_t i = 0; i < launches_.size(); ++i) {
     if (tagger) tagger->push_step(i);
     std::string err = launches_[i](stream);
@@ -29,6 +30,8 @@ std::string Executable::launch(cudaStream_t stream, CuptiActivity* tagger, bool 
         const StepPlan& step = steps_.steps[i];
         err = "group " + std::to_string(step.group) + " " + step.group_name + " (kernel " +
               step.name + "): " + cuda_text(e);
+      } else if (after_step) {
+        after_step(i);
       }
     }
     if (!err.empty()) return err;
@@ -68,6 +71,21 @@ std::pair<const void*, std::size_t> Executable::largest_output(std::size_t i) co
     if (bytes > best.second) best = {p, bytes};
   }
   return best;
+}
+
+std::optional<std::vector<std::byte>> Executable::read_value(graph::NodeId node) const {
+  const auto& meta = impl_->graph->node(node).meta;
+  const char* p = impl_->pointer(node);
+  if (!meta || meta->is_sym_scalar() || p == nullptr || element_bytes(meta->dtype) == 0) {
+    return std::nullopt;
+  }
+  std::vector<std::byte> host(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
+                              element_bytes(meta->dtype));
+  if (cudaMemcpy(host.data(), p, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  return host;
 }
 
 Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) const {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,8 +45,10 @@ class Executable {
       cudaStream_t stream);
 
   // Launches every step; with CUPTI, tags each launch with its step index. CHECK synchronises
-  // after each step so that a fault names its group. Returns "" or the error.
-  std::string launch(cudaStream_t stream, CuptiActivity* tagger = nullptr, bool check = false);
+  // after each step so that a fault names its group, and then hands AFTER_STEP (when set) the
+  // step's index while its buffers hold what it wrote. Returns "" or the error.
+  std::string launch(cudaStream_t stream, CuptiActivity* tagger = nullptr, bool check = false,
+                     const std::function<void(std::size_t)>& after_step = {});
   // Captures the steps into a CUDA graph once; replay() then launches it.
   std::string capture(cudaStream_t stream);
   std::string replay(cudaStream_t stream);
@@ -57,6 +60,9 @@ class Executable {
   std::pair<const void*, std::size_t> largest_output(std::size_t i) const;
 
   Result<std::vector<HostOutput>> read_outputs(cudaStream_t stream) const;
+  // NODE's storage as it is now (after a synchronisation); nullopt when it has no buffer or
+  // meta, or the copy fails.
+  std::optional<std::vector<std::byte>> read_value(graph::NodeId node) const;
   // Runs the steps one at a time and names the first whose output holds a NaN ("group 3
   // triton_poi_fused_where_2 wrote a NaN into where_1"); "" when none does. Infinities are not
   // reported: masks hold -inf on purpose.

@@ -16,6 +16,7 @@
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"
 #include "fxscope/gpu/output_compare.h"
+#include "fxscope/gpu/value_digest.h"
 #include "fxscope/report/run_result.h"
 
 namespace fxscope::gpu {
@@ -104,6 +105,9 @@ struct EngineMode {
   bool cuda_graph = false;
   std::vector<std::string> picks;  // max-autotune's choices
   std::vector<KernelBandwidth> bandwidth;
+  // What each step wrote in the first (checked) launch, digested: the comparison with eager names
+  // from them the first value outside tolerance. Not part of the CLI's JSON.
+  std::vector<ValueDigest> values;
 };
 
 struct EngineRun {

@@ -28,7 +28,7 @@ gpu::HostOutput output_of(const std::vector<float>& values) {
 
 // A one-mode result as a mode's child writes it.
 std::string prepared(const std::filesystem::path& dir, const std::string& mode,
-                     const std::vector<float>& values) {
+                     const std::vector<float>& values, std::vector<gpu::ValueDigest> digests = {}) {
   gpu::ModeResult r;
   r.run.device = "a test device";
   r.run.unit = "0/0";
@@ -38,6 +38,7 @@ std::string prepared(const std::filesystem::path& dir, const std::string& mode,
   m.measured.total_us = 10;
   m.ran = true;
   m.coverage = {3, 3, {}};
+  m.values = std::move(digests);
   r.run.modes.push_back(m);
   r.outputs = {{output_of(values)}};
   const std::string path = (dir / (mode + ".prepared")).string();
@@ -176,4 +177,44 @@ TEST_CASE("an unknown unit is refused before any child starts", "[gpu]") {
   REQUIRE(!run);
   CHECK(run.error().message.find("no compile unit 99/0") != std::string::npos);
   CHECK(children == 0);
+}
+
+namespace {
+
+gpu::ValueDigest digest_of(const std::string& node, std::size_t step, const std::vector<float>& v) {
+  const gpu::HostOutput o = output_of(v);
+  gpu::ValueDigest d = gpu::digest_value(o.meta, o.bytes.data(), {});
+  d.node = node;
+  d.step = step;
+  d.group = step;
+  d.group_name = "triton_poi_" + node;
+  d.kernel = "k" + std::to_string(step);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a mode outside tolerance names its first wrong value, across processes", "[gpu]") {
+  TempDir dir;
+  auto o = options();
+  o.mode = "eager,default";
+  const std::vector<gpu::ValueDigest> eager = {digest_of("mm", 0, {1, 2, 3}),
+                                               digest_of("relu", 1, {1, 2, 3})};
+  const std::vector<gpu::ValueDigest> fused = {digest_of("mm", 0, {1, 2, 3}),
+                                               digest_of("relu", 1, {1, 2, 3.5f})};
+  const std::map<std::string, std::string> from = {
+      {"eager", prepared(dir.path, "eager", {1, 2, 3}, eager)},
+      {"default", prepared(dir.path, "default", {1, 2, 3.5f}, fused)}};
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
+    return ChildCommand{{"cp", from.at(mode), file}, {}};
+  };
+  auto run = gpu::run_engine_isolated(o, command);
+  REQUIRE(run);
+  CHECK(mode_named(*run, "default").flagged);
+  const auto note = std::find_if(run->notes.begin(), run->notes.end(), [](const std::string& n) {
+    return n.rfind("default: the first value outside tolerance is relu", 0) == 0;
+  });
+  REQUIRE(note != run->notes.end());
+  CHECK(note->find("group 1 triton_poi_relu (k1)") != std::string::npos);
+  CHECK(note->find("the 1 value its groups wrote before agree") != std::string::npos);
 }

@@ -1,0 +1,32 @@
+#include "run/step_digests.h"
+
+#include "fxscope/gpu/output_compare.h"
+
+namespace fxscope::gpu {
+
+StepDigests::StepDigests(const Executable& exe, const graph::Graph& graph,
+                         const ops::SymbolHints& hints)
+    : exe_(exe), graph_(graph), hints_(hints), computed_in_(computed_in_dtypes(graph)) {}
+
+void StepDigests::operator()(std::size_t step) {
+  const StepPlan& plan = exe_.steps().at(step);
+  for (const graph::NodeId n : plan.writes) {
+    const auto bytes = exe_.read_value(n);
+    if (!bytes) continue;
+    ValueDigest d = digest_value(*graph_.node(n).meta, bytes->data(), hints_);
+    d.node = graph_.node(n).name;
+    d.step = step;
+    d.group = plan.group;
+    d.group_name = plan.group_name;
+    d.kernel = plan.name;
+    d.computed_in = computed_in_[n];
+    const auto [it, fresh] = index_.try_emplace(n, values_.size());
+    if (fresh) {
+      values_.push_back(std::move(d));
+    } else {
+      values_[it->second] = std::move(d);
+    }
+  }
+}
+
+}  // namespace fxscope::gpu

@@ -1,0 +1,162 @@
+#include "fxscope/gpu/value_digest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "fxscope/gpu/host_values.h"
+
+namespace fxscope::gpu {
+
+std::vector<std::int64_t> sample_positions(std::int64_t numel) {
+  std::vector<std::int64_t> out;
+  if (numel <= 0) return out;
+  const auto n = static_cast<std::int64_t>(kDigestSamples);
+  if (numel <= n) {
+    for (std::int64_t i = 0; i < numel; ++i) out.push_back(i);
+    return out;
+  }
+  for (std::int64_t k = 0; k < n; ++k) out.push_back(k * (numel - 1) / (n - 1));
+  return out;
+}
+
+ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
+                         const ops::SymbolHints& hints) {
+  ValueDigest d;
+  d.dtype = meta.dtype;
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;
+  for (const auto& s : meta.sizes) sizes.push_back(ops::eval_dim(s, hints));
+  for (const auto& s : meta.strides) strides.push_back(ops::eval_dim(s, hints));
+  if (strides.size() != sizes.size()) return d;
+  d.numel = 1;
+  for (const auto s : sizes) d.numel *= s;
+  const std::vector<std::int64_t> positions = sample_positions(d.numel);
+  d.samples.reserve(positions.size());
+  std::size_t next = 0;
+  std::vector<std::int64_t> index(sizes.size(), 0);
+  std::int64_t offset = 0;
+  for (std::int64_t i = 0; i < d.numel; ++i) {
+    const double v = read_element(meta.dtype, data, offset);
+    if (std::isfinite(v)) {
+      d.max_abs = std::max(d.max_abs, std::fabs(v));
+      d.sum += v;
+      d.abs_sum += std::fabs(v);
+    } else {
+      ++d.nonfinite;
+    }
+    if (next < positions.size() && positions[next] == i) {
+      d.samples.push_back(v);
+      ++next;
+    }
+    // The next element in row-major order: the offset moves by the last dimension's stride, and
+    // a dimension that wraps takes back what it added.
+    for (std::size_t k = sizes.size(); k-- > 0;) {
+      offset += strides[k];
+      if (++index[k] < sizes[k]) break;
+      offset -= strides[k] * sizes[k];
+      index[k] = 0;
+    }
+  }
+  return d;
+}
+
+double digest_tolerance(const ValueDigest& value) {
+  const double own = tolerance(value.dtype);
+  if (!is_floating(value.dtype) || value.computed_in.empty()) return own;
+  return std::max(own, tolerance(value.computed_in));
+}
+
+double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kTiny = std::numeric_limits<double>::min();
+  if (reference.numel != actual.numel || reference.samples.size() != actual.samples.size()) {
+    return kInf;
+  }
+  if ((reference.nonfinite == 0) != (actual.nonfinite == 0)) return kInf;
+  double max_diff = 0;
+  for (std::size_t i = 0; i < reference.samples.size(); ++i) {
+    const double e = reference.samples[i];
+    const double a = actual.samples[i];
+    if (!std::isfinite(e) || !std::isfinite(a)) {
+      if (!((std::isnan(e) && std::isnan(a)) || e == a)) return kInf;
+      continue;
+    }
+    max_diff = std::max(max_diff, std::fabs(e - a));
+  }
+  const double sampled = max_diff == 0 ? 0 : max_diff / std::max(reference.max_abs, kTiny);
+  const double sum_diff = std::fabs(reference.sum - actual.sum);
+  const double summed = sum_diff == 0 ? 0 : sum_diff / std::max(reference.abs_sum, kTiny);
+  return std::max(sampled, summed);
+}
+
+std::optional<Divergence> first_divergence(const std::vector<ValueDigest>& reference,
+                                           const std::vector<ValueDigest>& actual) {
+  std::map<std::string, const ValueDigest*> by_node;
+  for (const ValueDigest& r : reference) by_node[r.node] = &r;
+  std::vector<const ValueDigest*> order;
+  for (const ValueDigest& a : actual) {
+    if (by_node.count(a.node)) order.push_back(&a);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const ValueDigest* x, const ValueDigest* y) { return x->step < y->step; });
+  std::size_t agreeing = 0;
+  for (const ValueDigest* a : order) {
+    const ValueDigest* r = by_node.at(a->node);
+    const double tol = std::max(digest_tolerance(*r), digest_tolerance(*a));
+    const double e = digest_error(*r, *a);
+    if (!(e <= tol)) return Divergence{r, a, e, tol, agreeing};
+    ++agreeing;
+  }
+  return std::nullopt;
+}
+
+std::size_t shared_values(const std::vector<ValueDigest>& reference,
+                          const std::vector<ValueDigest>& actual) {
+  std::map<std::string, int> seen;
+  for (const ValueDigest& r : reference) seen[r.node] = 1;
+  std::size_t n = 0;
+  for (const ValueDigest& a : actual) n += seen.count(a.node);
+  return n;
+}
+
+namespace {
+
+std::string values(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " value" : " values");
+}
+
+std::string figure(double v) {
+  if (std::isinf(v)) return "infinite";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string divergence_note(const std::optional<Divergence>& divergence, std::size_t shared) {
+  if (!divergence) {
+    return "each of the " + values(shared) +
+           " both runs wrote agrees with eager's at its sampled elements and sums";
+  }
+  const ValueDigest& a = *divergence->actual;
+  const ValueDigest& r = *divergence->reference;
+  std::string why = figure(divergence->error) + " against " +
+                    (a.computed_in.empty() ? a.dtype : a.computed_in) + "'s " +
+                    figure(divergence->tolerance);
+  if (r.numel != a.numel) {
+    why = std::to_string(a.numel) + " elements where eager's has " + std::to_string(r.numel);
+  } else if ((r.nonfinite == 0) != (a.nonfinite == 0)) {
+    why = std::to_string(a.nonfinite) + " non-finite elements where eager's has " +
+          std::to_string(r.nonfinite);
+  }
+  return "the first value outside tolerance is " + a.node + ", written by group " +
+         std::to_string(a.group) + " " + a.group_name + " (" + a.kernel + "): " + why +
+         " (eager: group " + std::to_string(r.group) + " " + r.group_name + "); the " +
+         values(divergence->agreeing) + " its groups wrote before agree";
+}
+
+}  // namespace fxscope::gpu

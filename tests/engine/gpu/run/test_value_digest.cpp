@@ -1,0 +1,131 @@
+// Digests of the values a run's steps wrote, and the first one a mode gets wrong: CPU-only, on
+// host bytes laid out as the device's buffers are.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/value_digest.h"
+
+using namespace fxscope;
+
+namespace {
+
+std::vector<std::byte> stored(const std::string& dtype, const std::vector<double>& v) {
+  std::vector<std::byte> out(v.size() * gpu::element_bytes(dtype));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    gpu::write_element(dtype, out.data(), static_cast<std::int64_t>(i), v[i]);
+  }
+  return out;
+}
+
+gpu::ValueDigest digest(const std::string& meta, const std::vector<double>& v,
+                        const std::string& node, std::size_t step) {
+  const auto m = graph::parse_tensor_meta(meta);
+  REQUIRE(m);
+  const auto bytes = stored(m->dtype, v);
+  gpu::ValueDigest d = gpu::digest_value(*m, bytes.data(), {});
+  d.node = node;
+  d.step = step;
+  d.group = step;
+  d.group_name = "group_" + node;
+  d.kernel = "kernel_" + node;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a digest reads its value in logical order whatever the strides", "[gpu][digest]") {
+  // The same 2x3 matrix stored row-major and column-major digests the same.
+  const auto row = digest("f32[2, 3][3, 1]cuda:0", {1, 2, 3, 4, 5, -6}, "a", 0);
+  const auto col = digest("f32[2, 3][1, 2]cuda:0", {1, 4, 2, 5, 3, -6}, "a", 0);
+  CHECK(row.samples == std::vector<double>{1, 2, 3, 4, 5, -6});
+  CHECK(col.samples == row.samples);
+  CHECK(row.numel == 6);
+  CHECK(row.max_abs == 6);
+  CHECK(row.sum == 9);
+  CHECK(row.abs_sum == 21);
+  CHECK(gpu::digest_error(row, col) == 0.0);
+  // A broadcast (stride 0) value reads its one row again.
+  const auto bcast = digest("f32[3, 2][0, 1]cuda:0", {7, 8}, "b", 0);
+  CHECK(bcast.samples == std::vector<double>{7, 8, 7, 8, 7, 8});
+}
+
+TEST_CASE("a large value is sampled evenly, first and last element included", "[gpu][digest]") {
+  const auto positions = gpu::sample_positions(1'000'000);
+  REQUIRE(positions.size() == gpu::kDigestSamples);
+  CHECK(positions.front() == 0);
+  CHECK(positions.back() == 999'999);
+  CHECK(std::is_sorted(positions.begin(), positions.end()));
+  CHECK(gpu::sample_positions(5).size() == 5);
+  CHECK(gpu::sample_positions(0).empty());
+}
+
+TEST_CASE("an error between samples still shows in the sums", "[gpu][digest]") {
+  std::vector<double> v(100'000, 1.0);
+  const auto ref = digest("f32[100000][1]cuda:0", v, "x", 0);
+  // One element between two sampled positions, far off: the samples agree, the sums do not.
+  const auto positions = gpu::sample_positions(100'000);
+  const std::int64_t between = positions[10] + 1;
+  REQUIRE(between < positions[11]);
+  v[static_cast<std::size_t>(between)] = 500.0;
+  const auto bad = digest("f32[100000][1]cuda:0", v, "x", 0);
+  CHECK(bad.samples == ref.samples);
+  CHECK(gpu::digest_error(ref, bad) > gpu::tolerance("f32"));
+  // A rounding-sized difference stays inside.
+  v[static_cast<std::size_t>(between)] = 1.0 + 1e-6;
+  CHECK(gpu::digest_error(ref, digest("f32[100000][1]cuda:0", v, "x", 0)) < gpu::tolerance("f32"));
+}
+
+TEST_CASE("non-finite elements on one side only, or another size, never agree", "[gpu][digest]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto ref = digest("f32[3][1]cuda:0", {1, 2, 3}, "x", 0);
+  CHECK(std::isinf(gpu::digest_error(ref, digest("f32[3][1]cuda:0", {1, nan, 3}, "x", 0))));
+  CHECK(std::isinf(gpu::digest_error(ref, digest("f32[4][1]cuda:0", {1, 2, 3, 4}, "x", 0))));
+  const auto masked = digest("f32[2][1]cuda:0", {-INFINITY, 1}, "m", 0);
+  CHECK(gpu::digest_error(masked, masked) == 0.0);
+}
+
+TEST_CASE("the first value outside tolerance is the earliest step's, not the first listed",
+          "[gpu][digest]") {
+  const std::vector<gpu::ValueDigest> eager = {
+      digest("bf16[4][1]cuda:0", {1, 2, 3, 4}, "mm", 0),
+      digest("bf16[4][1]cuda:0", {2, 4, 6, 8}, "add", 1),
+      digest("bf16[4][1]cuda:0", {3, 3, 3, 3}, "mul", 2),
+      digest("f32[4][1]cuda:0", {9, 9, 9, 9}, "only_eager", 3),
+  };
+  // The fused run writes mul (wrong) at step 5 and add (wrong) at step 2, mm right at step 0.
+  const std::vector<gpu::ValueDigest> fused = {
+      digest("bf16[4][1]cuda:0", {3, 3, 3, 2}, "mul", 5),
+      digest("bf16[4][1]cuda:0", {1, 2, 3, 4}, "mm", 0),
+      digest("bf16[4][1]cuda:0", {2, 4, 6, 0}, "add", 2),
+  };
+  CHECK(gpu::shared_values(eager, fused) == 3);
+  const auto d = gpu::first_divergence(eager, fused);
+  REQUIRE(d);
+  CHECK(d->actual->node == "add");
+  CHECK(d->agreeing == 1);
+  CHECK(d->tolerance == gpu::tolerance("bf16"));
+  CHECK(d->error == Approx(1.0));
+  const std::string note = gpu::divergence_note(d, 3);
+  CHECK(note.find("add, written by group 2 group_add (kernel_add)") != std::string::npos);
+  CHECK(note.find("against bf16's 0.03") != std::string::npos);
+  CHECK(!gpu::first_divergence(eager, {eager[0], eager[2]}));
+  CHECK(gpu::divergence_note(std::nullopt, 2).find("each of the 2 values") != std::string::npos);
+}
+
+TEST_CASE("a value computed through bf16 is held to bf16's tolerance", "[gpu][digest]") {
+  auto ref = digest("f32[2][1]cuda:0", {1, 1}, "sum", 0);
+  auto act = digest("f32[2][1]cuda:0", {1, 1.01}, "sum", 0);
+  CHECK(!(gpu::digest_error(ref, act) <= gpu::digest_tolerance(act)));
+  act.computed_in = "bf16";
+  CHECK(gpu::digest_error(ref, act) <= gpu::digest_tolerance(act));
+  // Integers and masks must match exactly, whatever they were computed from.
+  auto mask = digest("b8[2][1]cuda:0", {1, 0}, "gt", 0);
+  mask.computed_in = "bf16";
+  CHECK(gpu::digest_tolerance(mask) == 0.0);
+}
