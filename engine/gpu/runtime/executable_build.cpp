@@ -66,7 +66,9 @@ struct Executable::Builder {
   std::size_t input_bytes = 0;
   char* arena = nullptr;
   MemoryPlan mem{};
-  std::vector<std::vector<std::size_t>> scratch_ids{};  // per step: its scratch buffers' lives
+  // Scratch buffers' lives, by their node and dtype (a split reduction's partial states, a
+  // layout copy of the node).
+  std::map<std::pair<graph::NodeId, std::string>, std::size_t> scratch_of{};
 
   std::size_t conv_workspace_bytes = 0;
   void* col_buffer = nullptr;  // max-autotune: im2col's, shared by the convolutions as GEMMs
@@ -126,7 +128,7 @@ struct Executable::Builder {
   }
 
   // Buffers: every base node a step touches that is not an input, with its life in steps, and
-  // the scratch of split reductions (alive for its own step only), placed in one arena.
+  // the scratch of split reductions and layout copies, placed in one arena.
   std::optional<Error> plan_buffers() {
     std::map<graph::NodeId, std::size_t> buffer_of;
     std::vector<BufferLife> lives;
@@ -156,24 +158,10 @@ struct Executable::Builder {
         lives[it->second].pinned = true;
     }
     constexpr auto kScratch = static_cast<graph::NodeId>(-1);
-    scratch_ids.assign(planned.steps.size(), {});
-    for (std::size_t i = 0; i < planned.steps.size(); ++i) {
-      for (const auto& v : planned.steps[i].variants) {
-        std::size_t k = 0;
-        for (const auto& p : v.params) {
-          if (p.scratch_elements <= 0) continue;
-          const std::size_t bytes = static_cast<std::size_t>(p.scratch_elements) *
-                                    std::max<std::size_t>(element_bytes(p.dtype), 1);
-          if (k < scratch_ids[i].size()) {
-            lives[scratch_ids[i][k]].bytes = std::max(lives[scratch_ids[i][k]].bytes, bytes);
-          } else {
-            scratch_ids[i].push_back(lives.size());
-            lives.push_back({bytes, i, i, false});
-            owners.push_back(kScratch);
-          }
-          ++k;
-        }
-      }
+    for (const ScratchBuffer& b : scratch_buffers(planned.steps)) {
+      scratch_of[{b.node, b.dtype}] = lives.size();
+      lives.push_back({b.bytes, b.first_step, b.last_step, false});
+      owners.push_back(kScratch);
     }
     mem = plan_memory(lives);
     auto a = im.allocate(mem.arena_bytes, "the arena of intermediate buffers");
@@ -200,8 +188,8 @@ struct Executable::Builder {
     return gpu_time_us(stream, launch, 20).value_or(1e30);
   }
 
-  // Every variant of step I compiled and loaded, its arguments bound (scratch in the arena).
-  LoadedVariants load_variants(std::size_t i, const StepPlan& s, const std::string& where) {
+  // Every variant of step S compiled and loaded, its arguments bound (scratch in the arena).
+  LoadedVariants load_variants(const StepPlan& s, const std::string& where) {
     LoadedVariants out;
     for (std::size_t v = 0; v < s.variants.size(); ++v) {
       const auto& k = s.variants[v];
@@ -220,11 +208,11 @@ struct Executable::Builder {
         continue;
       }
       std::vector<void*> vals;
-      std::size_t sk = 0;
       for (const auto& p : k.params) {
-        vals.push_back(p.scratch_elements > 0
-                           ? static_cast<void*>(arena + mem.offsets[scratch_ids[i][sk++]])
-                           : ptr(p.node));
+        vals.push_back(
+            p.scratch_elements > 0
+                ? static_cast<void*>(arena + mem.offsets[scratch_of.at({p.node, p.dtype})])
+                : ptr(p.node));
       }
       out.images.push_back(std::move(*kernel));
       out.values.push_back(std::move(vals));
@@ -305,7 +293,7 @@ struct Executable::Builder {
   // Each build_* returns "" or why the step cannot run.
   std::string build_generated(std::size_t i, StepPlan& s, const std::string& where,
                               bool& absorbed) {
-    LoadedVariants loaded = load_variants(i, s, where);
+    LoadedVariants loaded = load_variants(s, where);
     if (!loaded.failure.empty()) return loaded.failure;
     const std::size_t best = pick_variant(s, loaded, where);
     if (pending && pending->step + 1 == i && loaded.images[best]) {

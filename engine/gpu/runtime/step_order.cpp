@@ -3,6 +3,8 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <string>
+#include <utility>
 
 namespace fxscope::gpu {
 
@@ -49,6 +51,27 @@ void order_by_dependences(std::vector<StepPlan>& steps,
     for (const graph::NodeId w : steps[i].writes) {
       for (const std::size_t j : writers[base(w)]) {
         if (j > i) after[j].insert(i);  // writes to one buffer keep their order
+      }
+    }
+  }
+  // A split reduction's second pass reads the partial states its first pass leaves in scratch:
+  // no buffer of the graph carries that dependence, so it is added here.
+  std::map<std::pair<graph::NodeId, std::string>, std::vector<std::size_t>> partial_writers;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (steps[i].variants.empty()) continue;
+    for (const auto& p : steps[i].variants.front().params) {
+      if (p.scratch_elements > 0 && p.written) partial_writers[{p.node, p.dtype}].push_back(i);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (steps[i].variants.empty()) continue;
+    for (const auto& p : steps[i].variants.front().params) {
+      if (p.scratch_elements <= 0 || p.written) continue;
+      const auto it = partial_writers.find({p.node, p.dtype});
+      if (it == partial_writers.end()) continue;
+      for (const std::size_t j : it->second) {
+        after[i].insert(j);
+        out_of_order = out_of_order || j > i;
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "fxscope/codegen/rng.h"
+#include "fxscope/gpu/host_values.h"
 #include "runtime/step_order.h"
 
 namespace fxscope::gpu {
@@ -345,10 +346,25 @@ void drop_unwritten_reads(const graph::Graph& g, const fusion::FusionPlan& plan,
     for (const StepPlan& s : out.steps) {
       for (const graph::NodeId w : s.writes) ever[base(w)] = true;
     }
+    // A split reduction's second pass reads the partial states its first pass writes to scratch.
+    std::set<std::pair<graph::NodeId, std::string>> partials;
+    for (const StepPlan& s : out.steps) {
+      if (s.variants.empty()) continue;
+      for (const auto& p : s.variants.front().params) {
+        if (p.scratch_elements > 0 && p.written) partials.insert({p.node, p.dtype});
+      }
+    }
     std::map<std::size_t, std::string> lacking;  // group -> the first buffer it lacks
     for (const StepPlan& s : out.steps) {
       for (const graph::NodeId r : s.reads) {
         if (!ever[base(r)] && !lacking.count(s.group)) lacking[s.group] = g.node(r).name;
+      }
+      if (s.variants.empty() || lacking.count(s.group)) continue;
+      for (const auto& p : s.variants.front().params) {
+        if (p.scratch_elements > 0 && !p.written && !partials.count({p.node, p.dtype})) {
+          lacking[s.group] = "the partial states of " + g.node(p.node).name + "'s split reduction";
+          break;
+        }
       }
     }
     if (lacking.empty()) return;
@@ -549,6 +565,26 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       written[base(r)] = true;  // once per buffer
     }
     for (const graph::NodeId w : s.writes) written[base(w)] = true;
+  }
+  return out;
+}
+
+std::vector<ScratchBuffer> scratch_buffers(const std::vector<StepPlan>& steps) {
+  std::vector<ScratchBuffer> out;
+  std::map<std::pair<graph::NodeId, std::string>, std::size_t> index;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    for (const auto& v : steps[i].variants) {
+      for (const auto& p : v.params) {
+        if (p.scratch_elements <= 0) continue;
+        const std::size_t bytes = static_cast<std::size_t>(p.scratch_elements) *
+                                  std::max<std::size_t>(element_bytes(p.dtype), 1);
+        const auto [it, fresh] = index.try_emplace({p.node, p.dtype}, out.size());
+        if (fresh) out.push_back({p.node, p.dtype, 0, i, i});
+        ScratchBuffer& b = out[it->second];
+        b.bytes = std::max(b.bytes, bytes);
+        b.last_step = std::max(b.last_step, i);
+      }
+    }
   }
   return out;
 }

@@ -71,4 +71,17 @@ PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& pla
 // later steps reused, its indices may point anywhere. GEMMs, convolutions and attention do not.
 bool indexes_by_data(const StepPlan& step, const graph::Graph& graph);
 
+// A scratch buffer of generated steps (KernelParam::scratch_elements): one per node and dtype
+// however many steps name it, alive from the first of them to the last. A split reduction's first
+// pass writes its partial states and its second, a later step, reads them: the two must share
+// one allocation that nothing else takes in between.
+struct ScratchBuffer {
+  graph::NodeId node = 0;
+  std::string dtype;
+  std::size_t bytes = 0;  // the largest any variant asks for
+  std::size_t first_step = 0;
+  std::size_t last_step = 0;
+};
+std::vector<ScratchBuffer> scratch_buffers(const std::vector<StepPlan>& steps);
+
 }  // namespace fxscope::gpu
