@@ -456,7 +456,10 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
   if (!out || !in) return fail(node, "is a view without tensor annotations");
   if (out->sizes.size() != idx.dims.size()) return fail(node, "indexed with the wrong rank");
   Index mapped;
-  if (base == "alias" || base == "detach" || out->sizes == in->sizes) {
+  // A permute or transpose of equal sizes (a square matrix) still moves elements: only the
+  // other views of an unchanged shape are the identity.
+  const bool moves = base == "permute" || base == "t" || base == "transpose";
+  if (base == "alias" || base == "detach" || (!moves && out->sizes == in->sizes)) {
     mapped = idx;
   } else if (base == "permute") {
     const std::vector<std::int64_t> perm = ints_of(n.args.size() > 1 ? n.args[1] : Argument());
@@ -532,7 +535,7 @@ Result<std::string> ValueEmitter::view_value(NodeId node, const Index& idx) {
   } else {
     return fail(node, "is a view fxscope cannot index through");
   }
-  if (mapped.linear.empty() && out->sizes == in->sizes) mapped.linear = idx.linear;
+  if (!moves && mapped.linear.empty() && out->sizes == in->sizes) mapped.linear = idx.linear;
   return value(input, mapped);
 }
 

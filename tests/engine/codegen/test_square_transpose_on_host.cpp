@@ -1,0 +1,87 @@
+// A permute or transpose of a square matrix inside a generated kernel moves its elements even
+// though its sizes are its input's: the cast of a square f32 weight to bf16 stored as its
+// transpose (every linear layer of an autocast training step whose weight is square) is run on
+// the CPU through the host shim and checked element by element.
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "host_shim.h"
+
+using namespace fxscope;
+
+namespace {
+
+// mul = arg0_1 * 2 (4 x 4), then VIEW of it, stored as the group's output.
+graph::Graph square_graph(const std::string& view) {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[4, 4][4, 1]cuda:0\"):\n"
+      "        mul: \"f32[4, 4][4, 1]cuda:0\" = torch.ops.aten.mul.Tensor(arg0_1, 2.0)\n"
+      "        moved: \"f32[4, 4][1, 4]cuda:0\" = " +
+      view +
+      "\n"
+      "        return (moved,)\n";
+  return graph::parse_fx_readable(code, "square").graph;
+}
+
+std::vector<float> run_group(const graph::Graph& g, const std::vector<float>& in) {
+  fusion::KernelGroup group;
+  group.name = "triton_poi_fused_mul_permute_0";
+  group.kind = fusion::GroupKind::pointwise;
+  group.nodes = {*g.find("mul"), *g.find("moved")};
+  group.inputs = {*g.find("arg0_1")};
+  group.outputs = {*g.find("moved")};
+  const auto k = codegen::generate(g, group, {});
+  REQUIRE(k);
+  REQUIRE(k->params.size() == 2);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("fxscope-square-transpose-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  void* lib = test::build_on_host(*k, dir);
+  using Kernel = void (*)(const float*, float*);
+  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
+  REQUIRE(run);
+  // A grid-stride loop of 256-thread blocks: the 16 elements are threads 0..15 of block 0.
+  using SetThread = void (*)(unsigned, unsigned);
+  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
+  REQUIRE(set_thread);
+  std::vector<float> out(16, -1.0f);
+  for (unsigned t = 0; t < 256; ++t) {
+    set_thread(t, 256);
+    run(in.data(), out.data());
+  }
+  dlclose(lib);
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a square permute or transpose stored by a kernel keeps each element in its place",
+          "[codegen]") {
+  std::vector<float> in(16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  for (const std::string view :
+       {"torch.ops.aten.permute.default(mul, [1, 0])", "torch.ops.aten.t.default(mul)",
+        "torch.ops.aten.transpose.int(mul, 0, 1)"}) {
+    INFO(view);
+    // MOVED is a view of MUL's buffer (strides 1, 4): its storage holds mul's elements where mul
+    // keeps them, so moved[c][r] (at c + 4 r) is mul[r][c] = 2 * arg0_1[r][c].
+    const auto out = run_group(square_graph(view), in);
+    for (std::size_t r = 0; r < 4; ++r) {
+      for (std::size_t c = 0; c < 4; ++c) {
+        INFO("mul[" << r << "][" << c << "]");
+        CHECK(out[r * 4 + c] == 2.0f * in[r * 4 + c]);
+      }
+    }
+  }
+}
