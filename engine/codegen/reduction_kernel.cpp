@@ -237,7 +237,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     if (!s) return make_error(ctx.where + ": output " + g.node(w).name + " has no annotation");
     if (s->numel() == ref.rows && !first_pass) {
       row_writes.push_back(w);
-    } else if (s->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
+    } else if (s->numel() == ref.rows * ref.rnumel && !second_pass) {
+      // A first pass visits each element once too: it stores what needs no reduction's result
+      // (a convolution's bias added in place); the check below refuses the rest.
       full_writes.push_back(w);
     } else if (!first_pass) {
       return make_error(ctx.where + ": output " + g.node(w).name + " has " +
@@ -252,9 +254,8 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // other: several reductions split together (a batch norm backward's two sums) must each be
   // complete within a part, so none may read another.
   if (first_pass && passes > 1) {
-    return make_error(ctx.where +
-                      ": a split reduction of reductions that read each other is "
-                      "not generated");
+    return make_error(ctx.where + ": a split reduction of reductions that read each other, or " +
+                      "whose elements stored need its result, is not generated");
   }
 
   LaunchConfig config = ctx.config;
