@@ -232,7 +232,25 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   };
   std::vector<NodeId> full_writes;
   std::vector<NodeId> row_writes;
+  // Scatters (index_put) iterate over their values: a row's elements, stored in the pass that
+  // has what they read, or one value a row, stored in the epilogue.
+  std::vector<ScatterShape> full_scatters;
+  std::vector<ScatterShape> row_scatters;
   for (const NodeId w : ctx.writes) {
+    if (is_index_put(g.node(w))) {
+      auto sc = scatter_shape(g, w, ctx.hints);
+      if (!sc) return make_error(ctx.where + ": " + sc.error().message);
+      if (sc->numel() == ref.rows && !first_pass) {
+        row_scatters.push_back(std::move(*sc));
+      } else if (sc->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
+        full_scatters.push_back(std::move(*sc));
+      } else if (!first_pass) {
+        return make_error(ctx.where + ": the scatter " + g.node(w).name + " iterates over " +
+                          std::to_string(sc->numel()) + " values, neither a row (" +
+                          std::to_string(ref.rows) + ") nor the rows' elements");
+      }
+      continue;
+    }
     const auto s = shape_of(g.node(w), ctx.hints);
     if (!s) return make_error(ctx.where + ": output " + g.node(w).name + " has no annotation");
     if (s->numel() == ref.rows && !first_pass) {
@@ -248,6 +266,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   int passes = 0;
   for (const ReductionShape& r : reds) passes = std::max(passes, level(r.node));
   for (const NodeId w : full_writes) passes = std::max(passes, level(w) + 1);
+  for (const ScatterShape& sc : full_scatters) passes = std::max(passes, level(sc.node) + 1);
   // A split reduction's passes hand each reduction's partial states from one kernel to the
   // other: several reductions split together (a batch norm backward's two sums) must each be
   // complete within a part, so none may read another.
@@ -372,9 +391,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     if (ref.trailing) ref_idx.linear = "xrow * " + std::to_string(ref.rnumel) + " + rr";
   }
-  const auto full_index = [&](NodeId n) -> Index {
-    const auto s = shape_of(g.node(n), ctx.hints);
-    if (!s || s->sizes == ref.input_sizes) return ref_idx;
+  // The index of a tensor of SIZES (of the reference input's number of elements) at (xrow, rr).
+  const auto full_index_of = [&](const std::vector<std::int64_t>& sizes) -> Index {
+    if (sizes == ref.input_sizes) return ref_idx;
     std::string lin = ref_idx.linear;
     if (lin.empty()) {
       for (std::size_t d = 0; d < ref.input_sizes.size(); ++d) {
@@ -385,7 +404,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       }
       if (lin.empty()) lin = "0";
     }
-    return delinearize(lin, s->sizes);
+    return delinearize(lin, sizes);
+  };
+  const auto full_index = [&](NodeId n) -> Index {
+    const auto s = shape_of(g.node(n), ctx.hints);
+    return s ? full_index_of(s->sizes) : ref_idx;
   };
   // A value stored through a permute of a value of the iteration's own shape lands where the
   // row's element goes, not at the same row-major position (a layer norm's output permuted for
@@ -508,6 +531,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (level(w) != p) continue;
       if (auto e = store_value(em, w, store_index(w))) return *e;
     }
+    for (const ScatterShape& sc : full_scatters) {
+      if (level(sc.node) != p) continue;
+      if (auto e = emit_scatter(em, sc, full_index_of(sc.indexed))) return *e;
+    }
     if (p == 0) {
       for (const auto& [node, idx] : early_loads) {
         if (auto v = em.value(node, idx); !v) return v.error();
@@ -589,7 +616,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           {reds[k].node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
     }
     em.close();
-  } else if (!row_writes.empty()) {
+  } else if (!row_writes.empty() || !row_scatters.empty()) {
     em.line("// epilogue: once per row");
     em.open(cluster > 1 ? "if (active && lane == 0 && cpart == 0) {"
                         : "if (active && lane == 0) {");
@@ -604,6 +631,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       const Index at =
           index_through_views(g, w, ctx.hints, per_row).value_or(delinearize("xrow", s->sizes));
       if (auto e = store_value(em, w, at)) return *e;
+    }
+    for (const ScatterShape& sc : row_scatters) {
+      if (auto e = emit_scatter(em, sc, delinearize("xrow", sc.indexed))) return *e;
     }
     em.close();
   }
