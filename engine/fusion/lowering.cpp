@@ -105,6 +105,7 @@ void Lowerer::lower(NodeId i) {
   }
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
+  if (lower_scatter(i, gathered)) return;
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
@@ -371,8 +372,11 @@ void Lowerer::hint_realize(NodeId i) {
   if (realized_[base] || !inlinable_[base]) return;
   const std::size_t users = users_[i].size();
   const std::size_t reads = num_reads(base);
+  // needs_realized_inputs: a library call's inputs; index_put_ has a lowering of its own (a
+  // Scatter, falling back inside it), so its inputs are not among them.
   const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
-    return info_[u].lowering == Lowering::extern_kernel;
+    const std::string_view op = ops::op_base_name(g_.node(u).target);
+    return info_[u].lowering == Lowering::extern_kernel && op != "index_put" && op != "index_put_";
   });
   if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 && fixed_layout_user(i)) {
     // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a
