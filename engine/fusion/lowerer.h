@@ -175,6 +175,9 @@ class Lowerer {
   // Buffers whose layout is settled: graph inputs and outputs, library calls' results, inputs
   // of library calls, values realized into a ConcatKernel. A cat must copy them.
   std::vector<bool> layout_fixed_;
+  // max-autotune GEMMs lowered as templates (a MultiTemplateBuffer): ConcatKernel's
+  // can_realize_into_without_copy holds for them, so a cat neither lowers nor copies them.
+  std::vector<bool> template_output_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;
