@@ -171,12 +171,24 @@ std::string join_fields(const Accumulator& a, const std::string& prefix) {
 
 Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const graph::Graph& g = ctx.graph;
-  std::vector<ReductionShape> reds;
+  std::vector<ReductionShape> all;
   for (const NodeId n : ctx.members) {
     if (!is_reduction(g.node(n))) continue;
     auto r = reduction_shape(g, n, ctx.hints);
     if (!r) return make_error(ctx.where + ": " + r.error().message);
-    reds.push_back(std::move(*r));
+    all.push_back(std::move(*r));
+  }
+  // A reduction over fewer than kUnrolledReductionLimit elements beside a longer one, over rows
+  // of its own, is a Pointwise to Inductor (Reduction.create unrolls it): the emitter computes
+  // it inline where it is read, and the kernel's rows are the longer reduction's.
+  const auto longer = std::find_if(all.begin(), all.end(), [](const ReductionShape& r) {
+    return r.rnumel >= kUnrolledReductionLimit;
+  });
+  std::vector<ReductionShape> reds;
+  for (ReductionShape& r : all) {
+    const bool inline_rows =
+        longer != all.end() && r.rnumel < kUnrolledReductionLimit && r.rows != longer->rows;
+    if (!inline_rows) reds.push_back(std::move(r));
   }
   if (reds.empty()) return make_error(ctx.where + ": has no reduction to generate");
   const ReductionShape& ref = reds.front();
@@ -232,6 +244,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   };
   std::vector<NodeId> full_writes;
   std::vector<NodeId> row_writes;
+  std::vector<NodeId> own_writes;
   // Scatters (index_put) iterate over their values: a row's elements, stored in the pass that
   // has what they read, or one value a row, stored in the epilogue.
   std::vector<ScatterShape> full_scatters;
@@ -257,6 +270,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       row_writes.push_back(w);
     } else if (s->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
       full_writes.push_back(w);
+    } else if (!first_pass && !second_pass && level(w) == 0) {
+      // Of another shape and reading none of the kernel's reductions (an unrolled reduction over
+      // rows of its own): a grid-stride store of its own after the rows.
+      own_writes.push_back(w);
     } else if (!first_pass) {
       return make_error(ctx.where + ": output " + g.node(w).name + " has " +
                         std::to_string(s->numel()) + " elements, neither a row (" +
@@ -644,6 +661,13 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
   }
   em.close();
+  for (const NodeId w : own_writes) {
+    const auto s = shape_of(g.node(w), ctx.hints);
+    em.open("for (" + ix + " i = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; i < " +
+            std::to_string(s->numel()) + "; i += " + ix + "(gridDim.x) * blockDim.x) {");
+    if (auto e = store_value(em, w, delinearize("i", s->sizes))) return *e;
+    em.close();
+  }
 
   const std::string cached = em.close_row_cache();
   if (!cached.empty()) {

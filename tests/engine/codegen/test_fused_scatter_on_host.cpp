@@ -222,3 +222,50 @@ TEST_CASE("a reduction kernel stores a Scatter of the rows' elements and one of 
     CHECK(rows[i] == want_rows[i]);
   }
 }
+
+TEST_CASE("a reduction kernel computes a reduction of two elements over rows of its own inline",
+          "[codegen]") {
+  // s2 = w.sum(1) over w[2, 2] (Inductor unrolls it: fewer than 8 elements), read by each of
+  // x's 4 rows through an expand to [2, 2] and a view to [4, 1]; s1 = (x / s2[row / 2]).sum(1).
+  // s2 is stored too, over its own 2 elements.
+  const auto g = scatter_graph(
+      "arg0_1: \"f32[4, 8][8, 1]cuda:0\", arg1_1: \"f32[2, 2][2, 1]cuda:0\"",
+      "        sum_2: \"f32[2][1]cuda:0\" = torch.ops.aten.sum.dim_IntList(arg1_1, [1])\n"
+      "        unsqueeze: \"f32[2, 1][1, 1]cuda:0\" = torch.ops.aten.unsqueeze.default(sum_2, 1)\n"
+      "        expand: \"f32[2, 2][1, 0]cuda:0\" = "
+      "torch.ops.aten.expand.default(unsqueeze, [2, 2])\n"
+      "        clone: \"f32[2, 2][2, 1]cuda:0\" = torch.ops.aten.clone.default(expand)\n"
+      "        view: \"f32[4, 1][1, 1]cuda:0\" = torch.ops.aten.view.default(clone, [4, 1])\n"
+      "        div: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten.div.Tensor(arg0_1, view)\n"
+      "        sum_1: \"f32[4][1]cuda:0\" = torch.ops.aten.sum.dim_IntList(div, [1])\n"
+      "        return (sum_1, sum_2)\n");
+  const auto group = scatter_group(
+      g, fusion::GroupKind::persistent_reduction,
+      {"sum_2", "unsqueeze", "expand", "clone", "view", "div", "sum_1"}, {"sum_2", "sum_1"}, 4, 8);
+  codegen::CodegenOptions options;
+  options.config = codegen::LaunchConfig{1, 1, 1};
+  const auto k = codegen::generate(g, group, options);
+  INFO((k ? k->source : k.error().message));
+  REQUIRE(k);
+  CHECK(k->summary.starts_with("reduction 4 rows x 8 (sum)"));
+  std::vector<float> x(32);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 5) % 9) - 2.0f;
+  std::vector<float> w = {0.5f, 1.5f, -3.0f, 1.0f};
+  std::vector<float> s1(4, -7.0f);
+  std::vector<float> s2(2, -7.0f);
+  run_scatter_kernel(
+      *k, g,
+      {{"arg0_1", x.data()}, {"arg1_1", w.data()}, {"sum_1", s1.data()}, {"sum_2", s2.data()}},
+      true);
+  const std::vector<float> want_s2 = {w[0] + w[1], w[2] + w[3]};
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO("s2 " << i);
+    CHECK(s2[i] == want_s2[i]);
+  }
+  for (std::size_t r = 0; r < 4; ++r) {
+    float want = 0.0f;
+    for (std::size_t c = 0; c < 8; ++c) want += x[r * 8 + c] / want_s2[r / 2];
+    INFO("s1 " << r);
+    CHECK(s1[r] == Approx(want));
+  }
+}
