@@ -69,8 +69,16 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   // over a dim of 2), and computed here.
   std::int64_t iteration = 0;
   for (const NodeId o : group.outputs) {
-    const auto s = o < graph.size() ? shape_of(graph.node(o), options.hints) : std::nullopt;
-    if (s && !is_reduction(graph.node(o))) iteration = std::max(iteration, s->numel());
+    if (o >= graph.size() || is_reduction(graph.node(o))) continue;
+    // A Scatter iterates over its values, not over the buffer it stores into.
+    if (is_index_put(graph.node(o))) {
+      if (const auto s = scatter_shape(graph, o, options.hints)) {
+        iteration = std::max(iteration, s->numel());
+      }
+      continue;
+    }
+    const auto s = shape_of(graph.node(o), options.hints);
+    if (s) iteration = std::max(iteration, s->numel());
   }
   const auto elsewhere_in_pointwise = [&](NodeId n) {
     if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
@@ -107,12 +115,26 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     add_buffers(graph, o, ctx.writes);
   }
   if (group.note == "scan") return scan_kernel(ctx);
-  // A Scatter group: its values computed inline, stored at the indexed addresses.
-  for (const NodeId n : ctx.members) {
-    if (is_index_put(graph.node(n))) return index_put_kernel(ctx, n);
-  }
   bool reduces = false;
   for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
+  // The runtime's copy of a fused Scatter's self into its output (a launch before the group's);
+  // a Scatter group whose one store is the scatter: the index_put kernel. A Scatter among other
+  // stores is one store of the pointwise or reduction kernel.
+  const bool runtime_part = group.note == kIndexPutSelfNote || group.note == kIndexPutScatterNote;
+  for (const NodeId n : ctx.writes) {
+    if (!is_index_put(graph.node(n))) continue;
+    if (runtime_part || (!reduces && ctx.writes.size() == 1)) return index_put_kernel(ctx, n);
+  }
+  // A group that holds an index_put and stores nothing: the copy of self that the functional
+  // index_put scatters into (lowering.index_put: index_put_(clone(x), ...)), made while the
+  // index_put is lowered and so carrying its origins.
+  if (ctx.writes.empty() && !reduces) {
+    for (const NodeId n : ctx.members) {
+      if (!is_index_put(graph.node(n))) continue;
+      ctx.writes = {n};
+      return index_put_kernel(ctx, n, true);
+    }
+  }
   if (reduces) return reduction_kernel(ctx);
   if (ctx.writes.empty()) return copy_kernel(ctx);
   return pointwise_kernel(ctx);

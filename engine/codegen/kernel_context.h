@@ -58,8 +58,32 @@ Result<GeneratedKernel> composite_kernel(const KernelContext& ctx);
 std::string c_name(const std::string& name);
 
 // index_put / index_put_ (NODE, a member of the group): a scatter over the indexed shape into
-// NODE's buffer, which an eager call first fills with self.
-Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, graph::NodeId node);
+// NODE's buffer, which an eager call first fills with self. COPY_SELF (or the group's note
+// kIndexPutSelfNote): only self copied into NODE's buffer.
+Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, graph::NodeId node,
+                                         bool copy_self = false);
+
+// An index_put as a store (Inductor's ir.Scatter): it iterates over the indexed shape (self's
+// dims before the first index tensor, the index tensors broadcast together, self's dims after
+// them), and stores each value, broadcast to that shape from the right, at the indexed address
+// of its output; negative indices wrap. Accumulating stores are atomic adds.
+struct ScatterShape {
+  graph::NodeId node = 0;
+  std::vector<std::int64_t> indexed;  // the iteration space: the values' shape once broadcast
+  std::vector<std::int64_t> out;      // the output's (self's) sizes
+  graph::NodeId values = 0;
+  std::vector<std::int64_t> values_sizes;
+  std::vector<graph::NodeId> indices;  // the index tensors, adjacent from dim FIRST of self
+  std::vector<std::vector<std::int64_t>> index_sizes;
+  std::size_t first = 0;
+  std::size_t bcast_rank = 0;  // the rank the index tensors broadcast to
+  bool accumulate = false;
+  std::int64_t numel() const;
+};
+Result<ScatterShape> scatter_shape(const graph::Graph& graph, graph::NodeId node,
+                                   const ops::SymbolHints& hints);
+// The statements that store one value of scatter S, the one at AT (an index into S.indexed).
+std::optional<Error> emit_scatter(ValueEmitter& emitter, const ScatterShape& s, const Index& at);
 
 // The statement that stores VALUE (in NODE's compute type) into NODE's buffer at IDX.
 Result<std::string> store_statement(ValueEmitter& emitter, graph::NodeId node, const Index& idx,

@@ -24,6 +24,8 @@ int vector_width(const KernelContext& ctx, std::int64_t numel) {
   }
   int width = 0;
   for (const NodeId w : ctx.writes) {
+    // A Scatter stores at the addresses its indices name, never a vector of contiguous elements.
+    if (is_index_put(ctx.graph.node(w))) return 1;
     const auto s = shape_of(ctx.graph.node(w), ctx.hints);
     const std::string& dtype = ctx.graph.node(w).meta->dtype;
     if (!s || !s->contiguous() || (dtype != "f32" && dtype != "f16" && dtype != "bf16")) return 1;
@@ -80,19 +82,32 @@ bool lanes_index_apart(const Shape& shape, int width) {
 Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig config, int width,
                                        bool& lanes_apart) {
   if (ctx.writes.empty()) return make_error(ctx.where + ": writes no buffer");
-  const auto first = shape_of(ctx.graph.node(ctx.writes.front()), ctx.hints);
-  if (!first) return make_error(ctx.where + ": its output has no tensor annotation");
-  const std::int64_t numel = first->numel();
+  // Each store's iteration space: its buffer's shape, or a Scatter's indexed shape (the values').
   std::vector<Shape> shapes;
+  std::vector<std::optional<ScatterShape>> scatters;
   for (const NodeId w : ctx.writes) {
+    if (is_index_put(ctx.graph.node(w))) {
+      auto sc = scatter_shape(ctx.graph, w, ctx.hints);
+      if (!sc) return make_error(ctx.where + ": " + sc.error().message);
+      shapes.push_back(Shape{sc->indexed, {}});
+      scatters.push_back(std::move(*sc));
+      continue;
+    }
     auto s = shape_of(ctx.graph.node(w), ctx.hints);
-    if (!s || s->numel() != numel) {
-      return make_error(ctx.where + ": outputs of different sizes (" + ctx.graph.node(w).name +
-                        ")");
+    if (!s) {
+      return make_error(ctx.where + ": output " + ctx.graph.node(w).name +
+                        " has no tensor annotation");
     }
     shapes.push_back(std::move(*s));
+    scatters.emplace_back();
   }
-  const bool vector = width > 1 && config.items_per_thread == width;
+  std::int64_t numel = 0;
+  for (const Shape& s : shapes) numel = std::max(numel, s.numel());
+  // Stores over fewer elements than the kernel's (a Scatter beside the fill of a buffer of its
+  // own) are guarded by their own count; only stores of one size are written as vectors.
+  bool one_size = true;
+  for (const Shape& s : shapes) one_size = one_size && s.numel() == numel;
+  const bool vector = width > 1 && config.items_per_thread == width && one_size;
   const int items = vector ? width : std::max(1, config.items_per_thread);
   const std::string ix = index_type(ctx, numel);
   const std::string iv = "i" + std::to_string(items);
@@ -117,6 +132,13 @@ Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig co
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
       const Index idx =
           vector ? lane_index(shapes[w], iv, items, k) : delinearize(linear, shapes[w].sizes);
+      const bool fewer = shapes[w].numel() < numel;
+      if (fewer) em.open("if (" + linear + " < " + std::to_string(shapes[w].numel()) + ") {");
+      if (scatters[w]) {
+        if (auto e = emit_scatter(em, *scatters[w], idx)) return *e;
+        if (fewer) em.close();
+        continue;
+      }
       auto v = em.value(ctx.writes[w], idx);
       if (!v) return v.error();
       if (vector) {
@@ -130,6 +152,7 @@ Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig co
         if (!st) return st.error();
         em.line(*st);
       }
+      if (fewer) em.close();
     }
     if (!vector) em.close();
   }
@@ -190,6 +213,7 @@ Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx) {
   const auto first = shape_of(ctx.graph.node(ctx.writes.front()), ctx.hints);
   if (!first) return make_error(ctx.where + ": its output has no tensor annotation");
   if (auto staged = staged_pool_kernel(ctx)) return std::move(*staged);
+  // vector_width gives 1 for a group with a Scatter, so the first output's size does for it.
   const int width = vector_width(ctx, first->numel());
   bool lanes_apart = false;
   if (!ctx.default_config) return pointwise_with(ctx, ctx.config, width, lanes_apart);

@@ -171,12 +171,24 @@ std::string join_fields(const Accumulator& a, const std::string& prefix) {
 
 Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const graph::Graph& g = ctx.graph;
-  std::vector<ReductionShape> reds;
+  std::vector<ReductionShape> all;
   for (const NodeId n : ctx.members) {
     if (!is_reduction(g.node(n))) continue;
     auto r = reduction_shape(g, n, ctx.hints);
     if (!r) return make_error(ctx.where + ": " + r.error().message);
-    reds.push_back(std::move(*r));
+    all.push_back(std::move(*r));
+  }
+  // A reduction over fewer than kUnrolledReductionLimit elements beside a longer one, over rows
+  // of its own, is a Pointwise to Inductor (Reduction.create unrolls it): the emitter computes
+  // it inline where it is read, and the kernel's rows are the longer reduction's.
+  const auto longer = std::find_if(all.begin(), all.end(), [](const ReductionShape& r) {
+    return r.rnumel >= kUnrolledReductionLimit;
+  });
+  std::vector<ReductionShape> reds;
+  for (ReductionShape& r : all) {
+    const bool inline_rows =
+        longer != all.end() && r.rnumel < kUnrolledReductionLimit && r.rows != longer->rows;
+    if (!inline_rows) reds.push_back(std::move(r));
   }
   if (reds.empty()) return make_error(ctx.where + ": has no reduction to generate");
   const ReductionShape& ref = reds.front();
@@ -232,7 +244,26 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   };
   std::vector<NodeId> full_writes;
   std::vector<NodeId> row_writes;
+  std::vector<NodeId> own_writes;
+  // Scatters (index_put) iterate over their values: a row's elements, stored in the pass that
+  // has what they read, or one value a row, stored in the epilogue.
+  std::vector<ScatterShape> full_scatters;
+  std::vector<ScatterShape> row_scatters;
   for (const NodeId w : ctx.writes) {
+    if (is_index_put(g.node(w))) {
+      auto sc = scatter_shape(g, w, ctx.hints);
+      if (!sc) return make_error(ctx.where + ": " + sc.error().message);
+      if (sc->numel() == ref.rows && !first_pass) {
+        row_scatters.push_back(std::move(*sc));
+      } else if (sc->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
+        full_scatters.push_back(std::move(*sc));
+      } else if (!first_pass) {
+        return make_error(ctx.where + ": the scatter " + g.node(w).name + " iterates over " +
+                          std::to_string(sc->numel()) + " values, neither a row (" +
+                          std::to_string(ref.rows) + ") nor the rows' elements");
+      }
+      continue;
+    }
     const auto s = shape_of(g.node(w), ctx.hints);
     if (!s) return make_error(ctx.where + ": output " + g.node(w).name + " has no annotation");
     if (s->numel() == ref.rows && !first_pass) {
@@ -241,6 +272,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       // A first pass visits each element once too: it stores what needs no reduction's result
       // (a convolution's bias added in place); the check below refuses the rest.
       full_writes.push_back(w);
+    } else if (!first_pass && !second_pass && level(w) == 0) {
+      // Of another shape and reading none of the kernel's reductions (an unrolled reduction over
+      // rows of its own): a grid-stride store of its own after the rows.
+      own_writes.push_back(w);
     } else if (!first_pass) {
       return make_error(ctx.where + ": output " + g.node(w).name + " has " +
                         std::to_string(s->numel()) + " elements, neither a row (" +
@@ -250,6 +285,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   int passes = 0;
   for (const ReductionShape& r : reds) passes = std::max(passes, level(r.node));
   for (const NodeId w : full_writes) passes = std::max(passes, level(w) + 1);
+  for (const ScatterShape& sc : full_scatters) passes = std::max(passes, level(sc.node) + 1);
   // A split reduction's passes hand each reduction's partial states from one kernel to the
   // other: several reductions split together (a batch norm backward's two sums) must each be
   // complete within a part, so none may read another.
@@ -373,9 +409,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     if (ref.trailing) ref_idx.linear = "xrow * " + std::to_string(ref.rnumel) + " + rr";
   }
-  const auto full_index = [&](NodeId n) -> Index {
-    const auto s = shape_of(g.node(n), ctx.hints);
-    if (!s || s->sizes == ref.input_sizes) return ref_idx;
+  // The index of a tensor of SIZES (of the reference input's number of elements) at (xrow, rr).
+  const auto full_index_of = [&](const std::vector<std::int64_t>& sizes) -> Index {
+    if (sizes == ref.input_sizes) return ref_idx;
     std::string lin = ref_idx.linear;
     if (lin.empty()) {
       for (std::size_t d = 0; d < ref.input_sizes.size(); ++d) {
@@ -386,7 +422,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       }
       if (lin.empty()) lin = "0";
     }
-    return delinearize(lin, s->sizes);
+    return delinearize(lin, sizes);
+  };
+  const auto full_index = [&](NodeId n) -> Index {
+    const auto s = shape_of(g.node(n), ctx.hints);
+    return s ? full_index_of(s->sizes) : ref_idx;
   };
   // A value stored through a permute of a value of the iteration's own shape lands where the
   // row's element goes, not at the same row-major position (a layer norm's output permuted for
@@ -509,6 +549,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (level(w) != p) continue;
       if (auto e = store_value(em, w, store_index(w))) return *e;
     }
+    for (const ScatterShape& sc : full_scatters) {
+      if (level(sc.node) != p) continue;
+      if (auto e = emit_scatter(em, sc, full_index_of(sc.indexed))) return *e;
+    }
     if (p == 0) {
       for (const auto& [node, idx] : early_loads) {
         if (auto v = em.value(node, idx); !v) return v.error();
@@ -590,7 +634,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           {reds[k].node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
     }
     em.close();
-  } else if (!row_writes.empty()) {
+  } else if (!row_writes.empty() || !row_scatters.empty()) {
     em.line("// epilogue: once per row");
     em.open(cluster > 1 ? "if (active && lane == 0 && cpart == 0) {"
                         : "if (active && lane == 0) {");
@@ -606,6 +650,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           index_through_views(g, w, ctx.hints, per_row).value_or(delinearize("xrow", s->sizes));
       if (auto e = store_value(em, w, at)) return *e;
     }
+    for (const ScatterShape& sc : row_scatters) {
+      if (auto e = emit_scatter(em, sc, delinearize("xrow", sc.indexed))) return *e;
+    }
     em.close();
   }
   if (second_pass) {
@@ -615,6 +662,13 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
   }
   em.close();
+  for (const NodeId w : own_writes) {
+    const auto s = shape_of(g.node(w), ctx.hints);
+    em.open("for (" + ix + " i = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; i < " +
+            std::to_string(s->numel()) + "; i += " + ix + "(gridDim.x) * blockDim.x) {");
+    if (auto e = store_value(em, w, delinearize("i", s->sizes))) return *e;
+    em.close();
+  }
 
   const std::string cached = em.close_row_cache();
   if (!cached.empty()) {

@@ -11,6 +11,7 @@
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "pool_window.h"
+#include "reduction_shape.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -313,6 +314,7 @@ Result<std::string> ValueEmitter::compute(NodeId node, const Index& idx) {
     return gather_value(node, idx);
   }
   if (info.lowering == ops::Lowering::pointwise) return pointwise_value(node, idx);
+  if (is_reduction(n)) return unrolled_reduction(node, idx);
   return fail(node, "has no CUDA lowering inside a fused kernel (" +
                         std::string(ops::to_string(info.lowering)) + ")");
 }

@@ -58,6 +58,10 @@ Index delinearize(const std::string& linear, const std::vector<std::int64_t>& si
 // The row-major position of IDX in a tensor of SIZES: its linear index when it has one.
 std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes);
 
+// Inductor's unroll_reductions_threshold: Reduction.create lowers a reduction over fewer
+// elements as a Pointwise, so a kernel computes it inline wherever it reads it.
+inline constexpr std::int64_t kUnrolledReductionLimit = 8;
+
 class ValueEmitter {
  public:
   // A C expression and its C type: an argument of an op, broadcast to the op's index.
@@ -160,6 +164,9 @@ class ValueEmitter {
   Result<std::string> window_value(graph::NodeId x, const Index& idx,
                                    const std::vector<std::int64_t>& in_sizes);
   Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
+  // A reduction of the kernel over fewer than kUnrolledReductionLimit elements that no
+  // accumulator holds: its elements combined inline (unrolled_reduction.cpp).
+  Result<std::string> unrolled_reduction(graph::NodeId node, const Index& idx);
   Result<Operand> operand(graph::NodeId consumer, const graph::Argument& arg, const Index& idx);
   // The index of INPUT, an operand of CONSUMER, that CONSUMER reads at IDX (broadcasting).
   Result<Index> operand_index(graph::NodeId consumer, graph::NodeId input, const Index& idx);

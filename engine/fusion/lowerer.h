@@ -1,7 +1,8 @@
 // The state of one lowering (lowering.cpp): Inductor's GraphLowering.run_node replayed node by
 // node. Internal to engine/fusion: its members are defined in lowering.cpp (the walk and the
 // realization rules), lowering_reductions.cpp (reductions, scans and pooling windows) and
-// lowering_loads.cpp (the buffers and addresses a kernel loads).
+// lowering_loads.cpp (the buffers and addresses a kernel loads) and lowering_scatter.cpp
+// (index_put as a Scatter).
 
 #pragma once
 
@@ -34,6 +35,11 @@ class Lowerer {
   // not in memory yet, or when every input needs a copy anyway and none carries a reduction;
   // else a ConcatKernel. Returns false for the pointwise form, which lowers as a pointwise op.
   bool lower_cat(NodeId i, const std::vector<NodeId>& gathered);
+
+  // lowering.index_put_impl_: index_put (into a clone of its destination) and index_put_ store
+  // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
+  // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
+  bool lower_scatter(NodeId i, const std::vector<NodeId>& gathered);
 
   // is_pointwise_use: a pointwise op, a cat or pad (which lower pointwise-style too), or a view
   // whose own users all are.
@@ -169,6 +175,9 @@ class Lowerer {
   // Buffers whose layout is settled: graph inputs and outputs, library calls' results, inputs
   // of library calls, values realized into a ConcatKernel. A cat must copy them.
   std::vector<bool> layout_fixed_;
+  // max-autotune GEMMs lowered as templates (a MultiTemplateBuffer): ConcatKernel's
+  // can_realize_into_without_copy holds for them, so a cat neither lowers nor copies them.
+  std::vector<bool> template_output_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;

@@ -40,6 +40,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   inlinable_.assign(n_, false);
   epilogue_of_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
+  template_output_.assign(n_, false);
   channels_last_.assign(n_, false);
   layout_opt_ = decide_layout_opt(g, options);
   alias_.resize(n_);
@@ -105,6 +106,7 @@ void Lowerer::lower(NodeId i) {
   }
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
+  if (lower_scatter(i, gathered)) return;
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
@@ -148,7 +150,19 @@ bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
   bool reduction = false;
   for (const NodeId p : pieces) {
     const NodeId base = storage(p);
-    const bool lowered = !realized_[base] || layout_fixed_[base];
+    // should_lower_cat_input: an input not yet in memory, or one that cannot be realized into
+    // the cat without a copy. A template GEMM's output, or a view of one, can
+    // (as_storage_and_layout reaches its buffer; can_realize_into_without_copy assumes a
+    // MultiTemplateBuffer's fixed layout matches the cat's before it is decided).
+    NodeId source = base;
+    while (!realized_[source] && (info_[source].lowering == Lowering::view ||
+                                  info_[source].lowering == Lowering::getitem)) {
+      const std::vector<NodeId> args = g_.inputs(source);
+      if (args.empty()) break;
+      source = args.front();
+    }
+    const bool into_template = realized_[source] && template_output_[source];
+    const bool lowered = !into_template && (!realized_[base] || layout_fixed_[base]);
     any_lowered |= lowered;
     all_lowered &= lowered;
     reduction |= reads_reduction(p);
@@ -167,7 +181,7 @@ bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
   for (const NodeId p : pieces) {
     const NodeId base = storage(p);
     if (base == p && !realized_[p]) realize(p);
-    if (base == p && realized_[p] && !layout_fixed_[p]) {
+    if (base == p && realized_[p] && (!layout_fixed_[p] || template_output_[p])) {
       layout_fixed_[p] = true;
       reads.push_back(alias_[p]);
       continue;
@@ -302,6 +316,7 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   if (!bias) {
     realized_[i] = true;
     layout_fixed_[i] = true;
+    template_output_[i] = is_template;
     return;
   }
   epilogue_of_[i] = buffer;
@@ -371,8 +386,11 @@ void Lowerer::hint_realize(NodeId i) {
   if (realized_[base] || !inlinable_[base]) return;
   const std::size_t users = users_[i].size();
   const std::size_t reads = num_reads(base);
+  // needs_realized_inputs: a library call's inputs; index_put_ has a lowering of its own (a
+  // Scatter, falling back inside it), so its inputs are not among them.
   const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
-    return info_[u].lowering == Lowering::extern_kernel;
+    const std::string_view op = ops::op_base_name(g_.node(u).target);
+    return info_[u].lowering == Lowering::extern_kernel && op != "index_put" && op != "index_put_";
   });
   if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 && fixed_layout_user(i)) {
     // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a

@@ -485,11 +485,12 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {
       // A fused Scatter (index_put with its values inline) stores into a destination the runtime
-      // gives a buffer of its own: self is copied into it first.
+      // gives a buffer of its own: self is copied into it first, computed inline where the group
+      // computes it (a fill the group also stores), since the group's kernel runs after the copy.
       for (const graph::NodeId n : group.nodes) {
         if (!codegen::is_index_put(g.node(n))) continue;
         fusion::KernelGroup part = group;
-        part.nodes = {n};
+        part.outputs = {n};
         part.note = std::string(codegen::kIndexPutSelfNote);
         auto k = generated_step(g, part, hints, tune, clusters, run_seed);
         if (k) made.push_back(std::move(*k));

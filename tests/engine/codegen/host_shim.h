@@ -52,14 +52,15 @@ template <class T> inline T atomicAdd(T* p, T v) {
 }
 )";
 
-// Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR.
-inline void* build_on_host(const codegen::GeneratedKernel& kernel,
-                           const std::filesystem::path& dir) {
+// Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR,
+// with EXTRA (what else of the prelude the kernel uses) after the shim.
+inline void* build_on_host(const codegen::GeneratedKernel& kernel, const std::filesystem::path& dir,
+                           const std::string& extra = "") {
   const auto at = kernel.source.find("extern \"C\"");
   REQUIRE(at != std::string::npos);
   const auto cpp = dir / (kernel.entry + ".cpp");
   const auto so = dir / (kernel.entry + ".so");
-  std::ofstream(cpp) << kShim << kernel.source.substr(at);
+  std::ofstream(cpp) << kShim << extra << kernel.source.substr(at);
   const char* cxx = std::getenv("CXX");
   const std::string command = std::string(cxx && *cxx ? cxx : "c++") +
                               " -std=c++17 -O1 -w -shared -fPIC -o " + so.string() + " " +

@@ -1,0 +1,77 @@
+// index_put as Inductor lowers it (lowering.index_put_impl_): an ir.Scatter whose values are
+// inlined into it, storing into its (realized) destination through the loaded indices.
+
+#include <algorithm>
+#include <string_view>
+
+#include "lowerer.h"
+
+namespace fxscope::fusion::detail {
+
+namespace {
+
+bool byte_or_bool(const graph::Node& node) {
+  return node.meta && (node.meta->dtype == "b8" || node.meta->dtype == "u8");
+}
+
+}  // namespace
+
+bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
+  const graph::Node& node = g_.node(i);
+  const std::string_view base = ops::op_base_name(node.target);
+  if ((base != "index_put" && base != "index_put_") || node.args.size() < 3 ||
+      !node.args[0].is_node() || !node.args[2].is_node()) {
+    return false;
+  }
+  const NodeId self = node.args[0].as_node();
+  const NodeId values = node.args[2].as_node();
+  std::vector<NodeId> indices;
+  node.args[1].for_each_node([&](NodeId n) { indices.push_back(n); });
+  const bool accumulate = node.args.size() > 3 &&
+                          node.args[3].kind() == graph::Argument::Kind::boolean &&
+                          node.args[3].as_bool();
+  // Boolean indices, and atomic adds Triton has none of (int64, bool), fall back to the
+  // library's index_put_ (IndexPutFallback).
+  const graph::Node& dest = g_.node(self);
+  const bool no_atomic = dest.meta && (dest.meta->dtype == "i64" || dest.meta->dtype == "b8");
+  if (indices.empty() || (accumulate && no_atomic) ||
+      std::any_of(indices.begin(), indices.end(),
+                  [&](NodeId n) { return byte_or_bool(g_.node(n)); })) {
+    return false;
+  }
+  // index_put_ realizes its destination as it is; the functional index_put scatters into
+  // clone(x), a Pointwise made (and stored) while it is lowered, so with its origins.
+  std::int64_t dest_buffer = -1;
+  if (base == "index_put_") {
+    realize(self);
+    dest_buffer = static_cast<std::int64_t>(alias_[storage(self)]);
+  } else {
+    dest_buffer = next_buffer_++;
+    push(self, gathered, read_set(self), dest_buffer, numel_of(self), 1, false, true, "");
+    set_value_deps(self);
+  }
+  // The Scatter: the values' loader inlined, the indices loaded, each value stored (or added)
+  // at an address held in a temporary, which no load of the buffer matches.
+  std::vector<std::int64_t> reads = read_set(values);
+  for (const NodeId n : indices) add_reads(n, reads);
+  std::vector<std::int64_t> index_reads;
+  for (const NodeId n : indices) add_reads(n, index_reads);
+  reads.push_back(dest_buffer);
+  std::sort(reads.begin(), reads.end());
+  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  const std::int64_t numel = numel_of(values);
+  push(i, gathered, reads, i, numel, 1, false, true, "");
+  SchedulerNode& s = sched_.back();
+  const std::vector<std::int64_t>& sizes = model_.sizes(values);
+  s.read_deps = sizes.empty() ? std::vector<MemoryDep>{}
+                              : walk_deps({{values, iteration_coords(sizes)}}, numel,
+                                          read_set(values), false);
+  for (const std::int64_t b : index_reads) s.read_deps.push_back(opaque_dep(b));
+  s.read_deps.push_back(opaque_dep(dest_buffer));
+  s.write_dep = opaque_dep(i);
+  realized_[i] = true;
+  layout_fixed_[i] = true;
+  return true;
+}
+
+}  // namespace fxscope::fusion::detail
