@@ -94,8 +94,14 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     }
   }
   if (group.kind == fusion::GroupKind::eager_op) {
-    if (group.nodes.size() != 1) return make_error(where + ": an eager op group has one node");
-    const NodeId n = group.nodes.front();
+    // One op, or one op and the casts before it that it reads unrounded (dropout's comparison
+    // of its draw: fusion::plan_eager).
+    for (std::size_t k = 0; k + 1 < group.nodes.size(); ++k) {
+      if (ops::op_base_name(graph.node(group.nodes[k]).target) != "convert_element_type") {
+        return make_error(where + ": an eager op group has one op and the casts it reads");
+      }
+    }
+    const NodeId n = group.nodes.back();
     const ops::OpInfo info = ops::classify(graph.node(n).target);
     if (!has_generated_kernel(graph, group)) {
       return make_error(where + ": " + std::string(ops::op_key(graph.node(n).target)) +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -82,6 +83,22 @@ void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGrou
   if (is_layout_copy(group)) group.bytes_written = group.bytes_read;
 }
 
+// The cast of a random draw (prims.inductor_random, aten.rand) to a narrower float that the
+// comparison ID reads: dropout's mask as the AOT graph decomposes it (rand_like(x) > p).
+std::optional<NodeId> rounded_random_draw(const graph::Graph& graph, NodeId id) {
+  const std::string_view op = ops::op_base_name(graph.node(id).target);
+  if (op != "gt" && op != "lt" && op != "ge" && op != "le") return std::nullopt;
+  for (const NodeId in : graph.inputs(id)) {
+    const graph::Node& cast = graph.node(in);
+    if (!cast.is_op() || ops::op_base_name(cast.target) != "convert_element_type") continue;
+    const auto from = graph.inputs(in);
+    if (from.size() != 1) continue;
+    const std::string_view source = ops::op_base_name(graph.node(from.front()).target);
+    if (source == "inductor_random" || source == "rand" || source == "rand_like") return in;
+  }
+  return std::nullopt;
+}
+
 FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
   FusionPlan plan;
   plan.mode = Mode::eager;
@@ -97,6 +114,17 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
     group.nodes = {id};
     group.inputs = graph.inputs(id);
     group.outputs = {id};
+    if (const auto draw = rounded_random_draw(graph, id)) {
+      // ATen's dropout compares its uniform draw in f32 (fused_dropout_kernel); the AOT graph's
+      // rand_like rounds the draw to the activation's dtype first. The comparison reads the draw
+      // through the cast, unrounded, as eager's kernel and Inductor's do.
+      group.nodes = {*draw, id};
+      group.inputs.clear();
+      for (const NodeId in : graph.inputs(*draw)) group.inputs.push_back(in);
+      for (const NodeId in : graph.inputs(id)) {
+        if (in != *draw) group.inputs.push_back(in);
+      }
+    }
     if (info.eager_kernels > 1) {
       group.note = "eager launches " + std::to_string(info.eager_kernels) + " kernels";
     }

@@ -36,6 +36,7 @@ void to_json(nlohmann::json& j, const ValueDigest& d) {
        {"dtype", d.dtype},
        {"computed_in", d.computed_in},
        {"numel", d.numel},
+       {"sizes", d.sizes},
        {"max_abs", d.max_abs},
        {"sum", d.sum},
        {"abs_sum", d.abs_sum},
@@ -52,6 +53,7 @@ void from_json(const nlohmann::json& j, ValueDigest& d) {
   j.at("dtype").get_to(d.dtype);
   j.at("computed_in").get_to(d.computed_in);
   j.at("numel").get_to(d.numel);
+  j.at("sizes").get_to(d.sizes);
   j.at("max_abs").get_to(d.max_abs);
   j.at("sum").get_to(d.sum);
   j.at("abs_sum").get_to(d.abs_sum);

@@ -33,6 +33,7 @@ ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
   if (strides.size() != sizes.size()) return d;
   d.numel = 1;
   for (const auto s : sizes) d.numel *= s;
+  d.sizes = sizes;
   const std::vector<std::int64_t> positions = sample_positions(d.numel);
   d.samples.reserve(positions.size());
   std::size_t next = 0;
@@ -90,6 +91,41 @@ double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
   const double sum_diff = std::fabs(reference.sum - actual.sum);
   const double summed = sum_diff == 0 ? 0 : sum_diff / std::max(reference.abs_sum, kTiny);
   return std::max(sampled, summed);
+}
+
+std::string largest_difference(const ValueDigest& reference, const ValueDigest& actual) {
+  if (reference.samples.size() != actual.samples.size()) return "";
+  std::size_t worst = reference.samples.size();
+  double worst_diff = 0;
+  for (std::size_t i = 0; i < reference.samples.size(); ++i) {
+    const double e = reference.samples[i];
+    const double a = actual.samples[i];
+    const bool same_nonfinite =
+        !std::isfinite(e) && !std::isfinite(a) && ((std::isnan(e) && std::isnan(a)) || e == a);
+    if (same_nonfinite) continue;
+    const double diff = std::isfinite(e) && std::isfinite(a)
+                            ? std::fabs(e - a)
+                            : std::numeric_limits<double>::infinity();
+    if (diff > worst_diff) {
+      worst_diff = diff;
+      worst = i;
+    }
+  }
+  if (worst == reference.samples.size()) return "";
+  // The sample's logical index as coordinates of the value's sizes.
+  std::int64_t linear = sample_positions(reference.numel)[worst];
+  std::vector<std::int64_t> at(reference.sizes.size(), 0);
+  for (std::size_t d = at.size(); d-- > 0;) {
+    const std::int64_t size = std::max<std::int64_t>(reference.sizes[d], 1);
+    at[d] = linear % size;
+    linear /= size;
+  }
+  std::string where = "[";
+  for (std::size_t d = 0; d < at.size(); ++d) where += (d ? ", " : "") + std::to_string(at[d]);
+  char values[96];
+  std::snprintf(values, sizeof values, "]: eager %.4g, here %.4g", reference.samples[worst],
+                actual.samples[worst]);
+  return where + values;
 }
 
 std::optional<Divergence> first_divergence(const std::vector<ValueDigest>& reference,
@@ -153,6 +189,7 @@ std::string divergence_note(const std::optional<Divergence>& divergence, std::si
     why = std::to_string(a.nonfinite) + " non-finite elements where eager's has " +
           std::to_string(r.nonfinite);
   }
+  if (const std::string at = largest_difference(r, a); !at.empty()) why += ", most at " + at;
   return "the first value outside tolerance is " + a.node + ", written by group " +
          std::to_string(a.group) + " " + a.group_name + " (" + a.kernel + "): " + why +
          " (eager: group " + std::to_string(r.group) + " " + r.group_name + "); the " +

@@ -9,6 +9,7 @@
 #include "codegen_samples.h"
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/codegen/rng.h"
+#include "fxscope/ops/op_registry.h"
 
 using namespace fxscope;
 
@@ -131,4 +132,28 @@ TEST_CASE("eager's random kernel and the fused dropout kernel evaluate one gener
   // slot 0 of the seeds buffer. Both count the element's linear index over [32, 4096].
   CHECK(alone.find("p_inductor_lookup_seed_default") != std::string::npos);
   CHECK(inlined.find("p_inductor_seeds_default[0]") != std::string::npos);
+}
+
+TEST_CASE("eager compares dropout's draw unrounded, as ATen's dropout kernel and Inductor do",
+          "[codegen]") {
+  // The AOT graph's rand_like casts the f32 draw to f16 before `> p`; ATen's fused dropout
+  // kernel compares the f32 draw. Eager's comparison reads the draw through the cast.
+  int comparisons = 0;
+  for (const auto& p : test::planned_graphs("corpus/hf_bert_mlm_train_fp16", fusion::Mode::eager)) {
+    const graph::Graph& g = p.fusion.post_grad;
+    for (const auto& group : p.fusion.ours.groups) {
+      const graph::NodeId op = group.nodes.back();
+      if (ops::op_base_name(g.node(op).target) != "gt" || group.nodes.size() != 2) continue;
+      CHECK(ops::op_base_name(g.node(group.nodes.front()).target) == "convert_element_type");
+      codegen::CodegenOptions options;
+      options.hints = p.hints;
+      const auto k = codegen::generate(g, group, options);
+      REQUIRE(k);
+      const std::string body = k->source.substr(k->source.find("extern \"C\""));
+      CHECK(body.find("fx_f2h(") == std::string::npos);  // no rounding to f16 on the way
+      CHECK(k->params.front().dtype == "f32");           // it reads the draw itself
+      ++comparisons;
+    }
+  }
+  CHECK(comparisons >= 4);  // the encoder's f16 dropouts (the embeddings' is f32: no cast)
 }

@@ -30,8 +30,9 @@ struct ValueDigest {
   std::string dtype;
   std::string computed_in;  // computed_in_dtypes: the loosest floating dtype on its way
   std::int64_t numel = 0;
-  double max_abs = 0;  // over finite elements
-  double sum = 0;      // of finite elements
+  std::vector<std::int64_t> sizes;  // evaluated with the run's symbol values
+  double max_abs = 0;               // over finite elements
+  double sum = 0;                   // of finite elements
   double abs_sum = 0;
   std::int64_t nonfinite = 0;
   std::vector<double> samples;  // at sample_positions(numel)
@@ -49,6 +50,9 @@ ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
 // the element counts differ or non-finite elements appear on one side only.
 double digest_error(const ValueDigest& reference, const ValueDigest& actual);
 double digest_tolerance(const ValueDigest& value);
+// Where ACTUAL's samples differ most from REFERENCE's: "[0, 37, 5, 6]: eager 1.5, here 0"; empty
+// when no sample differs (the sums do).
+std::string largest_difference(const ValueDigest& reference, const ValueDigest& actual);
 
 struct Divergence {
   const ValueDigest* reference = nullptr;

@@ -114,6 +114,7 @@ TEST_CASE("the first value outside tolerance is the earliest step's, not the fir
   const std::string note = gpu::divergence_note(d, 3);
   CHECK(note.find("add, written by group 2 group_add (kernel_add)") != std::string::npos);
   CHECK(note.find("against bf16's 0.03") != std::string::npos);
+  CHECK(note.find("most at [3]: eager 8, here 0") != std::string::npos);
   CHECK(!gpu::first_divergence(eager, {eager[0], eager[2]}));
   CHECK(gpu::divergence_note(std::nullopt, 2).find("each of the 2 values") != std::string::npos);
 }
@@ -128,4 +129,13 @@ TEST_CASE("a value computed through bf16 is held to bf16's tolerance", "[gpu][di
   auto mask = digest("b8[2][1]cuda:0", {1, 0}, "gt", 0);
   mask.computed_in = "bf16";
   CHECK(gpu::digest_tolerance(mask) == 0.0);
+}
+
+TEST_CASE("the largest sampled difference is placed in the value's coordinates", "[gpu][digest]") {
+  std::vector<double> v(24, 1.0);
+  const auto ref = digest("f32[2, 3, 4][12, 4, 1]cuda:0", v, "x", 0);
+  v[1 * 12 + 2 * 4 + 3] = 5.0;
+  const auto bad = digest("f32[2, 3, 4][12, 4, 1]cuda:0", v, "x", 0);
+  CHECK(gpu::largest_difference(ref, bad) == "[1, 2, 3]: eager 1, here 5");
+  CHECK(gpu::largest_difference(ref, ref).empty());
 }
