@@ -14,6 +14,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/isolated_run.h"
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/run_unit.h"
@@ -204,6 +205,35 @@ void compare(EngineMode& em, const std::vector<HostOutput>& expected,
   em.max_rel_err = worst;
 }
 
+// Whether eager ran every group: only then are its outputs values to feed another mode with.
+bool complete(const EngineMode& m) {
+  return m.ran && m.coverage.missing.empty();
+}
+
+// Eager's forward outputs for the backward of mode MI: those of an eager mode this process ran
+// completely before it (DONE: the modes run so far), else those in OPTIONS.eager_result (read
+// once into FROM_FILE); nullptr when neither is there (the backward is then fed its own forward).
+const std::vector<HostOutput>* eager_forward_outputs(
+    const std::vector<EngineMode>& done, const std::vector<std::vector<HostOutput>>& outputs,
+    std::size_t mi, const EngineRunOptions& options, std::vector<HostOutput>& from_file) {
+  if (mi < done.size() && done[mi].measured.mode == "eager") return nullptr;
+  for (std::size_t k = 0; k < done.size() && k < mi; ++k) {
+    if (done[k].measured.mode == "eager" && complete(done[k]) && !outputs[k].empty()) {
+      return &outputs[k];
+    }
+  }
+  if (options.eager_result.empty()) return nullptr;
+  if (from_file.empty()) {
+    auto r = read_mode_result(options.eager_result);
+    if (!r || r->outputs.size() != 1 || r->run.modes.size() != 1 ||
+        !complete(r->run.modes.front())) {
+      return nullptr;
+    }
+    from_file = std::move(r->outputs.front());
+  }
+  return from_file.empty() ? nullptr : &from_file;
+}
+
 bool has_nan(const std::vector<HostOutput>& outputs) {
   for (const HostOutput& o : outputs) {
     if (!is_floating(o.meta.dtype)) continue;
@@ -323,6 +353,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
   std::vector<std::unique_ptr<Executable>> backward_executables;
+  std::vector<HostOutput> eager_file_outputs;      // eager's forward outputs from its result file
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
@@ -438,6 +469,10 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       b.forward = &f;
       b.backward = &*backwards[mi];
       b.forward_outputs = &outputs[mi];
+      if (const auto* eager =
+              eager_forward_outputs(run.modes, outputs, mi, o, eager_file_outputs)) {
+        b.forward_outputs = eager;
+      }
       b.hints = hints;
       b.seed = o.seed;
       b.warmup = o.warmup;

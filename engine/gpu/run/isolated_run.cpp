@@ -119,6 +119,10 @@ int run_mode_child(const EngineRunOptions& o, const std::string& result_file) {
   ModeResult written;
   bool wrote = false;
   EngineRunOptions options = o;
+  // The parent runs eager first and writes each mode's result beside the others.
+  const std::filesystem::path eager =
+      std::filesystem::path(result_file).parent_path() / "eager.cbor";
+  if (o.mode != "eager" && std::filesystem::exists(eager)) options.eager_result = eager.string();
   options.mode_done = [&](const EngineRun& run, const std::vector<HostOutput>& outputs,
                           const std::vector<HostOutput>& gradients) {
     written.run = run;

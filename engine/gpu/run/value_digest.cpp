@@ -7,6 +7,7 @@
 #include <map>
 
 #include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/output_compare.h"
 
 namespace fxscope::gpu {
 
@@ -66,7 +67,8 @@ ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
 
 double digest_tolerance(const ValueDigest& value) {
   const double own = tolerance(value.dtype);
-  if (!is_floating(value.dtype) || value.computed_in.empty()) return own;
+  if (value.computed_in.empty()) return own;
+  if (!is_floating(value.dtype)) return kMaskFlipShare;
   return std::max(own, tolerance(value.computed_in));
 }
 
@@ -78,6 +80,7 @@ double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
   }
   if ((reference.nonfinite == 0) != (actual.nonfinite == 0)) return kInf;
   double max_diff = 0;
+  std::size_t differing = 0;
   for (std::size_t i = 0; i < reference.samples.size(); ++i) {
     const double e = reference.samples[i];
     const double a = actual.samples[i];
@@ -86,6 +89,17 @@ double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
       continue;
     }
     max_diff = std::max(max_diff, std::fabs(e - a));
+    differing += e != a;
+  }
+  if (!is_floating(reference.dtype)) {
+    // Integers and masks: the share of elements that differ, sampled and through the sums.
+    const double sampled =
+        reference.samples.empty()
+            ? 0
+            : static_cast<double>(differing) / static_cast<double>(reference.samples.size());
+    const double summed = std::fabs(reference.sum - actual.sum) /
+                          static_cast<double>(std::max<std::int64_t>(reference.numel, 1));
+    return std::max(sampled, summed);
   }
   const double sampled = max_diff == 0 ? 0 : max_diff / std::max(reference.max_abs, kTiny);
   const double sum_diff = std::fabs(reference.sum - actual.sum);

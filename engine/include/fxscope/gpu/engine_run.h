@@ -31,6 +31,11 @@ struct EngineRunOptions {
   int warmup = 5;
   std::uint64_t seed = 0;
   std::string cache_dir;  // NVRTC's on-disk cache; empty: the compiler's default
+  // The result file of an eager mode that ran before (a mode's child process): a training unit's
+  // backward is fed eager's saved tensors, as it is when eager runs in this process, so that each
+  // mode's backward is checked on the same inputs and a relu mask that flipped at a rounding
+  // boundary in the forward does not count against the backward.
+  std::string eager_result;
   std::function<void(const std::string&)> progress;  // one line at a time, for stderr
   // Called after each mode with the run so far and that mode's outputs, before the device is let
   // go: a mode's child process writes its result here, so a crash while the CUDA context of a

@@ -27,8 +27,14 @@ struct HostOutput {
 // it (integer indices, shapes).
 std::vector<std::string> computed_in_dtypes(const graph::Graph& graph);
 
-// The relative error OUTPUT may have against eager: its dtype's tolerance, or for a floating
-// output the looser one of the dtype it was computed in.
+// A mask or index computed from floats (relu's `x <= 0`, a batch norm's comparison) flips where
+// its floats sit at the threshold and the modes round them differently: it may differ in this
+// share of its elements. Integers computed from integers must match exactly.
+inline constexpr double kMaskFlipShare = 1e-3;
+
+// The error OUTPUT may have against eager: its dtype's tolerance, or for a floating output the
+// looser one of the dtype it was computed in; kMaskFlipShare for a non-floating output computed
+// from floats.
 double output_tolerance(const HostOutput& output);
 
 // One tensor on the host: its storage bytes (from the element its view starts at) and its meta.
@@ -37,8 +43,9 @@ struct HostView {
   const std::byte* data = nullptr;
 };
 
-// The relative error of ACTUAL against EXPECTED; infinity when their shapes differ or when only
-// one side has a NaN or an infinity at some element; 0 for two empty tensors.
+// The relative error of ACTUAL against EXPECTED (largest difference over largest magnitude; for
+// integers and booleans, the share of elements that differ); infinity when their shapes differ
+// or when only one side has a NaN or an infinity at some element; 0 for two empty tensors.
 double relative_error(const HostView& expected, const HostView& actual,
                       const ops::SymbolHints& hints);
 
