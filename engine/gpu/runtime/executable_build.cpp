@@ -133,6 +133,7 @@ struct Executable::Builder {
     std::map<graph::NodeId, std::size_t> buffer_of;
     std::vector<BufferLife> lives;
     std::vector<graph::NodeId> owners;
+    std::vector<bool> written;
     const auto touch = [&](graph::NodeId n, std::size_t step, bool write) {
       const Location l = im.locate(n);
       if (im.base_ptr.count(l.base)) return;
@@ -143,10 +144,12 @@ struct Executable::Builder {
                              std::max<std::size_t>(element_bytes(m.dtype), 1),
                          step, step, false});
         owners.push_back(l.base);
+        written.push_back(false);
       }
       BufferLife& b = lives[it->second];
       if (write) b.first_step = std::min(b.first_step, step);
       b.last_step = std::max(b.last_step, step);
+      if (write) written[it->second] = true;
     };
     for (std::size_t i = 0; i < planned.steps.size(); ++i) {
       for (const graph::NodeId n : planned.steps[i].reads) touch(n, i, false);
@@ -163,10 +166,24 @@ struct Executable::Builder {
       lives.push_back({b.bytes, b.first_step, b.last_step, false});
       owners.push_back(kScratch);
     }
+    // What a skipped group was to write (a top-k's indices no kernel computes here) holds zeros
+    // from the start, alive from the first step, so that the steps after it run on defined
+    // values: an index of 0 lies inside any dimension, where garbage faults the whole mode.
+    for (std::size_t b = 0; b < written.size(); ++b) {
+      if (!written[b]) lives[b].first_step = 0;
+    }
     mem = plan_memory(lives);
     auto a = im.allocate(mem.arena_bytes, "the arena of intermediate buffers");
     if (!a) return a.error();
     arena = static_cast<char*>(*a);
+    for (std::size_t b = 0; b < written.size(); ++b) {
+      if (written[b]) continue;
+      if (const cudaError_t e = cudaMemset(arena + mem.offsets[b], 0, lives[b].bytes);
+          e != cudaSuccess) {
+        return make_error("cannot clear the buffer of " + g.node(owners[b]).name +
+                          ", which no step writes: " + cuda_text(e));
+      }
+    }
     for (std::size_t b = 0; b < lives.size(); ++b) {
       if (owners[b] != kScratch) im.base_ptr[owners[b]] = arena + mem.offsets[b];
     }
