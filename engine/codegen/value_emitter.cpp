@@ -261,6 +261,15 @@ bool ValueEmitter::is_leaf(NodeId node) const {
 Result<std::string> ValueEmitter::value(NodeId node, const Index& idx) {
   if (const auto it = bound_.find(node); it != bound_.end()) return it->second;
   const graph::Node& n = g_.node(node);
+  if (n.is_op() && ops::op_base_name(n.target) == "_local_scalar_dense" && !n.args.empty() &&
+      n.args[0].is_node()) {
+    // `.item()` of a one-element tensor (an epsilon kept as a buffer): its value is on the
+    // device, read where it is used, as Inductor's kernels load it; no symbol hint holds it.
+    const graph::Node& t = g_.node(n.args[0].as_node());
+    Index at;
+    at.dims.assign(t.meta ? t.meta->sizes.size() : 0, "0");
+    return value(n.args[0].as_node(), at);
+  }
   if (n.meta && n.meta->is_sym_scalar()) {
     return "(" + std::to_string(ops::eval_dim(graph::Dim::symbolic(n.meta->sym), hints_)) + "LL)";
   }

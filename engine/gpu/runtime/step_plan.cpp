@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
 #include <set>
 #include <string_view>
@@ -317,6 +318,78 @@ void offer_gemm_epilogues(const graph::Graph& g, PlannedSteps& out, const ops::S
   }
 }
 
+// Whether META's sizes or strides name the symbol SYM (as a whole word of their expressions).
+bool sized_by(const graph::TensorMeta& meta, const std::string& sym) {
+  const auto names = [&](const graph::Dim& d) {
+    for (std::size_t at = d.expr.find(sym); at != std::string::npos;
+         at = d.expr.find(sym, at + 1)) {
+      const auto word = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      };
+      const bool starts = at == 0 || !word(d.expr[at - 1]);
+      const bool ends = at + sym.size() == d.expr.size() || !word(d.expr[at + sym.size()]);
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  return std::any_of(meta.sizes.begin(), meta.sizes.end(), names) ||
+         std::any_of(meta.strides.begin(), meta.strides.end(), names);
+}
+
+// A group of host scalars only (a symbolic size, arithmetic and comparisons of sizes, a runtime
+// assertion on them, `.item()` of a one-element tensor that kernels then read on the device):
+// "" when nothing needs launching, the reason when a value is not known before the run (a
+// size computed from a tensor's value); nullopt for a group with tensor work.
+std::optional<std::string> host_scalar_group(const graph::Graph& g,
+                                             const fusion::KernelGroup& group) {
+  const auto scalar = [&](graph::NodeId n) {
+    const graph::Node& node = g.node(n);
+    if (!node.is_op()) return false;
+    const std::string_view op = ops::op_base_name(node.target);
+    if (node.meta && node.meta->is_sym_scalar()) return true;
+    return !node.meta && (op == "_assert_scalar" || op == "sym_constrain_range_for_size" ||
+                          op == "sym_constrain_range");
+  };
+  if (group.nodes.empty() || !std::all_of(group.nodes.begin(), group.nodes.end(), scalar)) {
+    return std::nullopt;
+  }
+  // A host scalar computed from `.item()` is a value of the data, which no symbol hint holds.
+  std::vector<bool> from_data(g.size(), false);
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    const graph::Node& node = g.node(n);
+    if (!node.is_op() || !node.meta || !node.meta->is_sym_scalar()) continue;
+    if (ops::op_base_name(node.target) == "_local_scalar_dense") {
+      from_data[n] = true;
+      continue;
+    }
+    for (const graph::NodeId in : g.inputs(n)) from_data[n] = from_data[n] || from_data[in];
+  }
+  for (const graph::NodeId n : group.nodes) {
+    const graph::Node& node = g.node(n);
+    if (ops::op_base_name(node.target) == "_local_scalar_dense") {
+      // Only kernels may read it (they load the tensor): a size or a host value made from it
+      // is the data's.
+      for (graph::NodeId u = n + 1; u < g.size(); ++u) {
+        const auto ins = g.inputs(u);
+        if (std::find(ins.begin(), ins.end(), n) == ins.end()) continue;
+        if (scalar(u) || (g.node(u).meta && !g.node(u).meta->is_sym_scalar() &&
+                          sized_by(*g.node(u).meta, node.meta->sym))) {
+          return node.name + " (`.item()` of a tensor) sets a size or a host value: unbacked, " +
+                 "not known before the run";
+        }
+      }
+      continue;
+    }
+    for (const graph::NodeId in : g.inputs(n)) {
+      if (from_data[in]) {
+        return node.name + " is computed from a tensor's value (`.item()`): unbacked, not " +
+               "known before the run";
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 // A group whose steps read a buffer that no step writes and no input holds cannot run right (a
@@ -420,7 +493,11 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     const std::string where = group_where(group);
     std::vector<StepPlan> made;
     std::optional<Error> failed;
-    if (anchor) {
+    if (const auto host = host_scalar_group(g, group)) {
+      // Nothing to launch: its values are the unit's symbol values, or read by the kernels
+      // that use them.
+      if (!host->empty()) failed = make_error(*host);
+    } else if (anchor) {
       auto lib = library_step(g, *anchor, hints, plan.mode);
       if (lib && lib->conv && lib->conv->bias && bias_in_epilogue(g, plan, gi, *anchor)) {
         // The epilogue kernel computes the bias (a cast to the convolution's dtype) and adds it,
