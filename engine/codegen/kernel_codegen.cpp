@@ -3,6 +3,7 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "fxscope/ops/op_registry.h"
@@ -85,10 +86,29 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const auto s = shape_of(graph.node(n), options.hints);
     return !s || s->numel() != iteration;
   };
+  // What the group's stores need: its outputs and, back from them, the nodes of the group they
+  // are computed from (a library call's output is loaded, so what it read is not needed here).
+  std::set<NodeId> nodes(group.nodes.begin(), group.nodes.end());
+  std::set<NodeId> needed;
+  std::vector<NodeId> stack(group.outputs.begin(), group.outputs.end());
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    if (n >= graph.size() || !needed.insert(n).second) continue;
+    if (inputs.count(n) || !nodes.count(n) || ops::runs_in_library(graph.node(n).target)) continue;
+    for (const NodeId a : graph.inputs(n)) stack.push_back(a);
+  }
+  // Where a store needs one of the group's reductions, a reduction no store needs was computed
+  // elsewhere (an SE block's mean among the origins of a convolution's bias epilogue, fused into
+  // a layer norm over other rows). A split's first pass stores only partial states, so needs none.
+  const bool needs_a_reduction = std::any_of(group.nodes.begin(), group.nodes.end(), [&](NodeId n) {
+    return is_reduction(graph.node(n)) && needed.count(n) && !inputs.count(n);
+  });
   for (const NodeId n : group.nodes) {
     // A reduction the group reads (a var_mean whose variance it uses) was computed elsewhere.
     const bool computed_elsewhere =
-        is_reduction(graph.node(n)) && (inputs.count(n) || elsewhere_in_pointwise(n));
+        is_reduction(graph.node(n)) &&
+        (inputs.count(n) || elsewhere_in_pointwise(n) || (needs_a_reduction && !needed.count(n)));
     if (!computed_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
       ctx.members.insert(n);
     }

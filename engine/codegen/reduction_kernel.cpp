@@ -9,7 +9,11 @@
 //
 // Split reductions (few rows, long rows) are two kernels: the first reduces SPLIT parts of each
 // row into a scratch buffer of partial states, the second combines the parts and runs the
-// epilogue.
+// epilogue. Where the first pass is split again, a middle kernel between them combines parts of
+// the partial states into partial states. The scratch is part-major (part p of row x at
+// p * rows + x), so a middle row (x, k) combines parts k, k + S1, ... and leaves its state in the
+// slot of its own first part, which only it reads: the second pass finds the S1 states of row x
+// where a first pass of S1 parts would have left them.
 
 #include <algorithm>
 #include <functional>
@@ -200,20 +204,30 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   }
   const bool eager = ctx.group.kind == fusion::GroupKind::eager_op;
   const bool first_pass = ctx.group.note.starts_with(fusion::kSplitFirstPassNote);
-  const bool second_pass = !eager && !first_pass && ctx.group.rnumel != ref.rnumel &&
-                           ctx.group.numel == ref.rows && ctx.group.rnumel > 1;
+  const bool middle_pass = ctx.group.note == fusion::kSplitMiddlePassNote;
+  const bool second_pass = !eager && !first_pass && !middle_pass &&
+                           ctx.group.rnumel != ref.rnumel && ctx.group.numel == ref.rows &&
+                           ctx.group.rnumel > 1;
+  // Passes that combine partial states from scratch, and passes that leave them there.
+  const bool combines = second_pass || middle_pass;
+  const bool leaves_partials = first_pass || middle_pass;
   const std::int64_t split =
       first_pass ? std::max<std::int64_t>(1, ctx.group.numel / std::max<std::int64_t>(1, ref.rows))
-                 : (second_pass ? ctx.group.rnumel : 1);
+                 : (combines ? ctx.group.rnumel : 1);
+  if (middle_pass && (ctx.group.numel % ref.rows != 0 || ctx.group.numel <= ref.rows)) {
+    return make_error(ctx.where + ": a middle pass of " + std::to_string(ctx.group.numel) +
+                      " rows is no multiple of the reduction's " + std::to_string(ref.rows));
+  }
   const bool softmax = std::any_of(reds.begin(), reds.end(), [](const ReductionShape& r) {
     return r.combine == Combine::softmax;
   });
-  if ((first_pass || second_pass) && softmax) {
+  if ((first_pass || combines) && softmax) {
     return make_error(ctx.where + ": a split softmax reduction is not generated");
   }
   const std::int64_t chunk = (ref.rnumel + split - 1) / split;
-  const std::int64_t rows = first_pass ? ref.rows * split : ref.rows;
-  const std::int64_t rlen = first_pass ? chunk : (second_pass ? split : ref.rnumel);
+  const std::int64_t rows =
+      first_pass ? ref.rows * split : (middle_pass ? ctx.group.numel : ref.rows);
+  const std::int64_t rlen = first_pass ? chunk : (combines ? split : ref.rnumel);
 
   // When each value becomes available: after the pass that finishes the reductions it reads.
   std::map<NodeId, std::size_t> red_of;
@@ -231,7 +245,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       v = level(node.args[0].as_node());
     } else if (red_of.count(n)) {
       int p = 0;
-      if (!second_pass) {
+      if (!combines) {
         for (const NodeId a : g.inputs(n)) p = std::max(p, level(a));
       }
       pass[red_of[n]] = p;
@@ -253,11 +267,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     if (is_index_put(g.node(w))) {
       auto sc = scatter_shape(g, w, ctx.hints);
       if (!sc) return make_error(ctx.where + ": " + sc.error().message);
-      if (sc->numel() == ref.rows && !first_pass) {
+      if (sc->numel() == ref.rows && !leaves_partials) {
         row_scatters.push_back(std::move(*sc));
-      } else if (sc->numel() == ref.rows * ref.rnumel && !first_pass && !second_pass) {
+      } else if (sc->numel() == ref.rows * ref.rnumel && !leaves_partials && !second_pass) {
         full_scatters.push_back(std::move(*sc));
-      } else if (!first_pass) {
+      } else if (!leaves_partials) {
         return make_error(ctx.where + ": the scatter " + g.node(w).name + " iterates over " +
                           std::to_string(sc->numel()) + " values, neither a row (" +
                           std::to_string(ref.rows) + ") nor the rows' elements");
@@ -266,6 +280,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     const auto s = shape_of(g.node(w), ctx.hints);
     if (!s) return make_error(ctx.where + ": output " + g.node(w).name + " has no annotation");
+    if (middle_pass) {
+      continue;  // the first pass stores the elements, the second the rows
+    }
     if (s->numel() == ref.rows && !first_pass) {
       row_writes.push_back(w);
     } else if (s->numel() == ref.rows * ref.rnumel && !second_pass) {
@@ -330,7 +347,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // it, and the blocks combine their partial states through distributed shared memory
   // (fx_cluster_reduce), so the row is still one kernel, as the op is in eager PyTorch.
   int cluster = 1;
-  if (ctx.clusters && !persistent && !first_pass && !second_pass && config.rows_per_block == 1) {
+  if (ctx.clusters && !persistent && !first_pass && !combines && config.rows_per_block == 1) {
     while (cluster < 8 && rows * cluster * 2 <= kSMs && rlen % (cluster * 2) == 0 &&
            rlen / (cluster * 2) >= team * 16) {
       cluster *= 2;
@@ -358,6 +375,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
             " + part; a part reduces " + std::to_string(chunk) + " elements.");
     em.line("const " + ix + " xrow = row / " + std::to_string(split) + ";");
     em.line("const " + ix + " part = row % " + std::to_string(split) + ";");
+  } else if (middle_pass) {
+    em.line("// Split middle pass: row = part of the second pass * " + std::to_string(ref.rows) +
+            " + original row; it combines the first pass's parts row + k * " +
+            std::to_string(rows) + ".");
+    em.line("const " + ix + " xrow = row % " + std::to_string(ref.rows) + ";");
   } else {
     em.line("const " + ix + " xrow = row;");
   }
@@ -373,7 +395,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // the rest behind the divisions).
   const auto shifted_sum = [&](std::size_t k) {
     // Not a split reduction's passes: they hand Welford states from one to the other.
-    return (persistent || !first_pass) && !second_pass && reds[k].combine == Combine::welford;
+    return (persistent || !first_pass) && !combines && reds[k].combine == Combine::welford;
   };
   std::vector<Accumulator> accs;
   for (std::size_t k = 0; k < reds.size(); ++k) {
@@ -515,10 +537,10 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (pass[k] != p) continue;
       const std::string acc = "acc" + std::to_string(k);
       const Accumulator& a = accs[k];
-      if (second_pass) {
-        // Combine the parts pass 1 left in scratch: state fields are stored as doubles.
+      if (combines) {
+        // Combine the parts an earlier pass left in scratch: state fields are stored as doubles.
         const std::string base =
-            "(xrow * " + std::to_string(split) + " + rr) * " + std::to_string(a.fields.size());
+            "(rr * " + std::to_string(rows) + " + row) * " + std::to_string(a.fields.size());
         const std::string sname = "scratch_" + em.param_name(reds[k].node).substr(2);
         for (std::size_t f = 0; f < a.fields.size(); ++f) {
           em.line("const " + field_type(a, a.fields[f]) + " part" + std::to_string(f) + " = " +
@@ -577,7 +599,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
                 "_dm, 0.0f) / fx_max(" + n_elems + " - " + float_literal(reds[k].correction) +
                 ", 0.0f);");
       }
-      if (first_pass) continue;
+      if (leaves_partials) continue;
       const graph::Node& rn = g.node(reds[k].node);
       const std::string out_t = rn.meta ? compute_type(rn.meta->dtype) : "float";
       const std::string n_elems = std::to_string(ref.rnumel);
@@ -617,9 +639,12 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       }
     }
   }
-  if (first_pass) {
-    // Each reduction's partial state into a scratch of its own (the second pass reads them in
-    // the same order).
+  if (leaves_partials) {
+    // Each reduction's partial state into a scratch of its own, part-major (the next pass reads
+    // them in the same order). A middle row's slot is the first it combined, read by it alone.
+    const std::string slot =
+        first_pass ? "(part * " + std::to_string(ref.rows) + " + xrow)" : "row";
+    const std::int64_t parts = first_pass ? split : split * ctx.group.numel / ref.rows;
     em.open("if (active && lane == 0) {");
     for (std::size_t k = 0; k < reds.size(); ++k) {
       const Accumulator& a = accs[k];
@@ -627,11 +652,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       const std::string sname = "scratch_" + em.param_name(reds[k].node).substr(2);
       for (std::size_t f = 0; f < a.fields.size(); ++f) {
         const std::string field = a.fields[f].empty() ? acc : acc + "." + a.fields[f];
-        em.line(sname + "[row * " + std::to_string(a.fields.size()) + " + " + std::to_string(f) +
-                "] = " + to_scratch(field, field_type(a, a.fields[f])) + ";");
+        em.line(sname + "[" + slot + " * " + std::to_string(a.fields.size()) + " + " +
+                std::to_string(f) + "] = " + to_scratch(field, field_type(a, a.fields[f])) + ";");
       }
-      scratch.push_back(
-          {reds[k].node, "f64", true, rows * static_cast<std::int64_t>(a.fields.size())});
+      scratch.push_back({reds[k].node, "f64", true,
+                         ref.rows * parts * static_cast<std::int64_t>(a.fields.size())});
     }
     em.close();
   } else if (!row_writes.empty() || !row_scatters.empty()) {
@@ -685,6 +710,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
                            (persistent ? "persistent" : "looped") + ", " + T + " threads per row" +
                            (cached.empty() ? "" : ", row in registers") +
                            (first_pass    ? ", split pass 1"
+                            : middle_pass ? ", split middle pass"
                             : second_pass ? ", split pass 2"
                                           : "") +
                            (cluster > 1 ? ", clusters of " + C + " blocks a row" : ""),

@@ -70,8 +70,11 @@ class Lowerer {
 
   // A split reduction: a first kernel reduces `split` partial results per output, a second
   // combines them into BUFFER; both run the code of the same nodes.
+  // SPLIT2 > 1: the first pass is itself split in SPLIT2 (Reduction.create on the first layer
+  // splits again), a middle kernel combining its parts.
   void push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
-                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, std::int64_t split);
+                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, std::int64_t split,
+                  std::int64_t split2);
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered);
 

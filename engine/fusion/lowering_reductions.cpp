@@ -59,26 +59,36 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
   const bool inner = voted.value_or(inner_reduction(i, args));
   const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
   if (split > 1) {
+    // Reduction.create_multilayer makes the first pass with Reduction.create (WelfordReduction's
+    // likewise), which splits it again by the same rule: OUT x SPLIT rows of the parts, voted
+    // inner or outer through the one flattened variable that reads a part.
+    const std::vector<MemoryDep> deps =
+        args.empty() ? std::vector<MemoryDep>{} : reduction_reads(i, args, reads);
+    const bool inner_part = inner_by_flat_reads(deps, rnumel).value_or(inner);
+    const std::int64_t split2 =
+        reduction_split((rnumel + split - 1) / split, out * split, inner_part, options_);
+    const std::size_t passes = split2 > 1 ? 3 : 2;
     if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
       // Online softmax never splits: Inductor falls back to amax, then the sum of exp(x - max),
       // each a split reduction of its own.
       const std::int64_t amax = next_buffer_++;
-      push_split(i, gathered, reads, amax, out, rnumel, split);
+      push_split(i, gathered, reads, amax, out, rnumel, split, split2);
       reads.push_back(amax);
     }
-    const std::vector<std::int64_t> all_reads = reads;
     const bool softmax = ops::op_base_name(g_.node(i).target) == "prepare_softmax_online";
-    push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split);
-    SchedulerNode& first = sched_[sched_.size() - 2];
-    first.no_prologue = !inner && out > 1;
+    push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split, split2);
+    SchedulerNode& first = sched_[sched_.size() - passes];
+    first.no_prologue = (!inner && out > 1) || (split2 > 1 && !inner_part);
     // The first pass reads its input re-indexed by the split: for an inner reduction the same
     // addresses, for an outer one addresses no producer's store matches.
     if (!args.empty()) {
       first.read_deps = reduction_reads(i, args, first.reads);
       if (first.no_prologue) {
-        for (MemoryDep& d : first.read_deps) d.split = split;
+        for (MemoryDep& d : first.read_deps) d.split = split * std::max<std::int64_t>(1, split2);
       }
-      if (softmax && sched_.size() >= 4) sched_[sched_.size() - 4].read_deps = first.read_deps;
+      if (softmax && sched_.size() >= 2 * passes) {
+        sched_[sched_.size() - 2 * passes].read_deps = first.read_deps;
+      }
     }
   } else {
     push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
@@ -130,10 +140,19 @@ bool Lowerer::inner_reduction(NodeId i, const std::vector<NodeId>& args) const {
 
 void Lowerer::push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
                          std::int64_t buffer, std::int64_t out, std::int64_t rnumel,
-                         std::int64_t split) {
+                         std::int64_t split, std::int64_t split2) {
   const std::int64_t partial = next_buffer_++;
-  push(i, gathered, std::move(reads), partial, out * split, (rnumel + split - 1) / split, true,
-       true, std::string(kSplitFirstPassNote));
+  const std::int64_t part = (rnumel + split - 1) / split;
+  if (split2 > 1) {
+    const std::int64_t partial2 = next_buffer_++;
+    push(i, gathered, std::move(reads), partial2, out * split * split2,
+         (part + split2 - 1) / split2, true, true, std::string(kSplitFirstPassNote));
+    push(i, gathered, {partial2}, partial, out * split, split2, true, true,
+         std::string(kSplitMiddlePassNote));
+  } else {
+    push(i, gathered, std::move(reads), partial, out * split, part, true, true,
+         std::string(kSplitFirstPassNote));
+  }
   push(i, std::move(gathered), {partial}, buffer, out, split, true, true,
        std::string(kSplitSecondPassNote));
 }

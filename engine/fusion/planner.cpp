@@ -29,12 +29,14 @@ std::string extern_name(const graph::Node& node) {
 }
 
 // The issue slots of what GROUP computes: nothing for a layout copy, only the combine (each
-// reduction's per-element slots over the partial results) for a split reduction's second pass,
-// else every node's.
+// reduction's per-element slots over the partial results) for a split reduction's middle and
+// second passes, else every node's.
 double group_alu_slots(const graph::Graph& graph, const PlanOptions& options,
                        const KernelGroup& group) {
   if (is_layout_copy(group)) return 0.0;
-  if (group.note != kSplitSecondPassNote) return ops::alu_slots(graph, group.nodes, options.hints);
+  if (group.note != kSplitSecondPassNote && group.note != kSplitMiddlePassNote) {
+    return ops::alu_slots(graph, group.nodes, options.hints);
+  }
   double slots = 0;
   for (const NodeId id : group.nodes) {
     const ops::OpInfo* info = ops::find_op(graph.node(id).target);

@@ -111,4 +111,22 @@ std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int
   return inner > outer;
 }
 
+std::optional<bool> inner_by_flat_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
+  std::size_t inner = 0;
+  std::size_t outer = 0;
+  for (const MemoryDep& d : reads) {
+    if (d.opaque) return std::nullopt;
+    const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
+    if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;
+    // The flattened variable's step: the digit at place 1 (the innermost reduced one), if any.
+    std::int64_t stride = 0;
+    for (const IndexTerm& t : d.terms) {
+      if (t.place == 1 && rnumel > 1) stride += t.mult;
+    }
+    ++(stride > 1 ? outer : inner);
+  }
+  if (inner + outer == 0) return std::nullopt;
+  return inner > outer;
+}
+
 }  // namespace fxscope::fusion

@@ -66,10 +66,13 @@ void order_by_dependences(std::vector<StepPlan>& steps,
   for (std::size_t i = 0; i < n; ++i) {
     if (steps[i].variants.empty()) continue;
     for (const auto& p : steps[i].variants.front().params) {
-      if (p.scratch_elements <= 0 || p.written) continue;
+      if (p.scratch_elements <= 0) continue;
       const auto it = partial_writers.find({p.node, p.dtype});
       if (it == partial_writers.end()) continue;
       for (const std::size_t j : it->second) {
+        // A middle pass both reads and writes the partial states: it follows the writers
+        // before it in the plan.
+        if (p.written && j >= i) continue;
         after[i].insert(j);
         out_of_order = out_of_order || j > i;
       }

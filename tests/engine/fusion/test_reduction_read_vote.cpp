@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "fxscope/fusion/reduction_split.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
@@ -38,4 +39,59 @@ TEST_CASE("a layer norm over a transpose not in memory votes outer and splits", 
     }
   }
   CHECK(split_norms >= 1);
+}
+
+// Reduction.create_multilayer reads each part of a split reduction through one flattened
+// variable (_multilayer_wrap_loader), and Reduction.create votes on the first pass again: a group
+// norm's statistics over a channels-last value (channels innermost, then positions) are inner as
+// a whole, so they split by the inner rule, and outer part by part, so the first pass splits
+// again by the outer rule.
+TEST_CASE("a channels-last group norm votes inner as a whole and outer part by part", "[fusion]") {
+  // 4 x 8 groups, each 8 channels x 4096 positions, channels-last: a position steps 64.
+  fusion::MemoryDep d;
+  d.terms = {{262144, 4, 262144}, {32768, 8, 8}, {4096, 8, 1}, {1, 4096, 64}};
+  const std::int64_t rnumel = 8 * 4096;
+  CHECK(fusion::inner_by_reads({d}, rnumel) == std::optional<bool>(true));
+  CHECK(fusion::inner_by_flat_reads({d}, rnumel) == std::optional<bool>(false));
+  // Contiguous, the same reduction is inner either way.
+  fusion::MemoryDep c;
+  c.terms = {{1, 4 * 8 * rnumel, 1}};
+  CHECK(fusion::inner_by_flat_reads({c}, rnumel) == std::optional<bool>(true));
+  // Inductor's figures for the H100 and H200 (132 SMs): 32 rows of 32,768 split in 4 (inner),
+  // and the first pass, 128 rows of 8,192, in 64 (outer): 8,192 rows of 128.
+  const fusion::PlanOptions options;
+  CHECK(fusion::reduction_split(rnumel, 32, true, options) == 4);
+  CHECK(fusion::reduction_split(rnumel / 4, 128, false, options) == 64);
+  CHECK(fusion::reduction_split(rnumel / 4, 128, true, options) == 1);
+}
+
+TEST_CASE("a group norm's split first pass splits again into Inductor's three kernels",
+          "[fusion]") {
+  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  int chains = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const auto& g : f.ours.groups) {
+        if (g.note != fusion::kSplitMiddlePassNote) continue;
+        ++chains;
+        // The first pass's rows of 128 elements: Inductor's persistent first kernel.
+        const auto first =
+            std::find_if(f.ours.groups.begin(), f.ours.groups.end(), [&](const auto& p) {
+              return p.note == fusion::kSplitFirstPassNote && p.numel == g.numel * g.rnumel;
+            });
+        REQUIRE(first != f.ours.groups.end());
+        INFO(first->name);
+        CHECK(first->rnumel == 128);
+        CHECK(std::any_of(f.inductor.groups.begin(), f.inductor.groups.end(),
+                          [&](const fusion::KernelGroup& o) { return o.nodes == first->nodes; }));
+      }
+    }
+  }
+  CHECK(chains >= 3);
 }

@@ -65,11 +65,14 @@ inline bool is_layout_copy(const KernelGroup& g) {
   return g.note == kLayoutCopyNote || g.note == kMaskCopyNote;
 }
 
-// A split reduction's two kernels: the first reduces parts of each row into partial results, the
-// second combines them. Both carry the nodes of the whole reduction (Inductor's origins), but the
+// A split reduction's kernels: the first reduces parts of each row into partial results, the
+// second combines them. Each carries the nodes of the whole reduction (Inductor's origins), but the
 // second computes only the combine, over numel x rnumel partial results.
 inline constexpr std::string_view kSplitFirstPassNote = "split reduction, first pass";
 inline constexpr std::string_view kSplitSecondPassNote = "split reduction, second pass";
+// Between them when the first pass is split again: each row combines parts of the first pass's
+// partial states into partial states of its own.
+inline constexpr std::string_view kSplitMiddlePassNote = "split reduction, middle pass";
 
 // Why CUDA graphs cannot be used, one reason a line ("CPU tensor arg3_1").
 struct CudaGraphVerdict {

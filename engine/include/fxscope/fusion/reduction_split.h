@@ -26,4 +26,10 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
 // often than that happens, so the layout decides).
 std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel);
 
+// The same vote for a split's first pass (Reduction.create_multilayer, whose
+// _multilayer_wrap_loader reads each part through one flattened reduction variable): a load's
+// stride is what one step of the lowest reduced digit adds, so a reduction over a channel and the
+// positions of a channels-last value, inner as a whole, is outer part by part.
+std::optional<bool> inner_by_flat_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel);
+
 }  // namespace fxscope::fusion
