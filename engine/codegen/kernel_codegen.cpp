@@ -41,7 +41,8 @@ std::string c_name(const std::string& name) {
 Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
                                  const CodegenOptions& options) {
   const std::string where = "group " + std::to_string(group.id) + " " + group.name;
-  if (group.kind == fusion::GroupKind::extern_kernel ||
+  const auto generated_extern = lone_generated_extern(graph, group);
+  if ((group.kind == fusion::GroupKind::extern_kernel && !generated_extern) ||
       group.kind == fusion::GroupKind::template_gemm) {
     return make_error(where + ": " + std::string(fusion::to_string(group.kind)) +
                       " groups run on a library kernel, not generated code");
@@ -93,6 +94,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
       ctx.members.insert(n);
     }
   }
+  if (generated_extern) {
+    add_buffers(graph, *generated_extern, ctx.writes);
+    return lstm_cell_kernel(ctx, *generated_extern);
+  }
   if (group.kind == fusion::GroupKind::eager_op) {
     if (group.nodes.size() != 1) return make_error(where + ": an eager op group has one node");
     const NodeId n = group.nodes.front();
@@ -140,7 +145,17 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   return pointwise_kernel(ctx);
 }
 
+std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
+                                            const fusion::KernelGroup& group) {
+  if (group.kind != fusion::GroupKind::extern_kernel && group.kind != fusion::GroupKind::eager_op)
+    return std::nullopt;
+  if (group.nodes.size() != 1 || group.nodes.front() >= graph.size()) return std::nullopt;
+  if (!is_lstm_cell(graph.node(group.nodes.front()))) return std::nullopt;
+  return group.nodes.front();
+}
+
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group) {
+  if (lone_generated_extern(graph, group)) return true;
   if (group.kind == fusion::GroupKind::extern_kernel ||
       group.kind == fusion::GroupKind::template_gemm) {
     return false;
@@ -194,7 +209,8 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
   auto kernel = generate(graph, group, defaults);
   if (!kernel) return out;
   add(kernel->config);
-  if (kernel->summary.starts_with("scan")) return out;
+  // A kernel of its own for an ATen op keeps its one launch shape.
+  if (kernel->summary.starts_with("scan") || lone_generated_extern(graph, group)) return out;
   if (kernel->summary.starts_with("channels-last copy")) {
     // Only the few-channel form takes its block from the candidate; the tiled forms are fixed.
     if (kernel->summary.find(kCopyByPositions) == std::string::npos) return out;
