@@ -83,6 +83,12 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   }
   const auto elsewhere_in_pointwise = [&](NodeId n) {
     if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    // A softmax's statistics over a few elements (a router's experts): Inductor's unrolled
+    // Pointwise computes them where the group reads them.
+    if (ops::op_base_name(graph.node(n).target) == "prepare_softmax_online") {
+      const auto r = reduction_shape(graph, n, options.hints);
+      if (r && r->rnumel < kUnrolledReductionLimit) return false;
+    }
     const auto s = shape_of(graph.node(n), options.hints);
     return !s || s->numel() != iteration;
   };
@@ -96,6 +102,9 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   }
   if (generated_extern) {
     add_buffers(graph, *generated_extern, ctx.writes);
+    const graph::Node& op = graph.node(*generated_extern);
+    if (is_sort_or_topk(op)) return sort_kernel(ctx, *generated_extern);
+    if (is_histc(op)) return histc_kernel(ctx, *generated_extern);
     return lstm_cell_kernel(ctx, *generated_extern);
   }
   if (group.kind == fusion::GroupKind::eager_op) {
@@ -150,7 +159,8 @@ std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
   if (group.kind != fusion::GroupKind::extern_kernel && group.kind != fusion::GroupKind::eager_op)
     return std::nullopt;
   if (group.nodes.size() != 1 || group.nodes.front() >= graph.size()) return std::nullopt;
-  if (!is_lstm_cell(graph.node(group.nodes.front()))) return std::nullopt;
+  const graph::Node& n = graph.node(group.nodes.front());
+  if (!is_lstm_cell(n) && !is_sort_or_topk(n) && !is_histc(n)) return std::nullopt;
   return group.nodes.front();
 }
 
