@@ -3,6 +3,7 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "fxscope/ops/op_registry.h"
@@ -81,8 +82,26 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const auto s = shape_of(graph.node(o), options.hints);
     if (s) iteration = std::max(iteration, s->numel());
   }
+  // A sum, mean, product, max or min over fewer elements than the unroll threshold: Inductor's
+  // Reduction.create lowers it as a Pointwise that combines the few elements inline.
+  const auto unrolled = [&](NodeId n) {
+    if (!is_reduction(graph.node(n))) return false;
+    const auto r = reduction_shape(graph, n, options.hints);
+    return r && r->rnumel < kUnrolledReductionLimit &&
+           (r->combine == Combine::sum || r->combine == Combine::mean ||
+            r->combine == Combine::prod || r->combine == Combine::max ||
+            r->combine == Combine::min);
+  };
+  // Such a reduction in a pointwise group, over rows of its own (a router's top-k weights summed
+  // over k): the group's kernel computes it where it reads it.
+  const auto unrolled_beside = [&](NodeId n) {
+    if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    const auto s = shape_of(graph.node(n), options.hints);
+    return s && s->numel() != iteration && unrolled(n);
+  };
   const auto elsewhere_in_pointwise = [&](NodeId n) {
     if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    if (unrolled_beside(n)) return false;
     // A softmax's statistics over a few elements (a router's experts): Inductor's unrolled
     // Pointwise computes them where the group reads them.
     if (ops::op_base_name(graph.node(n).target) == "prepare_softmax_online") {
@@ -130,7 +149,13 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   }
   if (group.note == "scan") return scan_kernel(ctx);
   bool reduces = false;
-  for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
+  // Beside one computed inline, the group is Inductor's unrolled Pointwise: every few-element
+  // reduction in it is inline too, none makes it a reduction kernel.
+  const bool inline_reductions =
+      std::any_of(ctx.members.begin(), ctx.members.end(), unrolled_beside);
+  for (const NodeId n : ctx.members) {
+    reduces = reduces || (is_reduction(graph.node(n)) && !(inline_reductions && unrolled(n)));
+  }
   // The runtime's copy of a fused Scatter's self into its output (a launch before the group's);
   // a Scatter group whose one store is the scatter: the index_put kernel. A Scatter among other
   // stores is one store of the pointwise or reduction kernel.
