@@ -185,7 +185,11 @@ Result<GeneratedKernel> lstm_cell_kernel(const KernelContext& ctx, NodeId node) 
   for (std::int64_t k = 0; k < 4; ++k) {
     const std::string v = "g" + std::string(kGate[k]) + "g";
     if (auto s = store(0, at2("b", plus(k * hidden, "h")), v); !s) return s.error();
-    em.line("sum_" + std::string(kGate[k]) + " += " + v + ";");
+    // ATen sums grad_gates as stored: a 16-bit gradient rounded before it is added.
+    const std::string stored = dtype == "f16"    ? "fx_h2f(fx_f2h(" + v + "))"
+                               : dtype == "bf16" ? "fx_b2f(fx_f2b(" + v + "))"
+                                                 : v;
+    em.line("sum_" + std::string(kGate[k]) + " += " + stored + ";");
   }
   if (auto s = store(1, at2("b", "h"), "gcx"); !s) return s.error();
   em.close();
