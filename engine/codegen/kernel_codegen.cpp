@@ -42,7 +42,8 @@ std::string c_name(const std::string& name) {
 Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::KernelGroup& group,
                                  const CodegenOptions& options) {
   const std::string where = "group " + std::to_string(group.id) + " " + group.name;
-  if (group.kind == fusion::GroupKind::extern_kernel ||
+  const auto generated_extern = lone_generated_extern(graph, group);
+  if ((group.kind == fusion::GroupKind::extern_kernel && !generated_extern) ||
       group.kind == fusion::GroupKind::template_gemm) {
     return make_error(where + ": " + std::string(fusion::to_string(group.kind)) +
                       " groups run on a library kernel, not generated code");
@@ -81,8 +82,32 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const auto s = shape_of(graph.node(o), options.hints);
     if (s) iteration = std::max(iteration, s->numel());
   }
+  // A sum, mean, product, max or min over fewer elements than the unroll threshold: Inductor's
+  // Reduction.create lowers it as a Pointwise that combines the few elements inline.
+  const auto unrolled = [&](NodeId n) {
+    if (!is_reduction(graph.node(n))) return false;
+    const auto r = reduction_shape(graph, n, options.hints);
+    return r && r->rnumel < kUnrolledReductionLimit &&
+           (r->combine == Combine::sum || r->combine == Combine::mean ||
+            r->combine == Combine::prod || r->combine == Combine::max ||
+            r->combine == Combine::min);
+  };
+  // Such a reduction in a pointwise group, over rows of its own (a router's top-k weights summed
+  // over k): the group's kernel computes it where it reads it.
+  const auto unrolled_beside = [&](NodeId n) {
+    if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    const auto s = shape_of(graph.node(n), options.hints);
+    return s && s->numel() != iteration && unrolled(n);
+  };
   const auto elsewhere_in_pointwise = [&](NodeId n) {
     if (group.kind != fusion::GroupKind::pointwise || iteration == 0) return false;
+    if (unrolled_beside(n)) return false;
+    // A softmax's statistics over a few elements (a router's experts): Inductor's unrolled
+    // Pointwise computes them where the group reads them.
+    if (ops::op_base_name(graph.node(n).target) == "prepare_softmax_online") {
+      const auto r = reduction_shape(graph, n, options.hints);
+      if (r && r->rnumel < kUnrolledReductionLimit) return false;
+    }
     const auto s = shape_of(graph.node(n), options.hints);
     return !s || s->numel() != iteration;
   };
@@ -113,6 +138,13 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
       ctx.members.insert(n);
     }
   }
+  if (generated_extern) {
+    add_buffers(graph, *generated_extern, ctx.writes);
+    const graph::Node& op = graph.node(*generated_extern);
+    if (is_sort_or_topk(op)) return sort_kernel(ctx, *generated_extern);
+    if (is_histc(op)) return histc_kernel(ctx, *generated_extern);
+    return lstm_cell_kernel(ctx, *generated_extern);
+  }
   if (group.kind == fusion::GroupKind::eager_op) {
     // One op, or one op and the casts before it that it reads unrounded (dropout's comparison
     // of its draw: fusion::plan_eager).
@@ -142,7 +174,13 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   }
   if (group.note == "scan") return scan_kernel(ctx);
   bool reduces = false;
-  for (const NodeId n : ctx.members) reduces = reduces || is_reduction(graph.node(n));
+  // Beside one computed inline, the group is Inductor's unrolled Pointwise: every few-element
+  // reduction in it is inline too, none makes it a reduction kernel.
+  const bool inline_reductions =
+      std::any_of(ctx.members.begin(), ctx.members.end(), unrolled_beside);
+  for (const NodeId n : ctx.members) {
+    reduces = reduces || (is_reduction(graph.node(n)) && !(inline_reductions && unrolled(n)));
+  }
   // The runtime's copy of a fused Scatter's self into its output (a launch before the group's);
   // a Scatter group whose one store is the scatter: the index_put kernel. A Scatter among other
   // stores is one store of the pointwise or reduction kernel.
@@ -166,7 +204,18 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   return pointwise_kernel(ctx);
 }
 
+std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
+                                            const fusion::KernelGroup& group) {
+  if (group.kind != fusion::GroupKind::extern_kernel && group.kind != fusion::GroupKind::eager_op)
+    return std::nullopt;
+  if (group.nodes.size() != 1 || group.nodes.front() >= graph.size()) return std::nullopt;
+  const graph::Node& n = graph.node(group.nodes.front());
+  if (!is_lstm_cell(n) && !is_sort_or_topk(n) && !is_histc(n)) return std::nullopt;
+  return group.nodes.front();
+}
+
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group) {
+  if (lone_generated_extern(graph, group)) return true;
   if (group.kind == fusion::GroupKind::extern_kernel ||
       group.kind == fusion::GroupKind::template_gemm) {
     return false;
@@ -220,7 +269,8 @@ std::vector<LaunchConfig> candidates(const graph::Graph& graph, const fusion::Ke
   auto kernel = generate(graph, group, defaults);
   if (!kernel) return out;
   add(kernel->config);
-  if (kernel->summary.starts_with("scan")) return out;
+  // A kernel of its own for an ATen op keeps its one launch shape.
+  if (kernel->summary.starts_with("scan") || lone_generated_extern(graph, group)) return out;
   if (kernel->summary.starts_with("channels-last copy")) {
     // Only the few-channel form takes its block from the candidate; the tiled forms are fixed.
     if (kernel->summary.find(kCopyByPositions) == std::string::npos) return out;

@@ -63,6 +63,17 @@ std::string c_name(const std::string& name);
 Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, graph::NodeId node,
                                          bool copy_self = false);
 
+// ATen's fused LSTM cell forward or backward (NODE, the group's one node): one generated launch
+// storing the getitems of its tuple (lstm_cell_kernel.cpp).
+bool is_lstm_cell(const graph::Node& node);
+Result<GeneratedKernel> lstm_cell_kernel(const KernelContext& ctx, graph::NodeId node);
+// aten.sort / aten.topk (NODE): a block per row, sorted in shared memory (sort_kernel.cpp).
+bool is_sort_or_topk(const graph::Node& node);
+Result<GeneratedKernel> sort_kernel(const KernelContext& ctx, graph::NodeId node);
+// aten.histc (NODE) with its range given: one block counting by atomic adds (histc_kernel.cpp).
+bool is_histc(const graph::Node& node);
+Result<GeneratedKernel> histc_kernel(const KernelContext& ctx, graph::NodeId node);
+
 // An index_put as a store (Inductor's ir.Scatter): it iterates over the indexed shape (self's
 // dims before the first index tensor, the index tensors broadcast together, self's dims after
 // them), and stores each value, broadcast to that shape from the right, at the indexed address

@@ -558,6 +558,15 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         }
         made.push_back(std::move(*k));
       }
+    } else if (codegen::lone_generated_extern(g, group)) {
+      // An ATen op outside Inductor's lowerings (eager, or its call in Inductor's plan) as one
+      // generated kernel storing every output of its tuple.
+      auto k = generated_step(g, group, hints, tune, clusters, run_seed);
+      if (k) {
+        made.push_back(std::move(*k));
+      } else {
+        failed = k.error();
+      }
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {

@@ -103,6 +103,13 @@ bool is_index_put(const graph::Node& node);
 std::optional<graph::NodeId> lone_index_put(const graph::Graph& graph,
                                             const fusion::KernelGroup& group);
 
+// ATen ops outside Inductor's lowerings that run as a generated kernel of their own, eager or as
+// the extern call in Inductor's plan (the fused LSTM cell and its backward, sort, topk, histc):
+// the node of a group
+// that holds only such a node.
+std::optional<graph::NodeId> lone_generated_extern(const graph::Graph& graph,
+                                                   const fusion::KernelGroup& group);
+
 // False for groups a library runs (extern and template groups, and eager calls of GEMMs,
 // convolutions, attention and other ATen fallbacks): generate() refuses those.
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "fxscope/gpu/step_plan.h"
@@ -141,15 +142,30 @@ TEST_CASE("a GEMM template's prologue no other group computes runs in a kernel b
 
 TEST_CASE("a group reading a buffer no kernel of the plan writes is skipped, named with it",
           "[gpu]") {
-  // The MoE router's normalisation divides by a sum that the plan lists but no kernel stores:
-  // run, it would divide by uninitialised memory.
-  const auto s = steps_of("corpus/hand_moe_topk_train", fusion::Mode::default_mode);
-  bool named = false;
+  // The MoE router's normalisation divides by the sum of its top-k weights, a sum over k that
+  // Inductor computes inline where it divides (no kernel stores it): the group computes it too.
+  const auto f = test::sample_fusion("corpus/hand_moe_topk_train", fusion::Mode::default_mode);
+  const auto s = gpu::plan_steps(f.post_grad, f.ours, {}, false);
   for (const auto& skip : s.skipped) {
-    named = named ||
-            skip.why.find("reads sum_2, which no kernel of the plan writes") != std::string::npos;
+    INFO(skip.why);
+    CHECK(skip.why.find("which no kernel of the plan writes") == std::string::npos);
+  }
+  // Without the group that writes the top-k's weights, their readers would read uninitialised
+  // memory: each is skipped and names what it lacks.
+  fusion::FusionPlan without = f.ours;
+  const auto topk =
+      std::find_if(without.groups.begin(), without.groups.end(),
+                   [](const fusion::KernelGroup& g) { return g.name == "aten.topk"; });
+  REQUIRE(topk != without.groups.end());
+  without.groups.erase(topk);
+  const auto t = gpu::plan_steps(f.post_grad, without, {}, false);
+  bool named = false;
+  for (const auto& skip : t.skipped) {
+    named = named || (skip.why.find("reads getitem") != std::string::npos &&
+                      skip.why.find("which no kernel of the plan writes") != std::string::npos);
   }
   CHECK(named);
+  CHECK(t.ran_ops < s.ran_ops);
 }
 
 TEST_CASE("a convolution's backward runs on cuDNN, computing only the gradients the graph takes",
