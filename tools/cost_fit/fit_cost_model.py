@@ -2,18 +2,20 @@
 """Fits the cost model's per-class efficiency curves to measured kernels (pure Python, no numpy).
 
     tools/cost_fit/fit_cost_model.py tests/data/cost_fit/h100 --device H100 \
-        --out engine/cost/data/calibration_h100.json
+        --out engine/cost/data/calibration_h100.json [--held-out-report]
 
-Reads PREFIX_kernels.csv.gz (tools/cost_fit/extract_kernels.py; PREFIX names the device's data
-set, tests/data/cost_fit/<device>). Each kernel class, each precision of the tensor-core classes
-(GEMM, convolution, attention), and within convolutions and attention each prefix of the
-kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ...,
-engine/report/kernel_shape.cpp), where it has enough kernels, gets time = latency + max(bytes /
-(m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue rate)), with latency,
-m, c and i chosen to minimise the squared log error over the training logs; a shape prefix's
-curve is held toward its parent's (PRIOR_WEIGHT). Training logs are every other log of the
+Reads PREFIX_kernels.csv.gz and PREFIX_totals.csv (tools/cost_fit/extract_kernels.py; PREFIX
+names the device's data set, tests/data/cost_fit/<device>). Each kernel class, each precision of
+the tensor-core classes (GEMM, convolution), and within convolutions, attention and reductions
+each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ..., "r<=128",
+"r<=128/rows<64k", engine/report/kernel_shape.cpp), where it has enough kernels, gets time =
+latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue
+rate)), with latency, m, c and i chosen to minimise the squared log error over the training logs;
+a shape prefix's curve is held toward its parent's (PRIOR_WEIGHT). Attention's FLOPs are shares
+of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other log of the
 sorted list of logs (the first, third ...); the others are held out, for bench_cost_fit and the
-test to check the fit against.
+test to check the fit against, and for --held-out-report, which prints where the curves miss on
+them.
 """
 import argparse
 import csv
