@@ -51,7 +51,11 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
     return efficiency > 0 && peak_per_us > 0 ? amount / (peak_per_us * efficiency) : 0.0;
   };
   c.memory_us = at(work.bytes, device.memory_bandwidth_gbs * 1e3, curve.memory_efficiency);
-  c.compute_us = at(work.flops, peak_tflops(device, work) * 1e6, curve.compute_efficiency);
+  // The engine's attention kernel computes on CUDA cores: it takes as long in bf16 as in fp32 at
+  // the same FLOPs, so its curve is a share of the fp32 peak whatever the precision.
+  const double flop_peak =
+      work.kernel_class == KernelClass::attention ? device.fp32_tflops : peak_tflops(device, work);
+  c.compute_us = at(work.flops, flop_peak * 1e6, curve.compute_efficiency);
   // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
   c.compute_us = std::max(c.compute_us,
                           at(work.alu_slots, device.fp32_tflops * 1e6 / 2, curve.issue_efficiency));

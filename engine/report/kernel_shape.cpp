@@ -115,7 +115,10 @@ constexpr AttentionArgs kAttentionArgs[] = {
     {"scaled_dot_product_attention", 3, 5},
 };
 
-std::string attention_shape(const graph::Node& node, const graph::Graph& graph) {
+// EAGER: an eager call, which runs the op on the model's own tensors; a compiled graph hands it
+// inputs laid out for it (the aligned mask among them), and the engine's kernel takes 2.3x as long
+// on the former at the same FLOPs, whatever the mask.
+std::string attention_shape(const graph::Node& node, const graph::Graph& graph, bool eager) {
   const AttentionArgs* args = nullptr;
   for (const auto& a : kAttentionArgs) {
     if (node.target.find(a.op) != std::string::npos) {
@@ -142,8 +145,20 @@ std::string attention_shape(const graph::Node& node, const graph::Graph& graph) 
       mask = "causal";
     }
   }
-  return std::string(backward ? "bwd/" : "fwd/") + mask + ((*q)[3] <= 64 ? "/d<=64" : "/d>64") +
-         ((*q)[2] <= 256 ? "/l<=256" : "/l>256");
+  return std::string(backward ? "bwd/" : "fwd/") + (eager ? "eager/" : "") + mask +
+         ((*q)[3] <= 64 ? "/d<=64" : "/d>64") + ((*q)[2] <= 256 ? "/l<=256" : "/l>256");
+}
+
+// A reduction's width (elements reduced per output row) decides how a row maps onto a block: a
+// few elements per thread, a warp's worth, a block's; its rows how many blocks fill the device
+// (fewer than 1024 rows: under 8 a streaming multiprocessor on an H100, where latency is not
+// hidden). Fitted per width, a persistent reduction's time spans 2x at the same bytes without it.
+std::string reduction_shape(const fusion::KernelGroup& group) {
+  const std::int64_t r = group.rnumel;
+  const std::int64_t rows = group.numel;
+  const char* width = r <= 16 ? "r<=16" : r <= 128 ? "r<=128" : r <= 1024 ? "r<=1024" : "r>1024";
+  const char* count = rows < 1024 ? "rows<1k" : rows < 65536 ? "rows<64k" : "rows>=64k";
+  return std::string(width) + "/" + count;
 }
 
 }  // namespace
@@ -159,9 +174,12 @@ std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& g
       break;
     case cost::KernelClass::attention:
       if (const auto* node = library_node(group, graph, ops::OpClass::attention)) {
-        return attention_shape(*node, graph);
+        return attention_shape(*node, graph, group.kind == fusion::GroupKind::eager_op);
       }
       break;
+    case cost::KernelClass::reduction:
+    case cost::KernelClass::persistent_reduction:
+      return reduction_shape(group);
     default:
       break;
   }

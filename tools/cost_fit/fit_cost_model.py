@@ -2,18 +2,20 @@
 """Fits the cost model's per-class efficiency curves to measured kernels (pure Python, no numpy).
 
     tools/cost_fit/fit_cost_model.py tests/data/cost_fit/h100 --device H100 \
-        --out engine/cost/data/calibration_h100.json
+        --out engine/cost/data/calibration_h100.json [--held-out-report]
 
-Reads PREFIX_kernels.csv.gz (tools/cost_fit/extract_kernels.py; PREFIX names the device's data
-set, tests/data/cost_fit/<device>). Each kernel class, each precision of the tensor-core classes
-(GEMM, convolution, attention), and within convolutions and attention each prefix of the
-kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ...,
-engine/report/kernel_shape.cpp), where it has enough kernels, gets time = latency + max(bytes /
-(m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue rate)), with latency,
-m, c and i chosen to minimise the squared log error over the training logs; a shape prefix's
-curve is held toward its parent's (PRIOR_WEIGHT). Training logs are every other log of the
+Reads PREFIX_kernels.csv.gz and PREFIX_totals.csv (tools/cost_fit/extract_kernels.py; PREFIX
+names the device's data set, tests/data/cost_fit/<device>). Each kernel class, each precision of
+the tensor-core classes (GEMM, convolution), and within convolutions, attention and reductions
+each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ..., "r<=128",
+"r<=128/rows<64k", engine/report/kernel_shape.cpp), where it has enough kernels, gets time =
+latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue
+rate)), with latency, m, c and i chosen to minimise the squared log error over the training logs;
+a shape prefix's curve is held toward its parent's (PRIOR_WEIGHT). Attention's FLOPs are shares
+of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other log of the
 sorted list of logs (the first, third ...); the others are held out, for bench_cost_fit and the
-test to check the fit against.
+test to check the fit against, and for --held-out-report, which prints where the curves miss on
+them.
 """
 import argparse
 import csv
@@ -30,8 +32,14 @@ DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0
 H100 = DEVICES["H100"]
 TENSOR_CLASSES = {"gemm", "conv", "grouped_conv", "attention"}
 DENSE_CLASSES = {"gemm", "conv", "attention"}
-# Classes whose kernels carry a shape class: the library picks its kernel by shape.
-SHAPED_CLASSES = {"conv", "grouped_conv", "attention"}
+# Tensor-core classes whose fitted curves divide FLOPs by the fp32 (CUDA-core) peak whatever the
+# precision (roofline.cpp's price_calibrated): the engine's attention kernel takes as long in bf16
+# as in fp32 at the same FLOPs (33.6 MFLOP forward: 40 us in fp32, bf16 and fp16 alike).
+# Their curves are fitted to all precisions together.
+CUDA_CORE_CLASSES = {"attention"}
+# Classes whose kernels carry a shape class: the library picks its kernel by shape; a reduction's
+# block shape follows its width and rows.
+SHAPED_CLASSES = {"conv", "grouped_conv", "attention", "reduction", "persistent_reduction"}
 MIN_SAMPLES = 40
 # A shape bucket has fewer free shapes than a whole class; below this it takes its parent's curve.
 MIN_SHAPE_SAMPLES = 30
@@ -54,7 +62,7 @@ def peak_us(row, spec=H100):
     """(bytes, FLOPs, issue slots) each in us at the device's peak rate, as roofline.cpp counts."""
     cls, prec = row["kernel_class"], row["precision"]
     flops_peak = spec["fp32"]
-    if cls in TENSOR_CLASSES:
+    if cls in TENSOR_CLASSES and cls not in CUDA_CORE_CLASSES:
         if prec in ("bf16", "fp16"):
             flops_peak = spec["bf16"]
         elif prec == "tf32":
@@ -165,17 +173,10 @@ def split(rows):
     return train, set(logs) - train
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("prefix", help="PREFIX of PREFIX_kernels.csv.gz")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--device", default="H100", choices=sorted(DEVICES),
-                    help="the device_spec.cpp entry whose peaks the shares are of")
-    ap.add_argument("--measured-on", default="NVIDIA H100 80GB HBM3")
-    args = ap.parse_args()
-    spec = DEVICES[args.device]
-    rows = read_rows(args.prefix)
-    train, _ = split(rows)
+
+def training_buckets(rows, train, spec=H100):
+    """The training kernels of each curve that may price them: (class, precision, shape) ->
+    [(peaks, measured us)]."""
     buckets = defaultdict(list)
     for r in rows:
         if r["log"] not in train or not r["measured_us"] or float(r["measured_us"]) <= 0:
@@ -183,10 +184,16 @@ def main():
         sample = (peak_us(r, spec), float(r["measured_us"]))
         cls = r["kernel_class"]
         shapes = shape_prefixes(r.get("shape", "")) if cls in SHAPED_CLASSES else [""]
-        precs = ["any", r["precision"]] if cls in TENSOR_CLASSES else ["any"]
+        precs = (["any", r["precision"]]
+                 if cls in TENSOR_CLASSES and cls not in CUDA_CORE_CLASSES else ["any"])
         for prec in precs:
             for shape in shapes:
                 buckets[(cls, prec, shape)].append(sample)
+    return buckets
+
+
+def fit_buckets(buckets):
+    """A curve for each bucket with enough kernels, parents (shorter shapes) first."""
     curves = []
     fitted = {}  # (class, precision, shape) -> ((latency, m, c, i), additive), parents first
     for (cls, prec, shape), samples in sorted(buckets.items()):
@@ -227,10 +234,110 @@ def main():
               f"lat={lat:7.3f} mem={m:.3f} "
               f"flop={c:.3f} issue={i:.3f} median x{errs[len(errs)//2]:.2f} "
               f"p90 x{errs[int(0.9*(len(errs)-1))]:.2f}", file=sys.stderr)
-    out = {"measured_on": args.measured_on, "device_spec": args.device,
-           "source": "tools/cost_fit/fit_cost_model.py on " + args.prefix +
-                     "_kernels.csv.gz (engine backend, CUPTI kernel times), training logs: every "
-                     "other log by name, from the first",
+    return curves
+
+
+def find_curve(curves, cls, prec, shape):
+    """The curve the engine prices a kernel by (calibration.cpp's Calibration::find): the longest
+    shape prefix, then its own precision over `any`; None for the datasheet roofline."""
+    best = None
+    for c in curves:
+        prefix = c["shape"]
+        covers = not prefix or shape == prefix or shape.startswith(prefix + "/")
+        if c["class"] != cls or not covers or c["precision"] not in (prec, "any"):
+            continue
+        if (best is None or len(prefix) > len(best["shape"]) or
+                (len(prefix) == len(best["shape"]) and c["precision"] == prec)):
+            best = c
+    return best
+
+
+def price(curves, row, spec=H100):
+    """The engine's predicted kernel time of ROW (roofline.cpp's predict_kernel, device time)."""
+    curve = find_curve(curves, row["kernel_class"], row["precision"], row.get("shape", "") or "")
+    mem, flop, issue = peak_us(row, spec)
+    if curve is None:  # the datasheet roofline: 0.85 of the peaks, a 2 us floor
+        return max(mem / 0.85, flop / 0.85, issue, 2.0)
+    return predict((curve["latency_us"], curve["memory_efficiency"], curve["compute_efficiency"],
+                    curve["issue_efficiency"]), (mem, flop, issue), curve["combine"] == "sum")
+
+
+def held_out_report(curves, rows, totals_path, held_out, spec=H100, out=sys.stderr):
+    """Where the held-out error sits: per class, precision and shape's first component the
+    kernels, how many are off by over 1.25x and 2x, and the sum of predicted minus measured us
+    (what moves graphs' totals); then each held-out graph that misses a target (median <= 1.25,
+    p90 <= 2, total within 15%) with the classes that move its total most. bench_cost_fit's
+    figures, from the same pricing."""
+    graphs = defaultdict(lambda: [0.0, [], defaultdict(float)])  # predicted, factors, by class
+    classes = defaultdict(lambda: [0, 0, 0, 0.0])
+    for r in rows:
+        if r["log"] not in held_out:
+            continue
+        p = price(curves, r, spec)
+        g = graphs[(r["log"], r["mode"], r["graph"])]
+        g[0] += p
+        if not r["measured_us"] or float(r["measured_us"]) <= 0:
+            continue
+        m = float(r["measured_us"])
+        f = max(p / m, m / p)
+        g[1].append(f)
+        prec = r["precision"] if r["kernel_class"] in TENSOR_CLASSES else "any"
+        g[2][r["kernel_class"] + ":" + prec] += p - m
+        c = classes[(r["kernel_class"], prec, (r.get("shape") or "").split("/")[0])]
+        c[0] += 1
+        c[1] += f > 1.25
+        c[2] += f > 2
+        c[3] += p - m
+    print("held out: class precision shape: kernels, over 1.25x, over 2x, predicted - measured",
+          file=out)
+    for (cls, prec, shape), (n, over125, over2, diff) in sorted(
+            classes.items(), key=lambda kv: -abs(kv[1][3])):
+        print(f"  {cls:20} {prec:4} {shape:6} {n:6} {over125:6} {over2:6} {diff:+10.0f} us",
+              file=out)
+    with open(totals_path) as f:
+        totals = {(t["log"], t["mode"], t["graph"]): float(t["kernel_us"])
+                  for t in csv.DictReader(f)}
+    met = [0, 0, 0, 0]
+    for key, (predicted, factors, by_class) in sorted(graphs.items()):
+        if key not in totals or not factors:
+            continue
+        factors.sort()
+        med, p90 = factors[len(factors) // 2], factors[(len(factors) - 1) * 9 // 10]
+        total = predicted / totals[key]
+        ok = (med <= 1.25, p90 <= 2, abs(total - 1) <= 0.15)
+        met = [a + b for a, b in zip(met, ok + (all(ok),))]
+        if not all(ok):
+            worst = sorted(by_class.items(), key=lambda kv: -abs(kv[1]))[:3]
+            print(f"  {' '.join(key):60} median {med:.2f} p90 {p90:.2f} total {total:.2f}  " +
+                  " ".join(f"{c} {d:+.0f}" for c, d in worst), file=out)
+    print(f"held out: median <= 1.25 in {met[0]}, p90 <= 2 in {met[1]}, total within 15% in "
+          f"{met[2]}, all three in {met[3]}", file=out)
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("prefix", help="PREFIX of PREFIX_kernels.csv.gz")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="H100", choices=sorted(DEVICES),
+                    help="the device_spec.cpp entry whose peaks the shares are of")
+    ap.add_argument("--held-out-report", action="store_true",
+                    help="print where the fitted curves miss on the held-out logs")
+    args = ap.parse_args()
+    spec = DEVICES[args.device]
+    rows = read_rows(args.prefix)
+    train, held_out = split(rows)
+    curves = fit_buckets(training_buckets(rows, train, spec))
+    if args.held_out_report:
+        held_out_report(curves, rows, args.prefix + "_totals.csv", held_out, spec)
+    # The device the kernels were timed on, as the runs name it (PREFIX_totals.csv's column).
+    with open(args.prefix + "_totals.csv") as f:
+        devices = sorted({t["device"] for t in csv.DictReader(f)})
+    logs = sorted({r["log"] for r in rows})
+    out = {"measured_on": " + ".join(devices), "device_spec": args.device,
+           "source": f"tools/cost_fit/fit_cost_model.py on {args.prefix}_kernels.csv.gz "
+                     f"({len(rows)} kernels of {len(logs)} corpus logs, every mode, run by the "
+                     f"engine backend on {' + '.join(devices)}, CUPTI kernel times; peaks of "
+                     f"device_spec.cpp's {args.device}); training logs: every other log by name, "
+                     f"from the first ({len(train)})",
            "curves": curves}
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1)

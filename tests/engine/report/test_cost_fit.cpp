@@ -129,9 +129,24 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
       shapes_of("hf_llama_train_bf16", fusion::Mode::default_mode, cost::KernelClass::attention);
   CHECK(llama.count("fwd/bias/d<=64/l<=256") > 0);
   CHECK(llama.count("bwd/bias/d<=64/l<=256") > 0);
+  // An eager call's attention runs on the model's own tensors: a bucket of its own.
+  const auto llama_eager =
+      shapes_of("hf_llama_train_bf16", fusion::Mode::eager, cost::KernelClass::attention);
+  CHECK(llama_eager.count("fwd/eager/bias/d<=64/l<=256") > 0);
+  // A reduction by its width and rows: the test GPT-2's layer norms reduce 256 rows 256 wide.
+  const auto gpt2 = work_of("hf_gpt2_max_autotune", fusion::Mode::default_mode);
+  std::multiset<std::string> reductions;
+  for (const auto& w : gpt2) {
+    if (w.kernel_class == cost::KernelClass::persistent_reduction) reductions.insert(w.shape);
+  }
+  CHECK(reductions.count("r<=1024/rows<1k") >= 3);
   // Other classes have none.
-  for (const auto& w : work_of("hf_gpt2_max_autotune", fusion::Mode::default_mode)) {
-    if (w.kernel_class != cost::KernelClass::attention) CHECK(w.shape.empty());
+  for (const auto& w : gpt2) {
+    if (w.kernel_class != cost::KernelClass::attention &&
+        w.kernel_class != cost::KernelClass::persistent_reduction &&
+        w.kernel_class != cost::KernelClass::reduction) {
+      CHECK(w.shape.empty());
+    }
   }
 }
 
@@ -194,14 +209,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 113 graph-modes):
-  // the per-kernel median within 1.25x on 81, the p90 within 2x on 74, the total within 15% on
-  // 54, all three on 41; the typical graph's median 1.17x and p90 1.60x.
-  CHECK(fitted.median_of_medians <= 1.20);
-  CHECK(fitted.median_of_p90s <= 1.70);
-  CHECK(fitted.median_ok >= fitted.graphs * 70 / 100);
-  CHECK(fitted.p90_ok >= fitted.graphs * 63 / 100);
-  CHECK(fitted.total_ok >= fitted.graphs * 45 / 100);
-  CHECK(fitted.all_ok >= fitted.graphs * 35 / 100);
+  // the per-kernel median within 1.25x on 82, the p90 within 2x on 81, the total within 15% on
+  // 56, all three on 45; the typical graph's median 1.17x and p90 1.48x. A ratchet: a change to
+  // the model or its fit may not meet all three on fewer graphs.
+  CHECK(fitted.median_of_medians <= 1.18);
+  CHECK(fitted.median_of_p90s <= 1.50);
+  CHECK(fitted.median_ok >= 82);
+  CHECK(fitted.p90_ok >= 81);
+  CHECK(fitted.total_ok >= 56);
+  CHECK(fitted.all_ok >= 45);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);

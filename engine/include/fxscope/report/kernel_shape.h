@@ -18,8 +18,11 @@ namespace fxscope::report {
 // for larger, once per spatial dimension: 1x1, 3x3, kxk for a 2-d convolution, 3x3x3 for a 3-d),
 // stride (s1, s2 for any stride over 1), channels (cin<=4 for a stem's RGB input; dw or g per group
 // for grouped convolutions; c<64 or c>=64 for the smaller of C_in and C_out). Attention: direction
-// (fwd, bwd), mask (bias: an additive mask, causal, none), head dim (d<=64, d>64), sequence length
-// (l<=256, l>256). Empty for other classes or where the node's shapes are symbolic.
+// (fwd, bwd), `eager` for an eager call's (the op on the model's own tensors, not on inputs a
+// compiled graph laid out for it), mask (bias: an additive mask, causal, none), head dim (d<=64,
+// d>64), sequence length (l<=256, l>256). Reductions (Inductor's and eager ones): width (r<=16,
+// r<=128, r<=1024, r>1024 elements reduced per row), rows (rows<1k, rows<64k, rows>=64k). Empty
+// for other classes or where the node's shapes are symbolic.
 std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& graph,
                          cost::KernelClass kernel_class);
 
