@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 namespace fxscope::fusion {
 namespace {
@@ -94,39 +95,43 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
                : outer_splits(rnumel, numel, sms);
 }
 
-std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
+namespace {
+
+// Inner when more of READS' addresses vote inner than outer by IS_OUTER; nullopt where a read's
+// address is opaque or none votes (a read that skips a loop variable does not vote).
+std::optional<bool> vote_inner(const std::vector<MemoryDep>& reads,
+                               const std::function<bool(const MemoryDep&)>& is_outer) {
   std::size_t inner = 0;
   std::size_t outer = 0;
   for (const MemoryDep& d : reads) {
     if (d.opaque) return std::nullopt;
     const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
     if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;
-    // Reduction variables are the innermost digits, those of places below RNUMEL.
-    const bool is_outer = std::all_of(d.terms.begin(), d.terms.end(), [&](const IndexTerm& t) {
-      return t.place >= rnumel || t.mult > 1;
-    });
-    ++(is_outer ? outer : inner);
+    ++(is_outer(d) ? outer : inner);
   }
   if (inner + outer == 0) return std::nullopt;
   return inner > outer;
 }
 
+}  // namespace
+
+std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
+  // Reduction variables are the innermost digits, those of places below RNUMEL.
+  return vote_inner(reads, [&](const MemoryDep& d) {
+    return std::all_of(d.terms.begin(), d.terms.end(),
+                       [&](const IndexTerm& t) { return t.place >= rnumel || t.mult > 1; });
+  });
+}
+
 std::optional<bool> inner_by_flat_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
-  std::size_t inner = 0;
-  std::size_t outer = 0;
-  for (const MemoryDep& d : reads) {
-    if (d.opaque) return std::nullopt;
-    const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
-    if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;
+  return vote_inner(reads, [&](const MemoryDep& d) {
     // The flattened variable's step: the digit at place 1 (the innermost reduced one), if any.
     std::int64_t stride = 0;
     for (const IndexTerm& t : d.terms) {
       if (t.place == 1 && rnumel > 1) stride += t.mult;
     }
-    ++(stride > 1 ? outer : inner);
-  }
-  if (inner + outer == 0) return std::nullopt;
-  return inner > outer;
+    return stride > 1;
+  });
 }
 
 }  // namespace fxscope::fusion
