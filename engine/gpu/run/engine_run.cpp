@@ -506,11 +506,9 @@ void compare_modes(std::vector<EngineMode>& modes,
                    const ops::SymbolHints& hints, const std::string& label,
                    std::vector<std::string>& notes) {
   std::optional<std::size_t> eager_index;
-  bool eager_asked = false;
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const EngineMode& em = modes[mi];
     if (em.measured.mode != "eager") continue;
-    eager_asked = true;
     if (em.ran && em.coverage.missing.empty() && mi < outputs.size()) eager_index = mi;
   }
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
@@ -518,9 +516,14 @@ void compare_modes(std::vector<EngineMode>& modes,
     const std::string name = em.measured.mode + label;
     if (em.measured.mode == "eager" || !em.ran) continue;
     if (!eager_index) {
-      notes.push_back(name + (eager_asked ? ": not compared (eager did not run completely)"
-                                          : ": not compared (add eager to --mode to check "
-                                            "its outputs)"));
+      // Why eager is no reference: the first group it could not run.
+      std::string why = ": not compared (add eager to --mode to check its outputs)";
+      for (const EngineMode& m : modes) {
+        if (m.measured.mode != "eager") continue;
+        why = ": not compared (eager did not run completely";
+        why += m.coverage.missing.empty() ? ")" : ": " + m.coverage.missing.front() + ")";
+      }
+      notes.push_back(name + why);
     } else if (!em.coverage.missing.empty()) {
       notes.push_back(name + ": not compared (groups were skipped)");
     } else if (mi < outputs.size()) {
