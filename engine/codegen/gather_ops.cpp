@@ -141,6 +141,10 @@ Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
   }
 
   if (base == "avg_pool2d") return avg_pool_value(node, idx);
+  if (base == "max_pool2d_with_indices_backward") return max_pool_backward_value(node, idx);
+  if (base == "_low_memory_max_pool_offsets_to_indices") {
+    return pool_offsets_to_indices_value(node, idx);
+  }
   if (base == "slice_scatter" || base == "select_scatter" || base == "gather" || base == "repeat") {
     return scatter_value(node, idx);
   }
@@ -292,6 +296,104 @@ Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) 
   close();
   const std::string divisor = include_pad ? std::to_string(kh * kw) + ".0f" : "(float)" + c;
   return declare("float", p.name, s + " / " + divisor);
+}
+
+// The flat h * W + w of the input element each window's offset (kh * kernel_w + kw) points at:
+// args (offsets, kernel, input size, stride, padding, dilation), as Inductor's prims define it.
+Result<std::string> ValueEmitter::pool_offsets_to_indices_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  if (n.args.empty() || !n.args[0].is_node() || idx.dims.size() < 2) {
+    return fail(node, "needs offsets of rank 3 or 4");
+  }
+  const std::vector<std::int64_t> kernel = ints_at(n, 1);
+  const std::vector<std::int64_t> input = ints_at(n, 2);
+  const std::vector<std::int64_t> stride = ints_at(n, 3);
+  const std::vector<std::int64_t> pad = ints_at(n, 4);
+  const std::vector<std::int64_t> dil = ints_at(n, 5);
+  if (kernel.size() != 2 || input.size() != 2 || stride.size() != 2 || pad.size() != 2 ||
+      dil.size() != 2) {
+    return fail(node, "needs a 2-d kernel, input size, stride, padding and dilation");
+  }
+  auto off = value(n.args[0].as_node(), idx);
+  if (!off) return off;
+  const std::size_t r = idx.dims.size();
+  const std::string o = "(long long)(" + *off + ")";
+  const std::string ih = "((long long)(" + idx.dims[r - 2] + ") * " + std::to_string(stride[0]) +
+                         " - " + std::to_string(pad[0]) + " + (" + o + " / " +
+                         std::to_string(kernel[1]) + ") * " + std::to_string(dil[0]) + ")";
+  const std::string iw = "((long long)(" + idx.dims[r - 1] + ") * " + std::to_string(stride[1]) +
+                         " - " + std::to_string(pad[1]) + " + (" + o + " % " +
+                         std::to_string(kernel[1]) + ") * " + std::to_string(dil[1]) + ")";
+  return declare("long long", n.name, ih + " * " + std::to_string(input[1]) + " + " + iw);
+}
+
+// An input element's gradient: the sum of the output gradients of every window whose maximum it
+// was (its flat h * W + w among the indices), over the windows that can hold it, as ATen's
+// max_pool2d_with_indices_backward kernel walks them. Args (grad_output, self, kernel, stride,
+// padding, dilation, ceil_mode, indices).
+Result<std::string> ValueEmitter::max_pool_backward_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  if (n.args.size() < 8 || !n.args[0].is_node() || !n.args[7].is_node() || idx.dims.size() < 2) {
+    return fail(node, "needs the output's gradient, the input, the window and the indices");
+  }
+  const NodeId grad = n.args[0].as_node();
+  const NodeId indices = n.args[7].as_node();
+  const auto out = shape_of(g_.node(grad), hints_);
+  const auto in = shape_of(n, hints_);
+  if (!out || !in || out->sizes.size() != idx.dims.size()) {
+    return fail(node, "has an unannotated gradient");
+  }
+  const std::vector<std::int64_t> kernel = ints_at(n, 2);
+  std::vector<std::int64_t> stride = ints_at(n, 3);
+  if (stride.empty()) stride = kernel;
+  std::vector<std::int64_t> pad = ints_at(n, 4);
+  if (pad.empty()) pad = {0};
+  std::vector<std::int64_t> dil = ints_at(n, 5);
+  if (dil.empty()) dil = {1};
+  if (kernel.empty()) return fail(node, "has no kernel size");
+  const auto pick = [](const std::vector<std::int64_t>& v, std::size_t i) {
+    return v[std::min(i, v.size() - 1)];
+  };
+  const std::size_t r = idx.dims.size();
+  const std::int64_t w_in = in->sizes[r - 1];
+  const std::string acc = fresh("v_pool_grad");
+  line("float " + acc + " = 0.0f;");
+  std::string bounds[2][2];  // [dim][start, end] of the windows holding the element
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::string pos = "(long long)(" + idx.dims[r - 2 + d] + ")";
+    const std::string k = std::to_string(pick(kernel, d));
+    const std::string s = std::to_string(pick(stride, d));
+    const std::string p = std::to_string(pick(pad, d));
+    const std::string reach = "((" + k + " - 1) * " + std::to_string(pick(dil, d)) + " + 1)";
+    bounds[d][0] = declare("long long", d ? "pw_start" : "ph_start",
+                           "(" + pos + " + " + p + " < " + reach + ") ? 0 : (" + pos + " + " + p +
+                               " - " + reach + ") / " + s + " + 1");
+    const std::string last = declare("long long", d ? "pw_last" : "ph_last",
+                                     "(" + pos + " + " + p + ") / " + s + " + 1");
+    const std::string size = std::to_string(out->sizes[r - 2 + d]) + "LL";
+    bounds[d][1] = declare("long long", d ? "pw_end" : "ph_end",
+                           last + " < " + size + " ? " + last + " : " + size);
+  }
+  const std::string here = "((long long)(" + idx.dims[r - 2] + ") * " + std::to_string(w_in) +
+                           " + " + idx.dims[r - 1] + ")";
+  const std::string oh = fresh("oh");
+  const std::string ow = fresh("ow");
+  open("for (long long " + oh + " = " + bounds[0][0] + "; " + oh + " < " + bounds[0][1] + "; ++" +
+       oh + ") {");
+  open("for (long long " + ow + " = " + bounds[1][0] + "; " + ow + " < " + bounds[1][1] + "; ++" +
+       ow + ") {");
+  Index at = idx;
+  at.linear.clear();
+  at.dims[r - 2] = oh;
+  at.dims[r - 1] = ow;
+  auto where = value(indices, at);
+  if (!where) return where;
+  auto g = value(grad, at);
+  if (!g) return g;
+  line("if ((long long)(" + *where + ") == " + here + ") " + acc + " += (float)(" + *g + ");");
+  close();
+  close();
+  return declare("float", n.name, acc);
 }
 
 }  // namespace fxscope::codegen

@@ -155,6 +155,10 @@ class ValueEmitter {
   Result<std::string> getitem_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_value(graph::NodeId pool, std::int64_t output, const Index& idx);
   Result<std::string> avg_pool_value(graph::NodeId node, const Index& idx);
+  // Max pooling's backward (aten.max_pool2d_with_indices_backward) and Inductor's offsets turned
+  // into its flat indices (prims._low_memory_max_pool_offsets_to_indices): gather_ops.cpp.
+  Result<std::string> max_pool_backward_value(graph::NodeId node, const Index& idx);
+  Result<std::string> pool_offsets_to_indices_value(graph::NodeId node, const Index& idx);
   static std::string pool_key(graph::NodeId pool, std::int64_t output, const Index& idx);
   struct PoolInput {
     graph::NodeId x;

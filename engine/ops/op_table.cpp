@@ -243,6 +243,8 @@ const std::vector<OpInfo>& op_table() {
       {"aten.zeros", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"aten.zeros_like", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"operator.getitem", C::view, L::getitem, 0, F::none, 0.0F},
+      {"prims._low_memory_max_pool_offsets_to_indices", C::injective, L::pointwise, 1,
+       F::per_output, 4.0F},
       {"prims._low_memory_max_pool_with_offsets", C::reduction, L::window, 1, F::per_output, 9.0F},
       {"prims.convert_element_type", C::pointwise, L::pointwise, 1, F::none, 0.0F},
       {"prims.device_put", C::pointwise, L::pointwise, 1, F::none, 0.0F},
