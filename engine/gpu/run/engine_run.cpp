@@ -373,6 +373,10 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     em.coverage.ops = steps.ops;
     em.coverage.ran = steps.ran_ops;
     for (const auto& s : steps.skipped) em.coverage.missing.push_back(s.why);
+    // Eager's values from tensor constants the log does not record: no reference to compare with.
+    const std::string unrecorded =
+        name == "eager" ? unrecorded_constants(f.post_grad, *unit) : std::string();
+    if (!unrecorded.empty()) em.coverage.missing.push_back(unrecorded);
     if (em.cuda_graph && !f.ours.cuda_graphs.usable) {
       em.cuda_graph = false;
       for (const auto& r : f.ours.cuda_graphs.reasons)
@@ -408,6 +412,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     em.coverage.ran = (*exe)->planned().ran_ops;
     em.coverage.missing.clear();
     for (const auto& s : (*exe)->planned().skipped) em.coverage.missing.push_back(s.why);
+    if (!unrecorded.empty()) em.coverage.missing.push_back(unrecorded);
     StepDigests digests(**exe, f.post_grad, hints);
     if (std::string err = (*exe)->launch(stream, nullptr, true, std::ref(digests)); !err.empty()) {
       em.error = err;

@@ -1,5 +1,8 @@
 #include "fxscope/gpu/run_unit.h"
 
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/gpu/random_inputs.h"
+
 namespace fxscope::gpu {
 
 const trace::CompileUnit* default_run_unit(const trace::TraceLog& log) {
@@ -17,6 +20,42 @@ std::string default_unit_line(const trace::CompileUnit& unit) {
   return "unit " + unit.id.without_attempt().str() +
          (runnable ? " (the first with an ATen graph and a runnable; --unit picks another)"
                    : " (the first with an ATen graph; none has a runnable; --unit picks another)");
+}
+
+namespace {
+
+// The tensor constants of G whose values reach its outputs (a constant whose every use was
+// folded away stays in the graph, dead).
+std::size_t live_constants(const graph::Graph& g) {
+  std::vector<bool> live(g.size(), false);
+  for (const graph::NodeId o : output_nodes(g)) live[o] = true;
+  for (auto n = static_cast<graph::NodeId>(g.size()); n-- > 0;) {
+    if (!live[n]) continue;
+    for (const graph::NodeId in : g.inputs(n)) live[in] = true;
+  }
+  std::size_t count = 0;
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    const graph::Node& node = g.node(n);
+    count +=
+        live[n] && node.op == graph::OpKind::get_attr && node.name.starts_with("_tensor_constant");
+  }
+  return count;
+}
+
+}  // namespace
+
+std::string unrecorded_constants(const graph::Graph& eager, const trace::CompileUnit& unit) {
+  const std::size_t read = live_constants(eager);
+  if (read == 0) return "";
+  std::size_t kept = 0;
+  for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+    kept += live_constants(f.post_grad);
+  }
+  if (read <= kept) return "";
+  return "eager computes from " + std::to_string(read - kept) +
+         " tensor constants (torch.tensor(...) in the model) that the compiled graph folded into "
+         "numbers; the log records no constant's value, so eager's are random here and its "
+         "outputs are no reference";
 }
 
 }  // namespace fxscope::gpu

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "fxscope/graph/graph.h"
 #include "fxscope/trace/trace_log.h"
 
 namespace fxscope::gpu {
@@ -14,5 +15,11 @@ const trace::CompileUnit* default_run_unit(const trace::TraceLog& log);
 
 // "unit 2/0 (the first with an ATen graph and a runnable; --unit picks another)", for stderr.
 std::string default_unit_line(const trace::CompileUnit& unit);
+
+// Tensor constants (`torch.tensor(64.)` in the model's forward, lifted into the graph) whose
+// values reach EAGER's outputs (the unit's AOT graph) more often than the compiled graph's: the
+// log records no constant's value, so eager computes from random ones where Inductor folded the
+// constant into a number. Empty when eager is a reference; else one line saying how many.
+std::string unrecorded_constants(const graph::Graph& eager, const trace::CompileUnit& unit);
 
 }  // namespace fxscope::gpu

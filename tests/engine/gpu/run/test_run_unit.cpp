@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
 #include "samples.h"
 
@@ -66,4 +67,26 @@ TEST_CASE("run's default unit is the first with an ATen graph and a runnable", "
   }
   CHECK(logs >= 56);
   CHECK(many_units > 0);
+}
+
+TEST_CASE("eager computing from tensor constants that Inductor folded is no reference", "[gpu]") {
+  // DeBERTa scales its scores by sqrt(torch.tensor(64.) * 3): the AOT graph lifts the constant
+  // and computes the scale; the post-grad graph keeps the constant's read, dead, and divides by
+  // the folded 13.86. The log records no constant's value.
+  auto log = trace::read_trace(test::sample("corpus/hf_deberta_v2"));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = gpu::default_run_unit(*log);
+  REQUIRE(unit);
+  const auto eager = fusion::fuse_unit(*unit, fusion::Mode::eager);
+  REQUIRE(!eager.empty());
+  const std::string line = gpu::unrecorded_constants(eager.front().post_grad, *unit);
+  CHECK(line.find("eager computes from 6 tensor constants") == 0);
+  // A model without tensor constants keeps eager as its reference.
+  auto gpt2 = trace::read_trace(test::sample("corpus/hf_gpt2_max_autotune"));
+  REQUIRE(gpt2);
+  const trace::CompileUnit* u2 = gpu::default_run_unit(*gpt2);
+  REQUIRE(u2);
+  const auto e2 = fusion::fuse_unit(*u2, fusion::Mode::eager);
+  REQUIRE(!e2.empty());
+  CHECK(gpu::unrecorded_constants(e2.front().post_grad, *u2).empty());
 }
