@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "arg_helpers.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 #include "pool_window.h"
 #include "value_emitter.h"
@@ -394,6 +395,48 @@ Result<std::string> ValueEmitter::max_pool_backward_value(NodeId node, const Ind
   close();
   close();
   return declare("float", n.name, acc);
+}
+
+// Each output element averages its window: rows from o * IN / OUT up to ceil((o + 1) * IN /
+// OUT), the same for columns, as ATen's adaptive_avg_pool2d (start_index / end_index).
+Result<std::string> ValueEmitter::adaptive_pool_value(NodeId node, const Index& idx) {
+  const auto w = ops::adaptive_window(g_, node, hints_);
+  if (!w) return fail(node, "has no annotated input of rank 3 or 4");
+  const graph::Node& n = g_.node(node);
+  const NodeId x = n.args[0].as_node();
+  const std::size_t r = idx.dims.size();
+  if (r < 2) return fail(node, "is indexed without its plane");
+  std::string bounds[2][2];
+  const std::int64_t in[2] = {w->in_h, w->in_w};
+  const std::int64_t out[2] = {w->out_h, w->out_w};
+  for (std::size_t d = 0; d < 2; ++d) {
+    const std::string o = "(long long)(" + idx.dims[r - 2 + d] + ")";
+    const std::string I = std::to_string(in[d]);
+    const std::string O = std::to_string(out[d]);
+    bounds[d][0] = declare("long long", d ? "aw_start" : "ah_start", o + " * " + I + " / " + O);
+    bounds[d][1] = declare("long long", d ? "aw_end" : "ah_end",
+                           "((" + o + " + 1) * " + I + " + " + O + " - 1) / " + O);
+  }
+  const std::string sum = fresh("v_adaptive_sum");
+  line("float " + sum + " = 0.0f;");
+  const std::string ih = fresh("ih");
+  const std::string iw = fresh("iw");
+  open("for (long long " + ih + " = " + bounds[0][0] + "; " + ih + " < " + bounds[0][1] + "; ++" +
+       ih + ") {");
+  open("for (long long " + iw + " = " + bounds[1][0] + "; " + iw + " < " + bounds[1][1] + "; ++" +
+       iw + ") {");
+  Index at = idx;
+  at.linear.clear();
+  at.dims[r - 2] = ih;
+  at.dims[r - 1] = iw;
+  auto v = value(x, at);
+  if (!v) return v;
+  line(sum + " += (float)(" + *v + ");");
+  close();
+  close();
+  return declare("float", n.name,
+                 sum + " / (float)((" + bounds[0][1] + " - " + bounds[0][0] + ") * (" +
+                     bounds[1][1] + " - " + bounds[1][0] + "))");
 }
 
 }  // namespace fxscope::codegen

@@ -3,13 +3,16 @@
 #include "reduction_shape.h"
 
 #include "arg_helpers.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
 
 bool is_reduction(const graph::Node& n) {
-  return n.is_op() && ops::reduces(ops::classify(n.target).lowering);
+  // An adaptive pooling to more than 1x1 is a window over its input, not a reduction.
+  return n.is_op() && ops::reduces(ops::classify(n.target).lowering) &&
+         !ops::adaptive_pool_windowed(n);
 }
 
 Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId node,

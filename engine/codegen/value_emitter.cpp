@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "arg_helpers.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 #include "pool_window.h"
 #include "reduction_shape.h"
@@ -323,6 +324,7 @@ Result<std::string> ValueEmitter::compute(NodeId node, const Index& idx) {
     return gather_value(node, idx);
   }
   if (info.lowering == ops::Lowering::pointwise) return pointwise_value(node, idx);
+  if (ops::adaptive_pool_windowed(n)) return adaptive_pool_value(node, idx);
   if (is_reduction(n)) return unrolled_reduction(node, idx);
   return fail(node, "has no CUDA lowering inside a fused kernel (" +
                         std::string(ops::to_string(info.lowering)) + ")");

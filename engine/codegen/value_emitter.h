@@ -159,6 +159,8 @@ class ValueEmitter {
   // into its flat indices (prims._low_memory_max_pool_offsets_to_indices): gather_ops.cpp.
   Result<std::string> max_pool_backward_value(graph::NodeId node, const Index& idx);
   Result<std::string> pool_offsets_to_indices_value(graph::NodeId node, const Index& idx);
+  // Adaptive average pooling to more than 1x1 (ops/adaptive_pool.h): gather_ops.cpp.
+  Result<std::string> adaptive_pool_value(graph::NodeId node, const Index& idx);
   static std::string pool_key(graph::NodeId pool, std::int64_t output, const Index& idx);
   struct PoolInput {
     graph::NodeId x;
