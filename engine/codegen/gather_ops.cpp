@@ -328,6 +328,23 @@ Result<std::string> ValueEmitter::pool_offsets_to_indices_value(NodeId node, con
   return declare("long long", n.name, ih + " * " + std::to_string(input[1]) + " + " + iw);
 }
 
+// Opens two nested loops over the last two dims, from BOUNDS[d][0] up to BOUNDS[d][1] (values
+// declared in the kernel), with fresh variables named after H and W; the caller closes both.
+// Returns IDX with its last two dims at the loops' variables.
+Index ValueEmitter::open_plane_loops(const Index& idx, const std::string (&bounds)[2][2],
+                                     const std::string& h, const std::string& w) {
+  const std::size_t r = idx.dims.size();
+  Index at = idx;
+  at.linear.clear();
+  const std::string names[2] = {fresh(h), fresh(w)};
+  for (std::size_t d = 0; d < 2; ++d) {
+    open("for (long long " + names[d] + " = " + bounds[d][0] + "; " + names[d] + " < " +
+         bounds[d][1] + "; ++" + names[d] + ") {");
+    at.dims[r - 2 + d] = names[d];
+  }
+  return at;
+}
+
 // An input element's gradient: the sum of the output gradients of every window whose maximum it
 // was (its flat h * W + w among the indices), over the windows that can hold it, as ATen's
 // max_pool2d_with_indices_backward kernel walks them. Args (grad_output, self, kernel, stride,
@@ -377,16 +394,7 @@ Result<std::string> ValueEmitter::max_pool_backward_value(NodeId node, const Ind
   }
   const std::string here = "((long long)(" + idx.dims[r - 2] + ") * " + std::to_string(w_in) +
                            " + " + idx.dims[r - 1] + ")";
-  const std::string oh = fresh("oh");
-  const std::string ow = fresh("ow");
-  open("for (long long " + oh + " = " + bounds[0][0] + "; " + oh + " < " + bounds[0][1] + "; ++" +
-       oh + ") {");
-  open("for (long long " + ow + " = " + bounds[1][0] + "; " + ow + " < " + bounds[1][1] + "; ++" +
-       ow + ") {");
-  Index at = idx;
-  at.linear.clear();
-  at.dims[r - 2] = oh;
-  at.dims[r - 1] = ow;
+  const Index at = open_plane_loops(idx, bounds, "oh", "ow");
   auto where = value(indices, at);
   if (!where) return where;
   auto g = value(grad, at);
@@ -419,16 +427,7 @@ Result<std::string> ValueEmitter::adaptive_pool_value(NodeId node, const Index& 
   }
   const std::string sum = fresh("v_adaptive_sum");
   line("float " + sum + " = 0.0f;");
-  const std::string ih = fresh("ih");
-  const std::string iw = fresh("iw");
-  open("for (long long " + ih + " = " + bounds[0][0] + "; " + ih + " < " + bounds[0][1] + "; ++" +
-       ih + ") {");
-  open("for (long long " + iw + " = " + bounds[1][0] + "; " + iw + " < " + bounds[1][1] + "; ++" +
-       iw + ") {");
-  Index at = idx;
-  at.linear.clear();
-  at.dims[r - 2] = ih;
-  at.dims[r - 1] = iw;
+  const Index at = open_plane_loops(idx, bounds, "ih", "iw");
   auto v = value(x, at);
   if (!v) return v;
   line(sum + " += (float)(" + *v + ");");

@@ -161,6 +161,8 @@ class ValueEmitter {
   Result<std::string> pool_offsets_to_indices_value(graph::NodeId node, const Index& idx);
   // Adaptive average pooling to more than 1x1 (ops/adaptive_pool.h): gather_ops.cpp.
   Result<std::string> adaptive_pool_value(graph::NodeId node, const Index& idx);
+  Index open_plane_loops(const Index& idx, const std::string (&bounds)[2][2], const std::string& h,
+                         const std::string& w);
   static std::string pool_key(graph::NodeId pool, std::int64_t output, const Index& idx);
   struct PoolInput {
     graph::NodeId x;
