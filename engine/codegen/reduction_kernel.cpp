@@ -394,8 +394,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // 65536, at 63% of a same-size copy kernel: the SASS issued 8 of 16 unrolled loads up front,
   // the rest behind the divisions).
   const auto shifted_sum = [&](std::size_t k) {
-    // Not a split reduction's passes: they hand Welford states from one to the other.
-    return (persistent || !first_pass) && !combines && reds[k].combine == Combine::welford;
+    // Not a split reduction's passes: they hand Welford states from one to the other. Not a
+    // reduction of a later pass (a layer norm of a layer norm's output): its shift, the input at
+    // the row's first element, is read before any pass, when the values it needs are not yet.
+    return (persistent || !first_pass) && !combines && reds[k].combine == Combine::welford &&
+           pass[k] == 0;
   };
   std::vector<Accumulator> accs;
   for (std::size_t k = 0; k < reds.size(); ++k) {
