@@ -158,16 +158,27 @@ TEST_CASE("A capture that cannot run says why, and Stop reaches the program", "[
             .failure.contains(QStringLiteral("\"oops\" is not NAME=VALUE")));
   CHECK(run_session({QStringLiteral("python3 x.py"), QStringLiteral("/nonexistent/dir"), QString()})
             .failure.contains(QStringLiteral("no such folder")));
-  const auto folders = [] {
-    return QDir::temp()
+  // The run makes its folder under $TMPDIR: a private one, so that other tests' captures running
+  // at the same time do not count.
+  QTemporaryDir tmp;
+  REQUIRE(tmp.isValid());
+  const QByteArray saved_tmpdir = qgetenv("TMPDIR");
+  qputenv("TMPDIR", tmp.path().toLocal8Bit());
+  const auto folders = [&] {
+    return QDir(tmp.path())
         .entryList({QStringLiteral("fxscope-capture-*")}, QDir::Dirs | QDir::NoDotAndDotDot)
         .size();
   };
-  const auto before = folders();
   const Captured missing =
       run_session({QStringLiteral("/nonexistent/python3 train.py"), QString(), QString()});
+  const auto left = folders();
+  if (saved_tmpdir.isNull()) {
+    qunsetenv("TMPDIR");
+  } else {
+    qputenv("TMPDIR", saved_tmpdir);
+  }
   CHECK(missing.failure.startsWith(QStringLiteral("could not start /nonexistent/python3")));
-  CHECK(folders() == before);  // the folder made for the run is gone again
+  CHECK(left == 0);  // the folder made for the run is gone again
 
   // Stop sends SIGTERM first: the program's own handler runs (status 42) and its log is kept.
   const Captured stopped = run_session({fake(sample_log(), 0, 60), QString(), QString()}, true);
