@@ -73,6 +73,9 @@ Result<GeneratedKernel> sort_kernel(const KernelContext& ctx, graph::NodeId node
 // aten.histc (NODE) with its range given: one block counting by atomic adds (histc_kernel.cpp).
 bool is_histc(const graph::Node& node);
 Result<GeneratedKernel> histc_kernel(const KernelContext& ctx, graph::NodeId node);
+// aten.scatter (NODE) of a tensor or a value: one block, self copied first (scatter_kernel.cpp).
+bool is_scatter(const graph::Node& node);
+Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, graph::NodeId node);
 
 // An index_put as a store (Inductor's ir.Scatter): it iterates over the indexed shape (self's
 // dims before the first index tensor, the index tensors broadcast together, self's dims after
