@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "arg_helpers.h"
+#include "fxscope/core/text.h"
 #include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 #include "pool_window.h"
@@ -422,14 +423,7 @@ bool ValueEmitter::row_cacheable(NodeId node, const std::string& dims) const {
   if (!loads || info.lowering == ops::Lowering::view || info.lowering == ops::Lowering::getitem) {
     return false;
   }
-  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  const std::string& v = row_cache_position_;
-  for (std::size_t at = dims.find(v); at != std::string::npos; at = dims.find(v, at + 1)) {
-    const bool starts = at == 0 || !ident(dims[at - 1]);
-    const bool ends = at + v.size() == dims.size() || !ident(dims[at + v.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
+  return text::contains_identifier(dims, row_cache_position_);
 }
 
 void ValueEmitter::open_row_cache(std::string slot, std::string position, int items,

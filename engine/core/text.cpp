@@ -83,6 +83,18 @@ bool is_identifier_char(char c) {
   return kIdentifierChar[static_cast<unsigned char>(c)];
 }
 
+bool contains_identifier(std::string_view text, std::string_view word) {
+  if (word.empty()) return false;
+  for (std::size_t at = text.find(word); at != std::string_view::npos;
+       at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
+    const bool ends =
+        at + word.size() == text.size() || !is_identifier_char(text[at + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 bool is_identifier(std::string_view s) {
   if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
   for (const char c : s) {

@@ -20,6 +20,13 @@ std::vector<std::int64_t> eval_all(const std::vector<graph::Dim>& dims,
 
 }  // namespace
 
+double element_difference(double expected, double actual) {
+  if (std::isfinite(expected) && std::isfinite(actual)) return std::fabs(expected - actual);
+  // Matching NaNs or infinities on both sides are a match; one side alone is a failure.
+  const bool same = (std::isnan(expected) && std::isnan(actual)) || expected == actual;
+  return same ? 0.0 : std::numeric_limits<double>::infinity();
+}
+
 double relative_error(const HostView& expected, const HostView& actual,
                       const ops::SymbolHints& hints) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -44,16 +51,11 @@ double relative_error(const HostView& expected, const HostView& actual,
       ao += index[d] * as[d];
     }
     const double e = read_element(expected.meta->dtype, expected.data, eo);
-    const double a = read_element(actual.meta->dtype, actual.data, ao);
-    if (!std::isfinite(e) || !std::isfinite(a)) {
-      // Matching NaNs or infinities on both sides are a match; one side alone is a failure.
-      const bool same = (std::isnan(e) && std::isnan(a)) || e == a;
-      if (!same) return kInf;
-    } else {
-      max_diff = std::max(max_diff, std::fabs(e - a));
-      max_ref = std::max(max_ref, std::fabs(e));
-      differing += e != a;
-    }
+    const double diff = element_difference(e, read_element(actual.meta->dtype, actual.data, ao));
+    if (std::isinf(diff)) return kInf;
+    max_diff = std::max(max_diff, diff);
+    if (std::isfinite(e)) max_ref = std::max(max_ref, std::fabs(e));
+    differing += diff != 0.0;
     for (std::size_t d = sizes.size(); d-- > 0;) {
       if (++index[d] < sizes[d]) break;
       index[d] = 0;
@@ -79,11 +81,15 @@ std::vector<std::string> computed_in_dtypes(const graph::Graph& graph) {
   return out;
 }
 
+double value_tolerance(std::string_view dtype, std::string_view computed_in) {
+  const double own = tolerance(dtype);
+  if (computed_in.empty()) return own;
+  if (!is_floating(dtype)) return kMaskFlipShare;
+  return std::max(own, tolerance(computed_in));
+}
+
 double output_tolerance(const HostOutput& output) {
-  const double own = tolerance(output.meta.dtype);
-  if (output.computed_in.empty()) return own;
-  if (!is_floating(output.meta.dtype)) return kMaskFlipShare;
-  return std::max(own, tolerance(output.computed_in));
+  return value_tolerance(output.meta.dtype, output.computed_in);
 }
 
 }  // namespace fxscope::gpu

@@ -66,10 +66,7 @@ ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
 }
 
 double digest_tolerance(const ValueDigest& value) {
-  const double own = tolerance(value.dtype);
-  if (value.computed_in.empty()) return own;
-  if (!is_floating(value.dtype)) return kMaskFlipShare;
-  return std::max(own, tolerance(value.computed_in));
+  return value_tolerance(value.dtype, value.computed_in);
 }
 
 double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
@@ -82,14 +79,10 @@ double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
   double max_diff = 0;
   std::size_t differing = 0;
   for (std::size_t i = 0; i < reference.samples.size(); ++i) {
-    const double e = reference.samples[i];
-    const double a = actual.samples[i];
-    if (!std::isfinite(e) || !std::isfinite(a)) {
-      if (!((std::isnan(e) && std::isnan(a)) || e == a)) return kInf;
-      continue;
-    }
-    max_diff = std::max(max_diff, std::fabs(e - a));
-    differing += e != a;
+    const double d = element_difference(reference.samples[i], actual.samples[i]);
+    if (std::isinf(d)) return kInf;
+    max_diff = std::max(max_diff, d);
+    differing += d != 0.0;
   }
   if (!is_floating(reference.dtype)) {
     // Integers and masks: the share of elements that differ, sampled and through the sums.
@@ -112,14 +105,7 @@ std::string largest_difference(const ValueDigest& reference, const ValueDigest& 
   std::size_t worst = reference.samples.size();
   double worst_diff = 0;
   for (std::size_t i = 0; i < reference.samples.size(); ++i) {
-    const double e = reference.samples[i];
-    const double a = actual.samples[i];
-    const bool same_nonfinite =
-        !std::isfinite(e) && !std::isfinite(a) && ((std::isnan(e) && std::isnan(a)) || e == a);
-    if (same_nonfinite) continue;
-    const double diff = std::isfinite(e) && std::isfinite(a)
-                            ? std::fabs(e - a)
-                            : std::numeric_limits<double>::infinity();
+    const double diff = element_difference(reference.samples[i], actual.samples[i]);
     if (diff > worst_diff) {
       worst_diff = diff;
       worst = i;

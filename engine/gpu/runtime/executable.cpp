@@ -121,14 +121,12 @@ std::string Executable::first_nonfinite(cudaStream_t stream) {
     const StepPlan& step = steps_.steps[i];
     for (const graph::NodeId n : step.writes) {
       const auto& meta = g.node(n).meta;
-      char* p = impl_->pointer(n);
-      if (!meta || !p || !is_floating(meta->dtype)) continue;
-      std::vector<std::byte> host(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
-                                  element_bytes(meta->dtype));
-      if (cudaMemcpy(host.data(), p, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) return "";
-      const auto count = static_cast<std::int64_t>(host.size() / element_bytes(meta->dtype));
+      if (!meta || !is_floating(meta->dtype)) continue;
+      const auto host = read_value(n);
+      if (!host) continue;
+      const auto count = static_cast<std::int64_t>(host->size() / element_bytes(meta->dtype));
       for (std::int64_t e = 0; e < count; ++e) {
-        if (std::isnan(read_element(meta->dtype, host.data(), e))) {
+        if (std::isnan(read_element(meta->dtype, host->data(), e))) {
           return "group " + std::to_string(step.group) + " " + step.group_name +
                  " wrote a NaN into " + g.node(n).name;
         }

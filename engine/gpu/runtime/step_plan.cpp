@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <map>
 #include <set>
 #include <string_view>
 
 #include "fxscope/codegen/rng.h"
+#include "fxscope/core/text.h"
 #include "fxscope/gpu/host_values.h"
 #include "runtime/step_order.h"
 
@@ -318,20 +318,9 @@ void offer_gemm_epilogues(const graph::Graph& g, PlannedSteps& out, const ops::S
   }
 }
 
-// Whether META's sizes or strides name the symbol SYM (as a whole word of their expressions).
+// Whether META's sizes or strides name the symbol SYM.
 bool sized_by(const graph::TensorMeta& meta, const std::string& sym) {
-  const auto names = [&](const graph::Dim& d) {
-    for (std::size_t at = d.expr.find(sym); at != std::string::npos;
-         at = d.expr.find(sym, at + 1)) {
-      const auto word = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-      };
-      const bool starts = at == 0 || !word(d.expr[at - 1]);
-      const bool ends = at + sym.size() == d.expr.size() || !word(d.expr[at + sym.size()]);
-      if (starts && ends) return true;
-    }
-    return false;
-  };
+  const auto names = [&](const graph::Dim& d) { return text::contains_identifier(d.expr, sym); };
   return std::any_of(meta.sizes.begin(), meta.sizes.end(), names) ||
          std::any_of(meta.strides.begin(), meta.strides.end(), names);
 }

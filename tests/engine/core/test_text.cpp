@@ -49,3 +49,12 @@ TEST_CASE("identifiers and dotted names as the logs print them", "[core]") {
   CHECK_FALSE(text::is_dotted_name("torch..ops"));
   CHECK_FALSE(text::is_dotted_name("torch.ops."));
 }
+
+TEST_CASE("an identifier is found only where it stands whole", "[text]") {
+  CHECK(text::contains_identifier("2*s0 + 1", "s0"));
+  CHECK(text::contains_identifier("s0", "s0"));
+  CHECK_FALSE(text::contains_identifier("2*s01 + 1", "s0"));
+  CHECK_FALSE(text::contains_identifier("us0", "s0"));
+  CHECK(text::contains_identifier("us0 + s0", "s0"));  // the second stands whole
+  CHECK_FALSE(text::contains_identifier("s0", ""));
+}

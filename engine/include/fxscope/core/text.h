@@ -49,6 +49,8 @@ void for_each_line(std::string_view s, Fn&& fn) {
 bool is_identifier_char(char c);
 bool is_identifier(std::string_view s);
 bool is_dotted_name(std::string_view s);
+// Whether WORD stands in TEXT as a whole identifier (`s0` in `2*s0 + 1`, not in `s01`).
+bool contains_identifier(std::string_view text, std::string_view word);
 
 std::optional<std::int64_t> parse_int(std::string_view s);
 std::optional<double> parse_double(std::string_view s);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fxscope/graph/graph.h"
@@ -32,9 +33,12 @@ std::vector<std::string> computed_in_dtypes(const graph::Graph& graph);
 // share of its elements. Integers computed from integers must match exactly.
 inline constexpr double kMaskFlipShare = 1e-3;
 
-// The error OUTPUT may have against eager: its dtype's tolerance, or for a floating output the
-// looser one of the dtype it was computed in; kMaskFlipShare for a non-floating output computed
+// The error a value of DTYPE, computed through COMPUTED_IN (computed_in_dtypes; empty when no
+// float leads to it), may have against eager: its dtype's tolerance, or for a floating value the
+// looser one of the dtype it was computed in; kMaskFlipShare for a non-floating value computed
 // from floats.
+double value_tolerance(std::string_view dtype, std::string_view computed_in);
+// value_tolerance of OUTPUT.
 double output_tolerance(const HostOutput& output);
 
 // One tensor on the host: its storage bytes (from the element its view starts at) and its meta.
@@ -42,6 +46,10 @@ struct HostView {
   const graph::TensorMeta* meta = nullptr;
   const std::byte* data = nullptr;
 };
+
+// How far ACTUAL is from EXPECTED at one element: |expected - actual|; 0 where both hold the
+// same NaN or infinity; infinite where only one side is non-finite or they differ in it.
+double element_difference(double expected, double actual);
 
 // The relative error of ACTUAL against EXPECTED (largest difference over largest magnitude; for
 // integers and booleans, the share of elements that differ); infinity when their shapes differ
