@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
+#include "reduction_shape.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -83,6 +86,45 @@ std::optional<Result<GeneratedKernel>> cat_copy_kernel(const KernelContext& ctx)
                        std::clamp<std::int64_t>((widest + 255) / 256, 1, kSMs * 64),
                        "cat copy of " + std::to_string(parts.size()) + " part(s) into " +
                            std::to_string(cats.size()) + " cat(s)");
+}
+
+bool fills_cat_slices_apart(const graph::Graph& g, const fusion::KernelGroup& group) {
+  if (group.outputs.empty() || group.kind != fusion::GroupKind::pointwise) return false;
+  // The copy recomputes the group's values without its stores to choose from: a reduction among
+  // them (a few-element sum Inductor inlines) would make it a reduction kernel over other rows.
+  for (const NodeId n : group.nodes) {
+    if (is_reduction(g.node(n))) return false;
+  }
+  const std::set<NodeId> nodes(group.nodes.begin(), group.nodes.end());
+  const std::set<NodeId> outputs(group.outputs.begin(), group.outputs.end());
+  const std::set<NodeId> inputs(group.inputs.begin(), group.inputs.end());
+  // A part the group computes from what it reads: every value it depends on is the group's or
+  // read by it (a cat among the origins of a group that reads none of the part's sources was
+  // filled elsewhere).
+  const auto computed_here = [&](NodeId part) {
+    std::vector<NodeId> stack{part};
+    std::set<NodeId> seen;
+    while (!stack.empty()) {
+      const NodeId n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || inputs.count(n)) continue;
+      if (!nodes.count(n) || ops::runs_in_library(g.node(n).target)) return false;
+      for (const NodeId a : g.inputs(n)) stack.push_back(a);
+    }
+    return true;
+  };
+  for (const NodeId c : group.nodes) {
+    const graph::Node& cat = g.node(c);
+    if (ops::op_base_name(cat.target) != "cat" || cat.args.empty() || outputs.count(c)) continue;
+    for (const graph::Argument& a : cat.args[0].items()) {
+      if (!a.is_node()) continue;
+      const NodeId p = a.as_node();
+      if (!inputs.count(p) && ops::op_base_name(g.node(p).target) != "cat" && computed_here(p)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace fxscope::codegen

@@ -2,10 +2,14 @@
 
 #include "fxscope/fusion/cuda_graph_check.h"
 
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "fxscope/core/text.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::fusion {
@@ -18,10 +22,26 @@ bool has_symbolic_size(const graph::TensorMeta& meta) {
   return false;
 }
 
-// Whether NODE, an in-place op, writes a graph input: its first argument is a placeholder, or a
-// view of one. Inductor's cudagraph trees skip a graph only for mutated inputs; an in-place op on
-// a buffer the graph made itself (index_put_ into a fresh zeros) keeps the capture.
-bool mutates_input(const graph::Graph& graph, const graph::Node& node) {
+// The position among the compiled function's inputs of placeholder NAME: AOT names a training
+// graph's inputs primals_1.. (and a backward keeps those names for what it saves), an inference
+// graph's arg0_1..; nullopt for any other name (tangents, saved activations).
+std::optional<std::size_t> input_position(std::string_view name) {
+  if (text::starts_with(name, "primals_")) {
+    const auto k = text::parse_int(name.substr(8));
+    if (k && *k >= 1) return static_cast<std::size_t>(*k - 1);
+  } else if (text::starts_with(name, "arg") && text::ends_with(name, "_1")) {
+    const auto j = text::parse_int(name.substr(3, name.size() - 5));
+    if (j && *j >= 0) return static_cast<std::size_t>(*j);
+  }
+  return std::nullopt;
+}
+
+// Whether NODE, an in-place op, writes a graph input other than a static one: its first argument
+// is a placeholder, or a view of one. Inductor's cudagraph trees skip a graph only for mutated
+// inputs that are not static; an in-place op on a buffer the graph made itself (index_put_ into a
+// fresh zeros) keeps the capture.
+bool mutates_input(const graph::Graph& graph, const graph::Node& node,
+                   const std::set<std::size_t>& static_inputs) {
   static const std::set<std::string_view> kViews = {
       "view",      "_unsafe_view", "slice",  "select",  "as_strided", "permute", "transpose",
       "unsqueeze", "squeeze",      "expand", "reshape", "t",          "alias",   "diagonal"};
@@ -29,7 +49,10 @@ bool mutates_input(const graph::Graph& graph, const graph::Node& node) {
   for (int hops = 0; hops < 64; ++hops) {
     if (target->args.empty() || !target->args.front().is_node()) return false;
     target = &graph.node(target->args.front().as_node());
-    if (target->op == graph::OpKind::placeholder) return true;
+    if (target->op == graph::OpKind::placeholder) {
+      const auto position = input_position(target->name);
+      return !position || !static_inputs.contains(*position);
+    }
     if (!target->is_op() || !kViews.contains(ops::op_base_name(target->target))) return false;
   }
   return false;
@@ -37,9 +60,28 @@ bool mutates_input(const graph::Graph& graph, const graph::Node& node) {
 
 }  // namespace
 
-CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph) {
+std::set<std::size_t> cudagraph_static_inputs(const trace::CompileUnit& unit) {
+  std::set<std::size_t> out;
+  const trace::Artifact* dynamo = unit.dynamo_graph();
+  if (dynamo == nullptr) return out;
+  const graph::ParsedGraph parsed = graph::parse_fx_readable(dynamo->payload.text(), dynamo->name);
+  std::size_t position = 0;
+  for (const graph::Node& node : parsed.graph.nodes()) {
+    if (node.op != graph::OpKind::placeholder) continue;
+    if (node.name.find("_parameters_") != std::string::npos ||
+        node.name.find("_buffers_") != std::string::npos) {
+      out.insert(position);
+    }
+    ++position;
+  }
+  return out;
+}
+
+CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph,
+                                   const std::set<std::size_t>& static_inputs) {
   CudaGraphVerdict verdict;
   std::set<std::string> devices;
+  std::vector<std::string> mutations;
   bool dynamic = false;
   for (const graph::Node& node : graph.nodes()) {
     if (node.meta && !node.meta->is_sym_scalar()) {
@@ -59,9 +101,23 @@ CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph) {
       // graph, measured on residual_mlp_train), so dropout's RNG does not stop a capture.
       verdict.reasons.push_back("RNG state op " + node.name);
     } else if (text::starts_with(node.target, "torch.ops.higher_order.auto_functionalized") ||
-               ((text::ends_with(base, "_") || base == "copy_") && mutates_input(graph, node))) {
-      verdict.reasons.push_back("mutation of an input by " + node.name);
+               ((text::ends_with(base, "_") || base == "copy_") &&
+                mutates_input(graph, node, static_inputs))) {
+      mutations.push_back(node.name);
     }
+  }
+  if (mutations.size() == 1) {
+    verdict.reasons.push_back("mutation of an input by " + mutations.front());
+  } else if (!mutations.empty()) {
+    constexpr std::size_t kNamed = 3;
+    std::string text = "mutation of " + std::to_string(mutations.size()) + " inputs, by ";
+    for (std::size_t i = 0; i < std::min(kNamed, mutations.size()); ++i) {
+      text += (i ? ", " : "") + mutations[i];
+    }
+    if (mutations.size() > kNamed) {
+      text += " and " + std::to_string(mutations.size() - kNamed) + " more";
+    }
+    verdict.reasons.push_back(text);
   }
   if (devices.size() > 1) verdict.reasons.push_back("tensors on several devices");
   if (dynamic) {

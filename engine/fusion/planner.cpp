@@ -301,7 +301,8 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
     }
     result.unknown_ops = lowered.unknown_ops;
     result.mode = mode;
-    if (mode != Mode::default_mode) result.cuda_graphs = check_cuda_graphs(graph);
+    if (mode != Mode::default_mode)
+      result.cuda_graphs = check_cuda_graphs(graph, options.static_inputs);
   }
   std::map<std::string, std::size_t> unknown;
   if (mode == Mode::eager) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/inductor_groups.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/inductor/output_code.h"
@@ -22,6 +23,7 @@ PlanOptions with_hints(const trace::CompileUnit& unit, PlanOptions options) {
     if (options.hints.count(s.symbol)) continue;
     if (const auto v = text::parse_int(s.value)) options.hints.emplace(s.symbol, *v);
   }
+  options.static_inputs = cudagraph_static_inputs(unit);
   options.inference = unit.find(trace::ArtifactKind::kAotForwardGraph) == nullptr &&
                       unit.find(trace::ArtifactKind::kAotBackwardGraph) == nullptr;
   return options;

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 
 #include "fxscope/fusion/captured_mode.h"
@@ -200,12 +201,13 @@ std::vector<RuntimeSpan> runtime_spans(const Forest& f) {
 // fxscope's CUDA-graph check over each post-grad graph of UNIT: usable only if every graph is.
 fusion::CudaGraphVerdict predict_cuda_graphs(const trace::CompileUnit& unit) {
   fusion::CudaGraphVerdict verdict;
+  const std::set<std::size_t> static_inputs = fusion::cudagraph_static_inputs(unit);
   for (const auto direction :
        {trace::Direction::kNone, trace::Direction::kForward, trace::Direction::kBackward}) {
     const trace::Artifact* a = unit.find(trace::ArtifactKind::kPostGradGraph, direction);
     if (a == nullptr || a->direction != direction) continue;
     const auto parsed = graph::parse_fx_readable(a->payload.text(), a->name);
-    const auto graph_verdict = fusion::check_cuda_graphs(parsed.graph);
+    const auto graph_verdict = fusion::check_cuda_graphs(parsed.graph, static_inputs);
     verdict.usable = verdict.usable && graph_verdict.usable;
     for (const auto& reason : graph_verdict.reasons) {
       verdict.reasons.push_back(direction == trace::Direction::kBackward ? "backward: " + reason

@@ -25,6 +25,7 @@ constexpr int CUDNN_DATA_BFLOAT16 = 9;
 constexpr int CUDNN_TENSOR_NCHW = 0;
 constexpr int CUDNN_TENSOR_NHWC = 1;
 constexpr int CUDNN_CROSS_CORRELATION = 1;
+constexpr int CUDNN_TENSOR_OP_MATH = 1;
 constexpr int CUDNN_FMA_MATH = 3;
 
 // cudnnPointwiseMode_t

@@ -27,6 +27,7 @@ static_assert(CUDNN_DATA_BFLOAT16 == static_cast<int>(::CUDNN_DATA_BFLOAT16));
 static_assert(CUDNN_TENSOR_NCHW == static_cast<int>(::CUDNN_TENSOR_NCHW));
 static_assert(CUDNN_TENSOR_NHWC == static_cast<int>(::CUDNN_TENSOR_NHWC));
 static_assert(CUDNN_CROSS_CORRELATION == static_cast<int>(::CUDNN_CROSS_CORRELATION));
+static_assert(CUDNN_TENSOR_OP_MATH == static_cast<int>(::CUDNN_TENSOR_OP_MATH));
 static_assert(CUDNN_FMA_MATH == static_cast<int>(::CUDNN_FMA_MATH));
 static_assert(CUDNN_POINTWISE_ADD == static_cast<int>(::CUDNN_POINTWISE_ADD));
 static_assert(CUDNN_BACKEND_POINTWISE_DESCRIPTOR ==

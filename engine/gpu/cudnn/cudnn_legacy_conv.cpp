@@ -11,7 +11,9 @@ cudnn::Status set_legacy_convolution(const CudnnLibrary& L, void* desc, const Co
                     cudnn::CUDNN_CROSS_CORRELATION, cudnn::CUDNN_DATA_FLOAT);
   if (status != cudnn::CUDNN_STATUS_SUCCESS) return status;
   L.set_group_count(desc, s.groups);
-  L.set_math_type(desc, cudnn::CUDNN_FMA_MATH);
+  // fp32 on plain FMA (no TF32, as eager with allow_tf32 off); fp16 and bf16 on tensor cores, as
+  // ATen asks: cuDNN has no FMA kernels for most half-precision backward shapes.
+  L.set_math_type(desc, s.dtype == "f32" ? cudnn::CUDNN_FMA_MATH : cudnn::CUDNN_TENSOR_OP_MATH);
   return cudnn::CUDNN_STATUS_SUCCESS;
 }
 

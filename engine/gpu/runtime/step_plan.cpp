@@ -562,8 +562,14 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       // A fused Scatter (index_put with its values inline) stores into a destination the runtime
       // gives a buffer of its own: self is copied into it first, computed inline where the group
       // computes it (a fill the group also stores), since the group's kernel runs after the copy.
+      // Only the group that stores the Scatter gets the copy: another group holding the
+      // index_put among its origins (Inductor's kernel for clone(self), which the planner may
+      // order after the Scatter) must not copy self over the values scattered.
       for (const graph::NodeId n : group.nodes) {
         if (!codegen::is_index_put(g.node(n))) continue;
+        if (std::find(group.outputs.begin(), group.outputs.end(), n) == group.outputs.end()) {
+          continue;
+        }
         fusion::KernelGroup part = group;
         part.outputs = {n};
         part.note = std::string(codegen::kIndexPutSelfNote);
@@ -577,6 +583,16 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         made.push_back(std::move(*k));
       } else {
         failed = k.error();
+      }
+      if (!failed && codegen::fills_cat_slices_apart(g, group)) {
+        fusion::KernelGroup copies = group;
+        copies.outputs.clear();
+        auto c = generated_step(g, copies, hints, tune, clusters, run_seed);
+        if (c) {
+          made.push_back(std::move(*c));
+        } else {
+          failed = c.error();
+        }
       }
     }
     if (failed) {

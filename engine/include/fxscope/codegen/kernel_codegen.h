@@ -103,6 +103,13 @@ bool is_index_put(const graph::Node& node);
 std::optional<graph::NodeId> lone_index_put(const graph::Graph& graph,
                                             const fusion::KernelGroup& group);
 
+// Whether GROUP, storing buffers of its own, computes (from what it reads) a part of a cat it
+// holds but does not store: Inductor writes that part into the cat's slice, the planner's group
+// stores only its own outputs, so the runtime adds the group's cat copy (the
+// group without outputs: generate() then copies each part it holds into every member cat's
+// slice).
+bool fills_cat_slices_apart(const graph::Graph& graph, const fusion::KernelGroup& group);
+
 // ATen ops outside Inductor's lowerings that run as a generated kernel of their own, eager or as
 // the extern call in Inductor's plan (the fused LSTM cell and its backward, sort, topk, histc):
 // the node of a group

@@ -2,7 +2,9 @@
 // The fusion planner: Inductor's lowering and scheduling rules (FUSION.md) replayed on an ATen
 // graph, or eager PyTorch's one kernel per op.
 
+#include <cstddef>
 #include <cstdint>
+#include <set>
 
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/graph/graph.h"
@@ -34,6 +36,9 @@ struct PlanOptions {
   // GraphLowering.is_inference: an inference graph (no backward) decides channels-last layout by
   // its convolutions' FLOPs, a training graph by their shapes (decide_layout_opt).
   bool inference = true;
+  // Positions of the compiled function's inputs that are parameters or buffers: cudagraph trees
+  // capture a graph that mutates these (cudagraph_static_inputs).
+  std::set<std::size_t> static_inputs;
 };
 
 // Plans GRAPH (the post-grad graph; the AOT graph for eager) in MODE. Never fails: unknown ops

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "fxscope/gpu/step_plan.h"
+#include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
 #include "log_payloads.h"
 #include "sample_graph.h"
@@ -192,4 +194,71 @@ TEST_CASE("a convolution's backward runs on cuDNN, computing only the gradients 
   CHECK(conv->writes == std::vector<graph::NodeId>{*b.grad_w});
   for (const auto& skip : s.skipped)
     CHECK(skip.why.find("convolution_backward") == std::string::npos);
+}
+
+TEST_CASE("a fused index_put's self is copied once, before its values are scattered", "[gpu]") {
+  // MoE top-k training's backward: Inductor's kernel for clone(self) holds the index_put among
+  // its origins and the planner orders it after the Scatter; only the Scatter's group copies.
+  const std::string path = test::sample("corpus/hand_moe_topk_train");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  std::size_t scatters = 0;
+  for (const auto& f : fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode)) {
+    const auto s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+    for (graph::NodeId n = 0; n < f.post_grad.size(); ++n) {
+      if (ops::op_base_name(f.post_grad.node(n).target) != "index_put") continue;
+      std::vector<std::size_t> writers;
+      for (std::size_t i = 0; i < s.steps.size(); ++i) {
+        const auto& w = s.steps[i].writes;
+        if (std::find(w.begin(), w.end(), n) != w.end()) writers.push_back(i);
+      }
+      INFO(f.where << " " << f.post_grad.node(n).name);
+      // The copy of self, then the Scatter; nothing writes the buffer after the values landed.
+      CHECK(writers.size() == 2);
+      ++scatters;
+    }
+  }
+  CHECK(scatters >= 2);
+}
+
+TEST_CASE("a part a fused group computes lands in the slices of the cats it holds (DenseNet)",
+          "[gpu]") {
+  // The transition's pooled features open every later cat of the block; the group that pools
+  // them stores the pool's buffer and, by the cat copy the runtime adds, each held cat's slice.
+  const std::string path = test::sample("corpus/tv_densenet121");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  const auto fusions = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
+  REQUIRE(!fusions.empty());
+  const auto& f = fusions.front();
+  const auto s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+  std::size_t checked = 0;
+  for (graph::NodeId c = 0; c < f.post_grad.size(); ++c) {
+    const graph::Node& cat = f.post_grad.node(c);
+    if (ops::op_base_name(cat.target) != "cat" || cat.args.empty()) continue;
+    const auto items = cat.args[0].items();
+    if (items.empty() || !items.front().is_node()) continue;
+    const graph::NodeId first = items.front().as_node();
+    if (ops::op_base_name(f.post_grad.node(first).target) != "avg_pool2d") continue;
+    // Some step writes this cat holding the pool: the pool's slice is filled.
+    const bool filled = std::any_of(s.steps.begin(), s.steps.end(), [&](const gpu::StepPlan& st) {
+      const bool writes = std::find(st.writes.begin(), st.writes.end(), c) != st.writes.end();
+      const bool reads_or_computes =
+          std::find(st.nodes.begin(), st.nodes.end(), first) != st.nodes.end() ||
+          std::find(st.reads.begin(), st.reads.end(), first) != st.reads.end();
+      return writes && reads_or_computes;
+    });
+    INFO(cat.name);
+    CHECK(filled);
+    ++checked;
+  }
+  CHECK(checked >= 20);
 }
