@@ -47,8 +47,9 @@ bool write_cuda_sources(const trace::TraceLog& log, fusion::Mode mode, const Fus
   for (const auto& why : sources->refused) std::fprintf(stderr, "fxscope-cli: %s\n", why.c_str());
   std::fprintf(stderr,
                "fxscope-cli: wrote %zu generated kernels to %s (%zu groups are library calls: "
-               "cuBLAS, cuDNN, attention, ATen%s)\n",
+               "cuBLAS, cuDNN, attention, ATen; %zu are foreach combo kernels, not generated%s)\n",
                sources->files.size(), args.cuda_source_dir.c_str(), sources->library_groups,
+               sources->combo_groups,
                sources->refused.empty()
                    ? ""
                    : (", " + std::to_string(sources->refused.size()) + " not generated").c_str());

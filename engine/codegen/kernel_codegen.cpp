@@ -48,6 +48,11 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     return make_error(where + ": " + std::string(fusion::to_string(group.kind)) +
                       " groups run on a library kernel, not generated code");
   }
+  if (group.kind == fusion::GroupKind::combo) {
+    return make_error(where +
+                      ": a combo kernel (foreach sub-kernels in one launch) has no "
+                      "generated code yet");
+  }
   for (const NodeId n : group.nodes) {
     if (n >= graph.size())
       return make_error(where + ": names node " + std::to_string(n) + " outside the graph");
@@ -220,7 +225,7 @@ std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group) {
   if (lone_generated_extern(graph, group)) return true;
   if (group.kind == fusion::GroupKind::extern_kernel ||
-      group.kind == fusion::GroupKind::template_gemm) {
+      group.kind == fusion::GroupKind::template_gemm || group.kind == fusion::GroupKind::combo) {
     return false;
   }
   if (group.kind != fusion::GroupKind::eager_op || group.nodes.size() != 1) return true;

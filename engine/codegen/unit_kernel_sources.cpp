@@ -42,6 +42,10 @@ std::string header(const fusion::GraphFusion& f, const fusion::KernelGroup& grou
 
 Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
                                         const fusion::KernelGroup& group, bool with_prelude) {
+  if (group.kind == fusion::GroupKind::combo) {
+    return make_error(
+        group.name + " is a combo kernel (foreach sub-kernels in one launch): no generated kernel");
+  }
   if (!has_generated_kernel(f.post_grad, group)) {
     return make_error(group.name +
                       " runs in a library (cuBLAS, cuDNN or fxscope's attention "
@@ -81,6 +85,10 @@ Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion
     for (std::size_t gi = 0; gi < fusions.size(); ++gi) {
       const fusion::GraphFusion& f = fusions[gi];
       for (const fusion::KernelGroup& group : f.ours.groups) {
+        if (group.kind == fusion::GroupKind::combo) {
+          ++out.combo_groups;
+          continue;
+        }
         if (!has_generated_kernel(f.post_grad, group)) {
           ++out.library_groups;
           continue;

@@ -38,7 +38,7 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
   report.our_launches = ours.launches();
   report.inductor_launches = inductor.launches();
   std::set<std::vector<graph::NodeId>> our_sets;
-  for (const KernelGroup& g : ours.groups) our_sets.insert(g.nodes);
+  for (const KernelGroup& g : ours.groups) our_sets.insert(g.named_nodes.value_or(g.nodes));
   std::set<std::string> seen;
   for (std::size_t i = 0; i < inductor.groups.size(); ++i) {
     const KernelGroup& theirs = inductor.groups[i];
@@ -47,10 +47,12 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
     if (!per_launch && !seen.insert(theirs.name).second) continue;
     KernelAgreement verdict;
     verdict.inductor_group = i;
-    verdict.exact = our_sets.count(theirs.nodes) > 0;
+    // A kernel naming no nodes gives nothing to compare.
+    verdict.exact = !theirs.nodes.empty() && our_sets.count(theirs.nodes) > 0;
     std::size_t best = 0;
     for (std::size_t j = 0; j < ours.groups.size(); ++j) {
-      const std::vector<graph::NodeId>& nodes = ours.groups[j].nodes;
+      const std::vector<graph::NodeId>& nodes =
+          ours.groups[j].named_nodes ? *ours.groups[j].named_nodes : ours.groups[j].nodes;
       // An exact match outranks any partial one.
       const std::size_t score =
           nodes == theirs.nodes ? theirs.nodes.size() + 1 : shared_nodes(nodes, theirs.nodes);

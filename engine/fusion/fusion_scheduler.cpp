@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -31,12 +32,19 @@ struct Group {
   bool reduction = false;
   bool no_prologue = false;
   bool alive = true;
+  // The foreach lists whose elements it holds (sorted), all at position foreach_index: one
+  // sub-kernel of a ForeachKernelSchedulerNode.
+  std::vector<int> foreach_lists;
+  std::size_t foreach_index = 0;
 };
 
 class Fuser {
  public:
   Fuser(const LoweredGraph& lowered, const PlanOptions& options)
-      : nodes_(lowered.nodes), options_(options), groups_(nodes_.size()) {
+      : nodes_(lowered.nodes),
+        list_sizes_(lowered.foreach_list_sizes),
+        options_(options),
+        groups_(nodes_.size()) {
     std::map<std::int64_t, std::size_t> writer;
     for (std::size_t i = 0; i < nodes_.size(); ++i) writer[nodes_[i].buffer] = i;
     succs_.resize(nodes_.size());
@@ -57,6 +65,8 @@ class Fuser {
       g.read_deps = s.read_deps;
       g.write_deps = {s.write_dep};
       g.template_gemm = s.template_gemm;
+      if (s.foreach_list >= 0) g.foreach_lists = {s.foreach_list};
+      g.foreach_index = s.foreach_index;
       for (const std::int64_t b : s.reads) {
         const auto w = writer.find(b);
         if (w != writer.end() && w->second != i) succs_[w->second].push_back(i);
@@ -64,6 +74,18 @@ class Fuser {
     }
     owner_.resize(nodes_.size());
     std::iota(owner_.begin(), owner_.end(), std::size_t{0});
+    const std::size_t lists = list_sizes_.size();
+    family_.resize(lists);
+    std::iota(family_.begin(), family_.end(), std::size_t{0});
+    family_min_.assign(lists, nodes_.size());
+    family_max_.assign(lists, 0);
+    family_open_.assign(lists, true);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].foreach_list < 0) continue;
+      const auto l = static_cast<std::size_t>(nodes_[i].foreach_list);
+      family_min_[l] = std::min(family_min_[l], i);
+      family_max_[l] = std::max(family_max_[l], i);
+    }
   }
 
   std::vector<std::vector<std::size_t>> run() {
@@ -146,6 +168,7 @@ class Fuser {
     const Group& ga = groups_[a];
     const Group& gb = groups_[b];
     if (ga.members.size() + gb.members.size() > options_.max_group_nodes) return false;
+    if (!foreach_fits(a, b)) return false;
     if (!shapes_fit(ga, gb)) return false;
     if (reads_indirectly(ga, gb) || reads_indirectly(gb, ga)) return false;
     // Scheduler.can_fuse: too few shared bytes first try a loop reordering; the threshold then
@@ -164,6 +187,67 @@ class Fuser {
     if (options_.memory_deps && b_to_a && !reads_match_writes(gb, ga)) return false;
     if (!a_to_b && !b_to_a && span(ga, gb) > options_.horizontal_window) return false;
     return !check_cycle || !creates_cycle(a, b);
+  }
+
+  // ForeachKernelSchedulerNode.can_fuse, played per sub-kernel: two foreach nodes fuse pairwise,
+  // the sub-kernels at one position together, and only when their lists are as long; a node of
+  // no list joins the one sub-kernel it feeds or reads (get_consumer_subnode_for,
+  // get_producer_subnode_for), never horizontally and never as a reduction. The sub-kernels of
+  // one foreach node never fuse with each other.
+  bool foreach_fits(std::size_t a, std::size_t b) const {
+    const Group& ga = groups_[a];
+    const Group& gb = groups_[b];
+    if (ga.foreach_lists.empty() && gb.foreach_lists.empty()) return true;
+    if (!ga.foreach_lists.empty() && !gb.foreach_lists.empty()) {
+      if (ga.foreach_index != gb.foreach_index) return false;
+      const std::size_t length = list_sizes_[static_cast<std::size_t>(ga.foreach_lists.front())];
+      for (const Group* g : {&ga, &gb}) {
+        for (const int l : g->foreach_lists) {
+          if (list_sizes_[static_cast<std::size_t>(l)] != length) return false;
+          if (g == &ga && std::binary_search(gb.foreach_lists.begin(), gb.foreach_lists.end(), l)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+    const bool a_outside = ga.foreach_lists.empty();
+    const Group& other = a_outside ? ga : gb;
+    if (other.reduction) return false;
+    const std::size_t outsider = a_outside ? a : b;
+    const std::size_t foreach = a_outside ? b : a;
+    // A foreach node made by fusing one with a node of no list keeps name_to_node but leaves
+    // read_to_node empty (ForeachKernelSchedulerNode.__init__ with prev_node_1 and prev_node_2):
+    // it still takes consumers, and no producer any more.
+    if (depends(outsider, foreach)) return family_open_[family_of(groups_[foreach])];
+    return depends(foreach, outsider);
+  }
+
+  std::size_t find_family(std::size_t l) {
+    while (family_[l] != l) l = family_[l] = family_[family_[l]];
+    return l;
+  }
+  std::size_t family_of(const Group& g) const {
+    auto l = static_cast<std::size_t>(g.foreach_lists.front());
+    while (family_[l] != l) l = family_[l];
+    return l;
+  }
+
+  // Where a group sits in the node order for score_fusion's proximity: a foreach sub-kernel as
+  // its whole foreach node, from its first node to its last (min_order, max_order).
+  std::pair<std::size_t, std::size_t> extent(const Group& g) const {
+    if (g.foreach_lists.empty()) return {g.members.front(), g.members.back()};
+    const std::size_t f = family_of(g);
+    return {family_min_[f], family_max_[f]};
+  }
+
+  std::int64_t proximity(const Group& a, const Group& b) const {
+    const auto [a_lo, a_hi] = extent(a);
+    const auto [b_lo, b_hi] = extent(b);
+    const auto d = [](std::size_t x, std::size_t y) {
+      return x > y ? static_cast<std::int64_t>(x - y) : static_cast<std::int64_t>(y - x);
+    };
+    return std::max(d(a_lo, b_hi), d(b_lo, a_hi));
   }
 
   // Scheduler._try_reorder_loops_for_candidates: of the buffers both groups touch that they
@@ -236,7 +320,7 @@ class Fuser {
     const std::int64_t memory = shared_bytes(ga, gb);
     const std::int64_t kind = gb.template_gemm ? 0 : 1 + (!ga.template_gemm && memory > 0);
     const std::int64_t alike = ga.reduction == gb.reduction && memory > 0;
-    return {kind, alike, memory, -span(ga, gb)};
+    return {kind, alike, memory, -proximity(ga, gb)};
   }
 
   // score_fusion_memory: the bytes of the loads and stores the two groups have in common.
@@ -385,15 +469,48 @@ class Fuser {
       ga.reduction = true;
     }
     ga.no_prologue = ga.no_prologue || gb.no_prologue;
+    if (!ga.foreach_lists.empty() && !gb.foreach_lists.empty()) {
+      // ForeachKernelSchedulerNode.fuse of two foreach nodes: a node made afresh of the pairs.
+      const std::size_t fa = find_family(static_cast<std::size_t>(ga.foreach_lists.front()));
+      const std::size_t fb = find_family(static_cast<std::size_t>(gb.foreach_lists.front()));
+      if (fa != fb) {
+        family_[fb] = fa;
+        family_min_[fa] = std::min(family_min_[fa], family_min_[fb]);
+        family_max_[fa] = std::max(family_max_[fa], family_max_[fb]);
+        family_open_[fa] = true;
+      }
+    } else if (!ga.foreach_lists.empty() || !gb.foreach_lists.empty()) {
+      // A foreach node and a node of no list.
+      const Group& sub = ga.foreach_lists.empty() ? gb : ga;
+      const Group& outsider = ga.foreach_lists.empty() ? ga : gb;
+      const std::size_t f = find_family(static_cast<std::size_t>(sub.foreach_lists.front()));
+      family_min_[f] = std::min(family_min_[f], outsider.members.front());
+      family_max_[f] = std::max(family_max_[f], outsider.members.back());
+      family_open_[f] = false;
+    }
+    if (!gb.foreach_lists.empty()) {
+      ga.foreach_index = gb.foreach_index;
+      std::vector<int> lists;
+      std::set_union(ga.foreach_lists.begin(), ga.foreach_lists.end(), gb.foreach_lists.begin(),
+                     gb.foreach_lists.end(), std::back_inserter(lists));
+      ga.foreach_lists = std::move(lists);
+    }
     gb.alive = false;
     owner_[b] = a;
   }
 
   const std::vector<SchedulerNode>& nodes_;
+  const std::vector<std::size_t>& list_sizes_;
   const PlanOptions& options_;
   std::vector<Group> groups_;
   std::vector<std::vector<std::size_t>> succs_;
   std::vector<std::size_t> owner_;
+  // The foreach nodes: lists fused into one, by union-find over list numbers; each one's first
+  // and last node in the order, and whether it can still take a producer.
+  std::vector<std::size_t> family_;
+  std::vector<std::size_t> family_min_;
+  std::vector<std::size_t> family_max_;
+  std::vector<bool> family_open_;
 };
 
 }  // namespace

@@ -47,6 +47,10 @@ class InductorReader {
       } else if (launch.kernel) {
         const inductor::Kernel& kernel = code_.kernels()[*launch.kernel];
         group.kind = kind_of(kernel.kind);
+        // A foreach node's combo kernel (SIMDScheduling.codegen_combo_kernel names it so).
+        if (kernel.kind == inductor::KernelKind::other && kernel.name.starts_with("triton_for_")) {
+          group.kind = GroupKind::combo;
+        }
         if (!exact) {
           for (const inductor::FragmentNode& f : kernel.comments.fragment_nodes) {
             if (!f.placeholder) names.push_back(f.name);

@@ -18,6 +18,8 @@ std::string_view kernel_prefix(GroupKind kind) {
       return "triton_per";
     case GroupKind::template_gemm:
       return "triton_tem";
+    case GroupKind::combo:
+      return "triton_for";
     case GroupKind::extern_kernel:
     case GroupKind::eager_op:
       return "";

@@ -41,6 +41,17 @@ class Lowerer {
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
   bool lower_scatter(NodeId i, const std::vector<NodeId>& gathered);
 
+  // lowering.make_foreach_pointwise (lowering_foreach.cpp): element K of a foreach op is a
+  // Pointwise of the items at position K of its lists, held here by the getitem taking it out.
+  // All elements are realized together, as one foreach list, when the op has no users, writes in
+  // place, or has a user (through its getitems) that is no foreach op. Returns false for any op
+  // that is not one of Inductor's foreach lowerings.
+  bool lower_foreach(NodeId i);
+
+  // What value I is computed from: for a foreach element, its items (lowering_ops.h); else its
+  // graph inputs.
+  std::vector<NodeId> value_inputs(NodeId i) const;
+
   // is_pointwise_use: a pointwise op, a cat or pad (which lower pointwise-style too), or a view
   // whose own users all are.
   bool pointwise_use(NodeId u) const;
@@ -195,6 +206,10 @@ class Lowerer {
   std::uint32_t generation_ = 0;
   std::int64_t next_buffer_ = static_cast<std::int64_t>(n_);
   std::vector<SchedulerNode> sched_;
+  // For the getitem holding element K of a foreach op: that op (n_ for any other node) and K.
+  std::vector<NodeId> foreach_op_;
+  std::vector<std::size_t> foreach_index_;
+  std::vector<std::size_t> foreach_list_sizes_;
   std::map<std::string, std::size_t> unknown_;
   // A walk of more steps than this (a long chain of unrolled reductions) gives up on addresses.
   static constexpr std::size_t kMaxWalkSteps = 4096;

@@ -49,6 +49,8 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   window_reads_.assign(n_, 0);
   stamp_.assign(n_, 0);
   for (NodeId i = 0; i < n_; ++i) alias_[i] = i;
+  foreach_op_.assign(n_, n_);
+  foreach_index_.assign(n_, 0);
   graph_output_.assign(n_, false);
   for (NodeId i = 0; i < n_; ++i) {
     if (g.node(i).op != graph::OpKind::output) continue;
@@ -76,24 +78,38 @@ LoweredGraph Lowerer::run() {
       layout_fixed_[i] = true;
       continue;
     }
-    if (!ops::find_op(node.target)) ++unknown_[node.target];
+    if (!ops::find_op(node.target) && !foreach_pointwise(node.target)) ++unknown_[node.target];
     lower(i);
     // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
     // memory then: later readers load it rather than recompute it.
     // lowering.copy_ -> mutate_to: a graph input mutated in place is stored to right away
     // (MutationLayout), by the kernel that computes its new value.
-    if (graph_output_[i] || ops::op_base_name(node.target) == "copy_") {
+    const bool copy_into = ops::op_base_name(node.target) == "copy_";
+    if (graph_output_[i] || copy_into) {
+      const std::size_t pushed = sched_.size();
       realize(i);
       layout_fixed_[storage(i)] = true;
+      const std::optional<NodeId> dst = arg_node(i, 0);
+      if (copy_into && sched_.size() > pushed && sched_.back().node == i && dst &&
+          !g_.node(*dst).is_op()) {
+        sched_.back().mutates = *dst;
+      }
     }
   }
   for (const NodeId out : outputs) realize(out);
-  LoweredGraph lowered{std::move(sched_), {}};
+  LoweredGraph lowered{std::move(sched_), {}, std::move(foreach_list_sizes_)};
   for (auto& [target, count] : unknown_) lowered.unknown_ops.push_back({target, count});
   return lowered;
 }
 
 void Lowerer::lower(NodeId i) {
+  if (foreach_op_[i] != n_) {
+    // The getitem of a foreach element: the element was made with its op. GraphLowering.run_node
+    // treats the value it returns like any other (mark_reuse when it has several users).
+    channels_last_[i] = recorded_channels_last(g_.node(i));
+    return hint_realize(i);
+  }
+  if (lower_foreach(i)) return;
   const std::vector<NodeId> args = g_.inputs(i);
   // as_strided reinterprets its input's storage, so it realizes the input first (it is in
   // lowering's needs_realized_inputs).

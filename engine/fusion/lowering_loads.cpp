@@ -99,7 +99,7 @@ void Lowerer::add_reads(NodeId root, std::vector<std::int64_t>& reads) {
       if (bias) stack.push_back(*bias);
       continue;
     }
-    for (const NodeId a : g_.inputs(i)) stack.push_back(a);
+    for (const NodeId a : value_inputs(i)) stack.push_back(a);
   }
   std::sort(reads.begin(), reads.end());
   reads.erase(std::unique(reads.begin(), reads.end()), reads.end());

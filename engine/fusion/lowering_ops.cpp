@@ -1,6 +1,7 @@
 #include "fxscope/fusion/lowering_ops.h"
 
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "fxscope/ops/op_registry.h"
@@ -74,6 +75,98 @@ bool pointless_view(const graph::Graph& graph, graph::NodeId id) {
     }
   }
   return true;
+}
+
+namespace {
+
+// "torch.ops.aten._foreach_add_.Scalar" -> {"_foreach_add_", "Scalar"}; no overload -> "default".
+std::pair<std::string_view, std::string_view> name_and_overload(std::string_view target) {
+  const std::string_view key = ops::op_key(target);
+  const std::string_view name = ops::op_base_name(target);
+  constexpr std::string_view kOps = "torch.ops.";
+  std::string_view rest = target.starts_with(kOps) ? target.substr(kOps.size()) : target;
+  if (rest.size() > key.size() + 1 && rest.starts_with(key)) {
+    return {name, rest.substr(key.size() + 1)};
+  }
+  return {name, "default"};
+}
+
+}  // namespace
+
+bool foreach_pointwise(std::string_view target) {
+  // lowering.py registers these op packets with every overload (get_overloads)...
+  static const std::set<std::string_view> kEveryOverload = {"_foreach_sqrt",       "_foreach_rsqrt",
+                                                            "_foreach_reciprocal", "_foreach_sign",
+                                                            "_foreach_clone",      "_foreach_copy"};
+  // ... and these overloads alone, out of place and in place.
+  static const std::set<std::pair<std::string_view, std::string_view>> kOverloads = {
+      {"_foreach_add", "List"},
+      {"_foreach_add", "Scalar"},
+      {"_foreach_add", "Tensor"},
+      {"_foreach_mul", "List"},
+      {"_foreach_mul", "Tensor"},
+      {"_foreach_mul", "Scalar"},
+      {"_foreach_sub", "List"},
+      {"_foreach_sub", "Scalar"},
+      {"_foreach_neg", "default"},
+      {"_foreach_abs", "default"},
+      {"_foreach_pow", "Scalar"},
+      {"_foreach_pow", "List"},
+      {"_foreach_pow", "ScalarAndTensor"},
+      {"_foreach_div", "List"},
+      {"_foreach_div", "Tensor"},
+      {"_foreach_div", "Scalar"},
+      {"_foreach_maximum", "List"},
+      {"_foreach_maximum", "Scalar"},
+      {"_foreach_minimum", "List"},
+      {"_foreach_minimum", "Scalar"},
+      {"_foreach_clamp_min", "List"},
+      {"_foreach_clamp_min", "Scalar"},
+      {"_foreach_clamp_max", "List"},
+      {"_foreach_clamp_max", "Scalar"},
+      {"_foreach_addcmul", "Scalar"},
+      {"_foreach_addcdiv", "Scalar"},
+      {"_foreach_add_", "List"},
+      {"_foreach_add_", "Scalar"},
+      {"_foreach_mul_", "List"},
+      {"_foreach_mul_", "Scalar"},
+      {"_foreach_div_", "List"},
+      {"_foreach_div_", "Scalar"},
+      {"_foreach_copy_", "default"},
+      {"_foreach_addcmul_", "Scalar"},
+      {"_foreach_addcdiv_", "Scalar"}};
+  const auto [name, overload] = name_and_overload(target);
+  if (!name.starts_with("_foreach_")) return false;
+  return kEveryOverload.count(name) > 0 || kOverloads.count({name, overload}) > 0;
+}
+
+bool foreach_in_place(std::string_view target) {
+  return foreach_pointwise(target) && ops::op_base_name(target).ends_with('_');
+}
+
+std::size_t foreach_length(const graph::Node& node) {
+  for (const graph::Argument& a : node.args) {
+    if (a.kind() == graph::Argument::Kind::list || a.kind() == graph::Argument::Kind::tuple) {
+      return a.items().size();
+    }
+  }
+  return 0;
+}
+
+std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, graph::NodeId id,
+                                                  std::size_t k) {
+  std::vector<graph::NodeId> inputs;
+  const auto take = [&](const graph::Argument& a) {
+    if (a.kind() == graph::Argument::Kind::list || a.kind() == graph::Argument::Kind::tuple) {
+      if (k < a.items().size() && a.items()[k].is_node()) inputs.push_back(a.items()[k].as_node());
+    } else if (a.is_node()) {
+      inputs.push_back(a.as_node());
+    }
+  };
+  const graph::Node& node = graph.node(id);
+  for (const graph::Argument& a : node.args) take(a);
+  for (const auto& [name, value] : node.kwargs) take(value);
+  return inputs;
 }
 
 }  // namespace fxscope::fusion

@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::fusion {
@@ -625,6 +626,9 @@ std::vector<ValueLoad> IndexModel::getitem_loads(NodeId n, const Coords& out) co
   if (!parent) return {};
   if (!index) return {{*parent, opaque_coords(sizes_[*parent].size())}};
   const graph::Node& p = g_.node(*parent);
+  if (foreach_pointwise(p.target) && *index >= 0) {
+    return foreach_loads(*parent, static_cast<std::size_t>(*index), sizes_[n], out);
+  }
   const std::string_view base = ops::op_base_name(p.target);
   const std::optional<NodeId> in = node_arg(*parent, 0);
   if (in &&
@@ -662,6 +666,19 @@ std::vector<ValueLoad> IndexModel::getitem_loads(NodeId n, const Coords& out) co
   // An element of a tuple result (var_mean, max with indices, dropout): the value at the same
   // coordinates.
   return {{*parent, out}};
+}
+
+std::vector<ValueLoad> IndexModel::foreach_loads(NodeId f, std::size_t k,
+                                                 const std::vector<std::int64_t>& sizes,
+                                                 const Coords& out) const {
+  std::vector<ValueLoad> loads;
+  for (const NodeId a : foreach_element_inputs(g_, f, k)) {
+    const graph::Node& in = g_.node(a);
+    if (!in.meta || in.meta->is_sym_scalar()) continue;  // a scalar argument of the kernel
+    const std::optional<Coords> c = broadcast_from(out, sizes, sizes_[a]);
+    loads.push_back({a, c ? *c : opaque_coords(sizes_[a].size())});
+  }
+  return loads;
 }
 
 std::vector<ValueLoad> IndexModel::unrolled_loads(NodeId n, const Coords& out) const {

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "fxscope/fusion/combo_kernels.h"
 #include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/fusion_scheduler.h"
 #include "fxscope/fusion/kernel_naming.h"
@@ -156,13 +157,15 @@ GroupKind group_kind(const std::vector<const SchedulerNode*>& members, const Pla
   return GroupKind::pointwise;
 }
 
-KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
-                     const std::vector<std::size_t>& members, const PlanOptions& options,
-                     std::size_t& triton_index) {
+KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, const Launch& launch,
+                     const PlanOptions& options, std::size_t& triton_index) {
   std::vector<const SchedulerNode*> nodes;
+  std::vector<std::size_t> members;
+  for (const auto& sub : launch.subkernels) members.insert(members.end(), sub.begin(), sub.end());
+  std::sort(members.begin(), members.end());
   for (const std::size_t m : members) nodes.push_back(&lowered.nodes[m]);
   KernelGroup group;
-  group.kind = group_kind(nodes, options);
+  group.kind = launch.combo ? GroupKind::combo : group_kind(nodes, options);
   std::set<std::int64_t> written;
   std::set<std::int64_t> read;
   std::set<NodeId> origins;
@@ -177,6 +180,14 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
     if (!s->note.empty() && group.note.empty()) group.note = s->note;
   }
   group.nodes.assign(origins.begin(), origins.end());
+  if (launch.combo) {
+    // Its grid covers every sub-kernel's elements, one after another.
+    group.numel = 0;
+    for (const auto& sub : launch.subkernels) group.numel += lowered.nodes[sub.front()].numel;
+    group.note =
+        "combo kernel of " + std::to_string(launch.subkernels.size()) + " foreach sub-kernels";
+    group.named_nodes = launch.named;
+  }
   const auto graph_size = static_cast<std::int64_t>(graph.size());
   for (const std::int64_t b : read) {
     if (!written.count(b) && b < graph_size) group.inputs.push_back(static_cast<NodeId>(b));
@@ -189,6 +200,10 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered,
     // whose bias is added after it writes a buffer of its own).
     group.outputs = {nodes.front()->node};
     group.name = extern_name(graph.node(nodes.front()->node));
+  } else if (launch.combo) {
+    // SIMDScheduling.codegen_combo_kernel names it after the foreach node's origins, which are
+    // empty: triton_for_fused_N.
+    group.name = kernel_name(graph, {}, group.kind, triton_index++);
   } else {
     group.name = kernel_name(graph, group.nodes, group.kind, triton_index++);
   }
@@ -272,6 +287,8 @@ std::string_view to_string(GroupKind kind) {
       return "persistent_reduction";
     case GroupKind::template_gemm:
       return "template";
+    case GroupKind::combo:
+      return "combo";
     case GroupKind::extern_kernel:
       return "extern";
     case GroupKind::eager_op:
@@ -294,9 +311,9 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
     if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, options, groups);
     std::size_t triton_index = 0;
-    for (const auto& members : groups) {
-      if (!lowered.nodes[members.front()].launches) continue;
-      result.groups.push_back(describe(graph, lowered, members, options, triton_index));
+    for (const Launch& launch : form_launches(lowered, groups, options)) {
+      if (!launch.combo && !lowered.nodes[launch.subkernels.front().front()].launches) continue;
+      result.groups.push_back(describe(graph, lowered, launch, options, triton_index));
       result.groups.back().id = result.groups.size() - 1;
     }
     result.unknown_ops = lowered.unknown_ops;

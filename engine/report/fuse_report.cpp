@@ -264,6 +264,11 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       w.kernel_class =
           fusion::is_layout_copy(group) ? cost::KernelClass::copy : cost::KernelClass::pointwise;
       break;
+    case fusion::GroupKind::combo:
+      // Pointwise sub-kernels one after another in one launch.
+      w.work_class = cost::WorkClass::elementwise;
+      w.kernel_class = cost::KernelClass::pointwise;
+      break;
     case fusion::GroupKind::reduction:
       w.work_class = cost::WorkClass::reduction;
       w.kernel_class = cost::KernelClass::reduction;

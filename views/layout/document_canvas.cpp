@@ -14,9 +14,10 @@ namespace fxscope::views {
 namespace {
 
 fusion::GroupKind kind_named(const std::string& name) {
-  for (auto kind : {fusion::GroupKind::pointwise, fusion::GroupKind::reduction,
-                    fusion::GroupKind::persistent_reduction, fusion::GroupKind::template_gemm,
-                    fusion::GroupKind::extern_kernel, fusion::GroupKind::eager_op}) {
+  for (auto kind :
+       {fusion::GroupKind::pointwise, fusion::GroupKind::reduction,
+        fusion::GroupKind::persistent_reduction, fusion::GroupKind::template_gemm,
+        fusion::GroupKind::combo, fusion::GroupKind::extern_kernel, fusion::GroupKind::eager_op}) {
     if (fusion::to_string(kind) == name) return kind;
   }
   return fusion::GroupKind::pointwise;

@@ -21,6 +21,7 @@ struct KernelSourceFile {
 struct UnitKernelSources {
   std::vector<KernelSourceFile> files;
   std::size_t library_groups = 0;    // GEMMs, convolutions, attention: cuBLAS / cuDNN run them
+  std::size_t combo_groups = 0;      // foreach combo kernels (triton_for): not generated
   std::vector<std::string> refused;  // "group 7 ...: aten.bar has no CUDA lowering", one a group
 };
 

@@ -24,6 +24,7 @@ enum class GroupKind : std::uint8_t {
   reduction,             // triton_red: loops over the reduced dimension
   persistent_reduction,  // triton_per: the reduced dimension fits one block
   template_gemm,         // triton_tem: a GEMM template, possibly with an epilogue
+  combo,                 // triton_for: a foreach node's sub-kernels, launched together
   extern_kernel,         // cuBLAS, cuDNN, SDPA, an ATen fallback
   eager_op,              // one eager ATen call
 };
@@ -44,6 +45,11 @@ struct KernelGroup {
   std::vector<graph::NodeId> nodes;    // member nodes, sorted: what the kernel computes
   std::vector<graph::NodeId> inputs;   // nodes whose buffers it reads
   std::vector<graph::NodeId> outputs;  // nodes whose buffers it writes
+  // Where Inductor's header and provenance name other nodes than NODES for such a kernel, those
+  // (sorted): a combo kernel names the origins of its sub-kernels that are one scheduler node
+  // each, and nothing of those fused from several (set_kernel_post_grad_provenance_tracing reads
+  // snode.node, which a fused node lacks). Kernels are compared by them.
+  std::optional<std::vector<graph::NodeId>> named_nodes;
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;

@@ -39,6 +39,16 @@ struct SchedulerNode {
   // The first pass of an outer split reduction: it reads its input re-indexed by the split, so
   // no producer's writes match its reads and nothing fuses into it as a prologue.
   bool no_prologue = false;
+  // An element of a foreach op realized with its list (lowering.make_foreach_pointwise registers
+  // the list with V.graph.register_operation_list; the scheduler makes one
+  // ForeachKernelSchedulerNode of it): the list's number among the graph's lists, or -1, and the
+  // element's position in it.
+  int foreach_list = -1;
+  std::size_t foreach_index = 0;
+  // A graph input this node stores its value into (mutate_to's MutationLayoutSHOULDREMOVE:
+  // copy_'s destination, an in-place foreach op's item), else -1. Inductor's scheduler gives the
+  // node a StarDep on it, one more dependency among its reads.
+  std::int64_t mutates = -1;
   std::string note;
 };
 
@@ -46,6 +56,8 @@ struct SchedulerNode {
 struct LoweredGraph {
   std::vector<SchedulerNode> nodes;
   std::vector<ops::UnknownOp> unknown_ops;
+  // The length of each foreach list (SchedulerNode::foreach_list numbers them).
+  std::vector<std::size_t> foreach_list_sizes;
 };
 
 // Lowers GRAPH as Inductor would; GEMM_TEMPLATES turns addmm into max-autotune templates.

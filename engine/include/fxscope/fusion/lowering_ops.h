@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "fxscope/graph/graph.h"
 #include "fxscope/graph/node.h"
@@ -33,5 +34,22 @@ bool pointless_view(const graph::Graph& graph, graph::NodeId id);
 // is asked for its own strides (a GEMM, a convolution's backward, and without layout
 // optimisation a convolution).
 bool needs_fixed_layout(std::string_view target, bool layout_opt);
+
+// Whether an op of TARGET is one of Inductor's foreach lowerings (lowering.py's
+// register_foreach_pointwise and register_foreach_inplace): a list op each of whose elements is a
+// Pointwise of the items at its position in the list arguments. Foreach ops without such a
+// lowering (_foreach_norm, the ScalarList overloads) fall back to ATen and are none of them.
+bool foreach_pointwise(std::string_view target);
+
+// Whether such an op writes its results into its first list (register_foreach_inplace).
+bool foreach_in_place(std::string_view target);
+
+// The number of elements of foreach op NODE: the length of its first list argument.
+std::size_t foreach_length(const graph::Node& node);
+
+// What element K of foreach op ID computes from: the item at position K of each list argument,
+// and each tensor argument outside a list (one value for every element).
+std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, graph::NodeId id,
+                                                  std::size_t k);
 
 }  // namespace fxscope::fusion

@@ -136,6 +136,11 @@ class IndexModel {
   // The dims a reduction node reduces, in its input's numbering (every dim when none is given);
   // nullopt when N is not a reduction over dims.
   std::optional<std::vector<std::int64_t>> reduced_dims(graph::NodeId n) const;
+  // The loads element K of foreach op F (lowering_ops.h) makes at coordinates OUT of an element of
+  // SIZES: the items at position K of its lists, and its tensors outside lists, broadcast.
+  std::vector<ValueLoad> foreach_loads(graph::NodeId f, std::size_t k,
+                                       const std::vector<std::int64_t>& sizes,
+                                       const Coords& out) const;
 
  private:
   std::vector<ValueLoad> view_loads(graph::NodeId n, const Coords& out) const;

@@ -33,6 +33,9 @@ struct PlanOptions {
   // included) rather than by the buffers two kernels share.
   bool memory_deps = true;
   double epilogue_min_bytes = 1 << 20;  // max-autotune: epilogues smaller do not pay
+  // config.combo_kernel_max_num_args: the reads and writes one combo kernel (a foreach node's
+  // launch) may take; its sub-kernels are cut into several launches past it.
+  std::size_t combo_kernel_max_num_args = 250;
   // GraphLowering.is_inference: an inference graph (no backward) decides channels-last layout by
   // its convolutions' FLOPs, a training graph by their shapes (decide_layout_opt).
   bool inference = true;
