@@ -402,7 +402,17 @@ void Lowerer::hint_realize(NodeId i) {
       (users > 1 && (reads > options_.realize_reads_threshold ||
                      opcount_[base] > options_.realize_opcount_threshold)) ||
       reads > options_.realize_acc_reads_threshold) {
-    realize(base);
+    return realize(base);
+  }
+  // has_exceeded_max_reads also holds for a Pointwise whose inner function is large
+  // (has_large_inner_fn: OpCounterCSE's count over realize_opcount_threshold); realize_hint then
+  // stores it when it makes more than one nontrivial load. A value past run_node's last check
+  // (has_large_inner_fn(threshold=100)) is stored whatever it loads.
+  if (base != i || info_[i].lowering != Lowering::pointwise) return;
+  const InnerFnCount count = inner_fn_count(i);
+  if ((count.ops > options_.realize_opcount_threshold && count.nontrivial_reads > 1) ||
+      count.ops > kInlineOpcountLimit) {
+    realize(i);
   }
 }
 
