@@ -36,6 +36,11 @@ class Lowerer {
   // else a ConcatKernel. Returns false for the pointwise form, which lowers as a pointwise op.
   bool lower_cat(NodeId i, const std::vector<NodeId>& gathered);
 
+  // lowering.inplace_constant_pad_nd (config.inplace_padding): a 2-d pad whose one user is mm or
+  // addmm cannot fuse into it, so its input is realized first (a view's storage), whatever
+  // the padding; the pad is then a Pointwise over that buffer.
+  bool pads_for_gemm(NodeId i) const;
+
   // lowering.index_put_impl_: index_put (into a clone of its destination) and index_put_ store
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.

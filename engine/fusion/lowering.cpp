@@ -100,6 +100,7 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
+  if (!templates_ && pads_for_gemm(i) && !args.empty()) realize(args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
@@ -134,6 +135,18 @@ void Lowerer::lower(NodeId i) {
     case Lowering::extern_kernel:
       return lower_extern(i, args, gathered);
   }
+}
+
+bool Lowerer::pads_for_gemm(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  if (ops::op_base_name(node.target) != "constant_pad_nd" || users_[i].size() != 1 ||
+      node.args.size() < 2 || node.args[1].items().size() != 4) {
+    return false;
+  }
+  const std::optional<NodeId> in = arg_node(i, 0);
+  if (!in || model_.sizes(*in).size() != 2) return false;
+  const std::string_view user = ops::op_base_name(g_.node(users_[i].front()).target);
+  return user == "mm" || user == "addmm";
 }
 
 bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
