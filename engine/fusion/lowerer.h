@@ -41,6 +41,12 @@ class Lowerer {
   // the padding; the pad is then a Pointwise over that buffer.
   bool pads_for_gemm(NodeId i) const;
 
+  // lowering.expand: an input broadcast to at least twice its size is marked reused that many
+  // times (mark_reuse), so should_realize_on_reuse stores it when it makes more than
+  // realize_reads_threshold loads (OpCounterCSE's read_buffers: one per distinct load) or
+  // has a large inner function.
+  void expand_reuse(NodeId i, NodeId in);
+
   // lowering.index_put_impl_: index_put (into a clone of its destination) and index_put_ store
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
@@ -156,6 +162,7 @@ class Lowerer {
   // and those at an address that is not a constant are its nontrivial reads.
   struct InnerFnCount {
     std::size_t ops = 0;
+    std::size_t loads = 0;
     std::size_t nontrivial_reads = 0;
   };
   InnerFnCount inner_fn_count(NodeId root);

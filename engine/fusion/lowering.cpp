@@ -101,6 +101,7 @@ void Lowerer::lower(NodeId i) {
     for (const NodeId a : args) realize(a);
   }
   if (!templates_ && pads_for_gemm(i) && !args.empty()) realize(args.front());
+  if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
@@ -134,6 +135,20 @@ void Lowerer::lower(NodeId i) {
       return lower_window(i, args, std::move(gathered));
     case Lowering::extern_kernel:
       return lower_extern(i, args, gathered);
+  }
+}
+
+void Lowerer::expand_reuse(NodeId i, NodeId in) {
+  const std::string_view base = ops::op_base_name(g_.node(i).target);
+  if (base != "expand" && base != "expand_as") return;
+  const NodeId storage_node = storage(in);
+  if (realized_[storage_node] || !inlinable_[storage_node]) return;
+  const std::int64_t in_numel = model_.numel(in);
+  if (in_numel <= 0 || model_.numel(i) / in_numel < 2) return;
+  const InnerFnCount count = inner_fn_count(storage_node);
+  if (count.loads > options_.realize_reads_threshold ||
+      count.ops > options_.realize_opcount_threshold) {
+    realize(storage_node);
   }
 }
 

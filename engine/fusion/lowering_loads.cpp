@@ -109,8 +109,9 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
     }
     const std::size_t before = state.names.size();
     const std::size_t id = name(std::move(key), 1);
-    if (state.names.size() > before && (dep.opaque || !dep.terms.empty())) {
-      ++state.count.nontrivial_reads;
+    if (state.names.size() > before) {
+      ++state.count.loads;
+      if (dep.opaque || !dep.terms.empty()) ++state.count.nontrivial_reads;
     }
     return id;
   };
