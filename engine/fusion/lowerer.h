@@ -36,6 +36,18 @@ class Lowerer {
   // else a ConcatKernel. Returns false for the pointwise form, which lowers as a pointwise op.
   bool lower_cat(NodeId i, const std::vector<NodeId>& gathered);
 
+  // lowering.inplace_constant_pad_nd (config.inplace_padding): a 2-d pad whose one user is mm or
+  // addmm cannot fuse into it, so its input is realized first (a view's storage), whatever
+  // the padding; the pad is then a Pointwise over that buffer. Not applied under max-autotune,
+  // where Inductor's kernels hold the pad's input inlined (docs/fusion-rules.md).
+  bool pads_for_gemm(NodeId i) const;
+
+  // lowering.expand: an input broadcast to at least twice its size is marked reused that many
+  // times (mark_reuse), so should_realize_on_reuse stores it when it makes more than
+  // realize_reads_threshold loads (OpCounterCSE's read_buffers: one per distinct load) or
+  // has a large inner function.
+  void expand_reuse(NodeId i, NodeId in);
+
   // lowering.index_put_impl_: index_put (into a clone of its destination) and index_put_ store
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
@@ -156,6 +168,36 @@ class Lowerer {
 
   std::vector<std::int64_t> read_set(NodeId i);
 
+  // ir.Loops.inner_fn_opcount of unrealized value ROOT over its own loop: OpCounterCSE names
+  // each distinct value once, so an inlined producer computed twice from the same loads counts
+  // once and from other loads (the two halves of a slice) twice; each distinct load counts too,
+  // and those at an address that is not a constant are its nontrivial reads.
+  struct InnerFnCount {
+    std::size_t ops = 0;
+    std::size_t loads = 0;
+    std::size_t nontrivial_reads = 0;
+  };
+  InnerFnCount inner_fn_count(NodeId root);
+
+  // OpCounterCSE's names, given bottom-up: a load by its buffer and address, an op by its text
+  // over its operands' names, so one computed again from the same loads is the same name.
+  struct ValueNumbering {
+    std::map<std::string, std::size_t> names;
+    std::map<std::vector<std::int64_t>, std::size_t> by_load;  // (value, coords) already named
+    std::set<std::string> constants;
+    std::int64_t iter_numel = 1;
+    std::size_t steps = 0;
+    InnerFnCount count;
+  };
+  // The name of value V at COORDS within the inner function being counted; ROOT: the value
+  // itself, computed rather than loaded.
+  std::size_t value_number(NodeId v, const Coords& coords, ValueNumbering& state, bool root);
+
+  // The ops one inlined node adds to its reader's inner function (OpCounterCSE): its op, a
+  // constant for each scalar operand, and for a pointwise cat the index tests and masked loads
+  // of lowering.pointwise_cat. CONSTANTS: the scalars already named in this inner function.
+  std::size_t node_ops(NodeId i, std::set<std::string>& constants) const;
+
   // The buffers an unrealized value loads, found by walking through inlined producers once.
   void add_reads(NodeId root, std::vector<std::int64_t>& reads);
 
@@ -213,6 +255,9 @@ class Lowerer {
   std::map<std::string, std::size_t> unknown_;
   // A walk of more steps than this (a long chain of unrolled reductions) gives up on addresses.
   static constexpr std::size_t kMaxWalkSteps = 4096;
+  // GraphLowering.run_node: a Pointwise whose inner function has more ops than this is stored
+  // (has_large_inner_fn(threshold=100)), against deep recursion in Inductor's evaluation.
+  static constexpr std::size_t kInlineOpcountLimit = 100;
 };
 
 }  // namespace fxscope::fusion::detail

@@ -116,6 +116,8 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
+  if (!templates_ && pads_for_gemm(i) && !args.empty()) realize(args.front());
+  if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
@@ -150,6 +152,32 @@ void Lowerer::lower(NodeId i) {
     case Lowering::extern_kernel:
       return lower_extern(i, args, gathered);
   }
+}
+
+void Lowerer::expand_reuse(NodeId i, NodeId in) {
+  const std::string_view base = ops::op_base_name(g_.node(i).target);
+  if (base != "expand" && base != "expand_as") return;
+  const NodeId storage_node = storage(in);
+  if (realized_[storage_node] || !inlinable_[storage_node]) return;
+  const std::int64_t in_numel = model_.numel(in);
+  if (in_numel <= 0 || model_.numel(i) / in_numel < 2) return;
+  const InnerFnCount count = inner_fn_count(storage_node);
+  if (count.loads > options_.realize_reads_threshold ||
+      count.ops > options_.realize_opcount_threshold) {
+    realize(storage_node);
+  }
+}
+
+bool Lowerer::pads_for_gemm(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  if (ops::op_base_name(node.target) != "constant_pad_nd" || users_[i].size() != 1 ||
+      node.args.size() < 2 || node.args[1].items().size() != 4) {
+    return false;
+  }
+  const std::optional<NodeId> in = arg_node(i, 0);
+  if (!in || model_.sizes(*in).size() != 2) return false;
+  const std::string_view user = ops::op_base_name(g_.node(users_[i].front()).target);
+  return user == "mm" || user == "addmm";
 }
 
 bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
@@ -418,7 +446,17 @@ void Lowerer::hint_realize(NodeId i) {
       (users > 1 && (reads > options_.realize_reads_threshold ||
                      opcount_[base] > options_.realize_opcount_threshold)) ||
       reads > options_.realize_acc_reads_threshold) {
-    realize(base);
+    return realize(base);
+  }
+  // has_exceeded_max_reads also holds for a Pointwise whose inner function is large
+  // (has_large_inner_fn: OpCounterCSE's count over realize_opcount_threshold); realize_hint then
+  // stores it when it makes more than one nontrivial load. A value past run_node's last check
+  // (has_large_inner_fn(threshold=100)) is stored whatever it loads.
+  if (base != i || info_[i].lowering != Lowering::pointwise) return;
+  const InnerFnCount count = inner_fn_count(i);
+  if ((count.ops > options_.realize_opcount_threshold && count.nontrivial_reads > 1) ||
+      count.ops > kInlineOpcountLimit) {
+    realize(i);
   }
 }
 

@@ -2,7 +2,10 @@
 // inlined into it, and the addresses of those loads (memory_index.h) where they can be followed.
 
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
 #include <set>
+#include <string>
 
 #include "fxscope/fusion/lowering_ops.h"
 #include "lowerer.h"
@@ -71,6 +74,137 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
     for (ValueLoad& next : model_.loads(v, load.coords)) stack.push_back(std::move(next));
   }
   return deps;
+}
+
+Lowerer::InnerFnCount Lowerer::inner_fn_count(NodeId root) {
+  ValueNumbering numbering;
+  numbering.iter_numel = model_.numel(root);
+  value_number(root, iteration_coords(model_.sizes(root)), numbering, true);
+  return numbering.count;
+}
+
+std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering& state,
+                                  bool root) {
+  const std::vector<std::int64_t> at = load_key({v, coords});
+  if (const auto found = state.by_load.find(at); found != state.by_load.end()) {
+    return found->second;
+  }
+  const auto name = [&](std::string key, std::size_t ops) {
+    const auto [it, fresh] = state.names.emplace(std::move(key), state.names.size());
+    if (fresh) state.count.ops += ops;
+    state.by_load.emplace(at, it->second);
+    return it->second;
+  };
+  const auto load = [&](std::int64_t buffer) {
+    const MemoryDep dep =
+        make_dep(buffer, coords, layout_strides(v), state.iter_numel, model_.element_bytes(v));
+    std::string key = "load " + std::to_string(dep.buffer) + " " + std::to_string(dep.offset);
+    if (dep.opaque) {
+      // An indirect load's index holds a temporary: each is a name of its own.
+      key += " opaque " + std::to_string(state.names.size());
+    }
+    for (const IndexTerm& t : dep.terms) {
+      key += " " + std::to_string(t.place) + ":" + std::to_string(t.radix) + "*" +
+             std::to_string(t.mult);
+    }
+    const std::size_t before = state.names.size();
+    const std::size_t id = name(std::move(key), 1);
+    if (state.names.size() > before) {
+      ++state.count.loads;
+      if (dep.opaque || !dep.terms.empty()) ++state.count.nontrivial_reads;
+    }
+    return id;
+  };
+  if (++state.steps > kMaxWalkSteps || is_sym(v)) return name("opaque " + std::to_string(v), 0);
+  if (realized_[v] && !root) return load(alias_[v]);
+  if (epilogue_of_[v] >= 0) {
+    // A Pointwise of a library call's buffer: the load, and the bias added to it.
+    const std::size_t loaded = load(epilogue_of_[v]);
+    std::string key = std::string(g_.node(v).target) + " " + std::to_string(loaded);
+    const std::optional<NodeId> bias =
+        ops::op_base_name(g_.node(v).target) == "convolution" ? arg_node(v, 2) : std::nullopt;
+    if (bias && coords.size() > 1) {
+      key += " " + std::to_string(value_number(*bias, Coords{coords[1]}, state, false));
+    }
+    return name(std::move(key), 1);
+  }
+  const std::vector<ValueLoad> inputs = model_.loads(v, coords);
+  const ops::Lowering lowering = info_[v].lowering;
+  if ((lowering == ops::Lowering::view || lowering == ops::Lowering::getitem) &&
+      inputs.size() == 1) {
+    // A view only re-indexes its input: it names what the input names there.
+    const std::size_t id = value_number(inputs.front().value, inputs.front().coords, state, false);
+    state.by_load.emplace(at, id);
+    return id;
+  }
+  // OpCounterCSE names an op by its text: the op, its scalars and the names of its operands.
+  const graph::Node& node = g_.node(v);
+  std::string key = std::string(node.target);
+  for (const graph::Argument& a : node.args) {
+    if (!a.is_node()) key += " " + a.to_string();
+  }
+  for (const ValueLoad& in : inputs) {
+    key += " " + std::to_string(value_number(in.value, in.coords, state, false));
+  }
+  return name(std::move(key), node_ops(v, state.constants));
+}
+
+std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const {
+  switch (info_[i].lowering) {
+    case ops::Lowering::view:
+    case ops::Lowering::getitem:
+      return 0;
+    case ops::Lowering::window:
+      return std::max<std::size_t>(window_reads_[i], 1);
+    default:
+      break;
+  }
+  const graph::Node& node = g_.node(i);
+  const std::string_view base = ops::op_base_name(node.target);
+  if (base == "cat" && !node.args.empty()) {
+    // pointwise_cat: the position along the dim and a zero; per input its end, a test against
+    // its start and its end, and a masked load (a start is the previous input's end, the same
+    // name); an and of the two tests for an input in the middle, and a where per input but the
+    // last.
+    const std::size_t n = node.args[0].items().size();
+    return 2 + 4 * n + (n - 1) + (n > 2 ? n - 2 : 0);
+  }
+  // Ops whose lowering only loads (clone, an index or embedding through indirect_indexing, a
+  // cast to the dtype it has) name no value of their own; iota is one index_expr.
+  if (base == "clone" || base == "alias" || base == "embedding" || base == "index" ||
+      base == "_unsafe_index") {
+    return 0;
+  }
+  if (base == "iota") return 1;
+  if (base == "convert_element_type" || base == "_to_copy") {
+    const std::optional<NodeId> in = arg_node(i, 0);
+    const bool same =
+        in && node.meta && g_.node(*in).meta && node.meta->dtype == g_.node(*in).meta->dtype;
+    return same ? 0 : 1;
+  }
+  if (base == "pow" && node.args.size() > 1 && !node.args[1].is_node()) {
+    // lowering.pow: an integral exponent is multiplied out (pow_recursive), one mul per
+    // squaring and one per set bit past the first, with no constant.
+    const graph::Argument& e = node.args[1];
+    const double v = e.kind() == graph::Argument::Kind::integer
+                         ? static_cast<double>(e.as_int())
+                         : std::strtod(e.to_string().c_str(), nullptr);
+    if (v >= 1 && v <= 64 && v == static_cast<double>(static_cast<std::int64_t>(v))) {
+      const auto n = static_cast<std::uint64_t>(v);
+      return static_cast<std::size_t>(std::bit_width(n)) - 2 +
+             static_cast<std::size_t>(std::popcount(n));
+    }
+  }
+  std::size_t n = 1;
+  for (const graph::Argument& a : node.args) {
+    const auto kind = a.kind();
+    if (kind == graph::Argument::Kind::integer || kind == graph::Argument::Kind::floating ||
+        kind == graph::Argument::Kind::boolean) {
+      // ops.constant: the same value twice is one name.
+      if (constants.insert(std::to_string(static_cast<int>(kind)) + a.to_string()).second) ++n;
+    }
+  }
+  return n;
 }
 
 std::vector<std::int64_t> Lowerer::read_set(NodeId i) {

@@ -5,6 +5,7 @@
 #include "fxscope/fusion/memory_index.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -378,32 +379,102 @@ MemoryDep make_dep(std::int64_t buffer, const Coords& coords,
   return dep;
 }
 
+namespace {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  return a - floor_div(a, b) * b;
+}
+
+// One block of a reshape whose sizes have equal products: the coordinates flattened, then cut
+// into the input's digits.
+Coords reshape_block(const Coords& out, const std::vector<std::int64_t>& out_sizes,
+                     const std::vector<std::int64_t>& in_sizes) {
+  IndexExpr flat;
+  const std::vector<std::int64_t> out_strides = contiguous_strides(out_sizes);
+  for (std::size_t k = 0; k < out.size(); ++k) add_scaled(flat, out[k], out_strides[k]);
+  normalize(flat);
+  if (flat.opaque) return opaque_coords(in_sizes.size(), flat.tag);
+  const std::vector<std::int64_t> in_strides = contiguous_strides(in_sizes);
+  IndexExpr digits = flat;
+  digits.offset = 0;
+  Coords in;
+  for (std::size_t j = 0; j < in_sizes.size(); ++j) {
+    // The outermost dim of the block is FloorDiv(flat, stride): unbounded, so a masked load
+    // reaching past the block (a cat's piece) keeps an address. Each inner dim is
+    // ModularIndexing(flat, stride, size), which drops a constant part that is a multiple of
+    // stride x size: a slice's start of a whole number of rows (the rotated half of a rotary
+    // embedding) reads the same element as the unsliced value.
+    const std::int64_t size = std::max<std::int64_t>(in_sizes[j], 1);
+    IndexExpr c = extract(digits, in_strides[j],
+                          j == 0 ? std::numeric_limits<std::int64_t>::max() / 2 : size);
+    const std::int64_t o =
+        j == 0 ? floor_div(flat.offset, in_strides[j])
+               : floor_div(floor_mod(flat.offset, in_strides[j] * size), in_strides[j]);
+    std::int64_t max = o;
+    for (const IndexTerm& t : c.terms) max += (t.radix - 1) * t.mult;
+    // A constant part that carries out of an inner dim is not one ModularIndexing: opaque.
+    if (max >= in_sizes[j]) c.opaque = true;
+    c.offset = o;
+    in.push_back(std::move(c));
+  }
+  return in;
+}
+
+}  // namespace
+
 Coords reshape_coords(const Coords& out, const std::vector<std::int64_t>& out_sizes,
                       const std::vector<std::int64_t>& in_sizes) {
   if (out_sizes == in_sizes) return out;
   if (product(out_sizes) != product(in_sizes) || out.size() != out_sizes.size()) {
     return opaque_coords(in_sizes.size());
   }
-  IndexExpr flat;
-  const std::vector<std::int64_t> out_strides = contiguous_strides(out_sizes);
-  for (std::size_t k = 0; k < out.size(); ++k) add_scaled(flat, out[k], out_strides[k]);
-  normalize(flat);
-  if (flat.opaque) return opaque_coords(in_sizes.size(), flat.tag);
-  if (flat.offset < 0) return opaque_coords(in_sizes.size());
-  const std::vector<std::int64_t> in_strides = contiguous_strides(in_sizes);
-  IndexExpr digits = flat;
-  digits.offset = 0;
-  Coords in;
-  for (std::size_t j = 0; j < in_sizes.size(); ++j) {
-    IndexExpr c = extract(digits, in_strides[j], in_sizes[j]);
-    // A constant part (a select or slice before the reshape) adds to each coordinate where it
-    // does not carry into the next.
-    const std::int64_t o = (flat.offset / in_strides[j]) % std::max<std::int64_t>(in_sizes[j], 1);
-    std::int64_t max = o;
-    for (const IndexTerm& t : c.terms) max += (t.radix - 1) * t.mult;
-    if (max >= in_sizes[j]) c.opaque = true;
-    c.offset = o;
-    in.push_back(std::move(c));
+  // View._dynamic_reshape_indexer: the sizes are matched in blocks of equal products, a dim of
+  // size 1 on either side is its own block (the input's at coordinate 0), and a dim the same on
+  // both sides passes its coordinate through. Only a block that merges or cuts dims indexes
+  // through FloorDiv and ModularIndexing, so a coordinate reaching past its dim (a masked load
+  // of a cat's piece) stays within its block.
+  Coords in(in_sizes.size());
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < out_sizes.size() || j < in_sizes.size()) {
+    if (i < out_sizes.size() && out_sizes[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (j < in_sizes.size() && in_sizes[j] == 1) {
+      in[j++] = constant(0);
+      continue;
+    }
+    if (i == out_sizes.size() || j == in_sizes.size()) return opaque_coords(in_sizes.size());
+    const std::size_t i0 = i;
+    const std::size_t j0 = j;
+    std::int64_t po = out_sizes[i++];
+    std::int64_t pi = in_sizes[j++];
+    while (po != pi) {
+      if (po < pi) {
+        if (i == out_sizes.size()) return opaque_coords(in_sizes.size());
+        po *= out_sizes[i++];
+      } else {
+        if (j == in_sizes.size()) return opaque_coords(in_sizes.size());
+        pi *= in_sizes[j++];
+      }
+    }
+    const auto di0 = static_cast<std::ptrdiff_t>(i0);
+    const auto di = static_cast<std::ptrdiff_t>(i);
+    const auto dj0 = static_cast<std::ptrdiff_t>(j0);
+    const auto dj = static_cast<std::ptrdiff_t>(j);
+    if (i == i0 + 1 && j == j0 + 1) {
+      in[j0] = out[i0];
+      continue;
+    }
+    const Coords block = reshape_block(Coords(out.begin() + di0, out.begin() + di),
+                                       {out_sizes.begin() + di0, out_sizes.begin() + di},
+                                       {in_sizes.begin() + dj0, in_sizes.begin() + dj});
+    std::copy(block.begin(), block.end(), in.begin() + dj0);
   }
   return in;
 }

@@ -17,6 +17,12 @@ std::vector<std::int64_t> contiguous(const std::vector<std::int64_t>& sizes) {
   return strides;
 }
 
+IndexExpr fixed(std::int64_t c) {
+  IndexExpr e;
+  e.offset = c;
+  return e;
+}
+
 MemoryDep store(std::int64_t buffer, const std::vector<std::int64_t>& sizes) {
   std::int64_t numel = 1;
   for (const std::int64_t s : sizes) numel *= s;
@@ -101,4 +107,37 @@ TEST_CASE("split and indirect addresses match only their own kind", "[memory_ind
   x.tag = y.tag = 12;         // the same indirect load inlined twice
   CHECK(x.same_as(y));
   CHECK_FALSE(x.reads_as_written(y));
+}
+
+TEST_CASE("a reshape matches sizes in blocks, as View._dynamic_reshape_indexer does",
+          "[memory_index]") {
+  // A masked load of a cat's first piece: the coordinate along the last dim runs over the whole
+  // cat (64) though the piece has 32. Adding or dropping dims of size 1 passes it through.
+  const Coords out = iteration_coords({4, 64});
+  const Coords in = reshape_coords({fixed(0), out[0], out[1]}, {1, 4, 32}, {4, 32});
+  REQUIRE(in.size() == 2);
+  CHECK_FALSE(in[0].opaque);
+  CHECK_FALSE(in[1].opaque);
+  const MemoryDep through = make_dep(3, in, contiguous({4, 32}), 256, 4);
+  CHECK(through.same_as(make_dep(3, out, contiguous({4, 32}), 256, 4)));
+}
+
+TEST_CASE("an inner dim of a reshape drops a whole multiple of its size (ModularIndexing)",
+          "[memory_index]") {
+  // [1, 8, 64] read as [1, 8, 2, 32]: the second half of the last dim (a slice from 32) reads the
+  // same inner element as the first half; the outer coordinate is a FloorDiv, one further on.
+  const Coords half = iteration_coords({8, 32});
+  IndexExpr shifted = half[1];
+  shifted.offset = 32;
+  const Coords in = reshape_coords({fixed(0), half[0], shifted}, {1, 8, 64}, {1, 8, 2, 32});
+  REQUIRE(in.size() == 4);
+  CHECK_FALSE(in[3].opaque);
+  CHECK(in[3].offset == 0);
+  CHECK(in[2].offset == 1);
+  IndexExpr back = half[1];
+  back.offset = -32;
+  const Coords below = reshape_coords({fixed(0), half[0], back}, {1, 8, 64}, {1, 8, 2, 32});
+  CHECK_FALSE(below[3].opaque);
+  CHECK(below[3].offset == 0);
+  CHECK(below[2].offset == -1);
 }

@@ -2,13 +2,14 @@
 // planned in the mode it was captured in and compared with Inductor's own kernels, against the
 // figures recorded in tests/data/fidelity_baseline.json.
 //
-// Issue 22 asks the test to fail below a 95% aggregate exact rate. The planner is far below
-// that on real models today, so a hard 95% gate would only ever be red and would hide the one
-// thing a test can guard meanwhile: that no change makes any log worse. The hard checks are
-// therefore the ratchet: no log below its recorded exact rate, and no unit's launch count more
-// than 5% from Inductor's unless the baseline records that unit as a known gap (and then no
-// further off than recorded). The 95% gate is its own test case, reported with its figure as a
-// warning until the recorded aggregate reaches 95%; from then on it fails like the others. When
+// Issue 22 asks the test to fail below a 95% aggregate exact rate and below 90% on any log. A
+// hard gate the planner has not reached would only ever be red and would hide the one thing a
+// test can guard meanwhile: that no change makes any log worse. The hard checks are therefore
+// the ratchet: no log below its recorded exact rate, and no unit's launch count more than 5%
+// from Inductor's unless the baseline records that unit as a known gap (and then no further off
+// than recorded). Issue 22's gate is its own test case; each half of it is reported as a warning
+// until the recorded figures reach it (the aggregate 95%, every log 90%), and from then on
+// fails like the others. When
 // the planner improves, `bench_fidelity --baseline > tests/data/fidelity_baseline.json` records
 // the new figures, which then hold.
 #include <catch2/catch.hpp>
@@ -127,6 +128,7 @@ TEST_CASE("issue 22's gate: 95% of Inductor's kernels exact overall, 90% on ever
           "[fidelity]") {
   std::size_t exact = 0, kernels = 0, recorded_exact = 0, recorded_kernels = 0;
   std::vector<std::string> below;
+  std::size_t recorded_below = 0;
   for (const report::LogFidelity& log : measured()) {
     exact += log.exact();
     kernels += log.kernels();
@@ -135,20 +137,28 @@ TEST_CASE("issue 22's gate: 95% of Inductor's kernels exact overall, 90% on ever
   for (const auto& [name, rec] : baseline().items()) {
     recorded_exact += rec["exact"].get<std::size_t>();
     recorded_kernels += rec["kernels"].get<std::size_t>();
+    const double rate = share(rec["exact"].get<std::size_t>(), rec["kernels"].get<std::size_t>());
+    if (rate + kSlack < kPerLogGate) ++recorded_below;
   }
   const double rate = share(exact, kernels);
   const double recorded = share(recorded_exact, recorded_kernels);
   std::string logs;
   for (const std::string& name : below) logs += " " + name;
   INFO("aggregate " << exact << "/" << kernels << " (" << 100 * rate << "%); below 90%:" << logs);
+  // Each half of the gate holds from the moment the recorded figures reach it: the aggregate
+  // once the baseline's aggregate is 95%, the per-log floor once every recorded log is at 90%.
   if (recorded + kSlack >= kAggregateGate) {
     CHECK(rate + kSlack >= kAggregateGate);
+  } else {
+    WARN("issue 22's aggregate gate not reached yet: " << 100 * rate << "% of " << kernels
+                                                       << " kernels exact (95% asked)");
+    CHECK(rate + kSlack >= recorded);
+  }
+  if (recorded_below == 0) {
     CHECK(below.empty());
   } else {
-    WARN("issue 22's gate not reached yet: " << 100 * rate << "% of " << kernels
-                                             << " kernels exact (95% asked); logs below 90%:"
-                                             << logs);
-    CHECK(rate + kSlack >= recorded);
+    WARN("issue 22's per-log gate not reached yet; logs below 90%:" << logs);
+    CHECK(below.size() <= recorded_below);
   }
 }
 
