@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fxscope/fusion/combo_kernels.h"
+#include "fxscope/fusion/cpp_kernel_group.h"
 #include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/fusion_scheduler.h"
 #include "fxscope/fusion/kernel_naming.h"
@@ -310,6 +311,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
     const LoweredGraph lowered = lower_graph(graph, options, mode == Mode::max_autotune);
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
     if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, options, groups);
+    group_cpp_kernels(graph, lowered, groups);
     std::size_t triton_index = 0;
     for (const Launch& launch : form_launches(lowered, groups, options)) {
       if (!launch.combo && !lowered.nodes[launch.subkernels.front().front()].launches) continue;
