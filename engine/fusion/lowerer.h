@@ -139,6 +139,13 @@ class Lowerer {
 
   // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed
   // with ORIGINS; what A reads stays unrealized for its other users.
+  // Sets lazy_view_ and flat_view_ for view I of ARGS.
+  void mark_flat_view(NodeId i, const std::vector<NodeId>& args);
+  // GraphLowering.run_node for a graph output that is a flat view: result.realize() stores the
+  // value it views, then require_stride_order fails to reinterpret the view (
+  // convert_to_reinterpret_view) and copies it (copy_input), the copy carrying the view's
+  // origins.
+  void copy_output_view(NodeId i);
   void realize_copy(NodeId a, const std::vector<NodeId>& origins);
 
   // The node whose storage a chain of unrealized views reads.
@@ -234,6 +241,12 @@ class Lowerer {
   // max-autotune GEMMs lowered as templates (a MultiTemplateBuffer): ConcatKernel's
   // can_realize_into_without_copy holds for them, so a cat neither lowers nor copies them.
   std::vector<bool> template_output_;
+  // A view made over a value not in memory (a View chain, not a ReinterpretView of a buffer).
+  std::vector<bool> lazy_view_;
+  // A lazy view whose chain holds a reshape indexed through the flattened tensor
+  // (reshape_needs_flat_index): its index is FloorDiv and ModularIndexing terms that
+  // ExternKernel.convert_to_reinterpret_view cannot simplify back to strides.
+  std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;

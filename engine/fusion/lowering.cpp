@@ -41,6 +41,8 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   epilogue_of_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
   template_output_.assign(n_, false);
+  lazy_view_.assign(n_, false);
+  flat_view_.assign(n_, false);
   channels_last_.assign(n_, false);
   layout_opt_ = decide_layout_opt(g, options);
   alias_.resize(n_);
@@ -85,7 +87,9 @@ LoweredGraph Lowerer::run() {
     // lowering.copy_ -> mutate_to: a graph input mutated in place is stored to right away
     // (MutationLayout), by the kernel that computes its new value.
     const bool copy_into = ops::op_base_name(node.target) == "copy_";
-    if (graph_output_[i] || copy_into) {
+    if (graph_output_[i] && flat_view_[i]) {
+      copy_output_view(i);
+    } else if (graph_output_[i] || copy_into) {
       const std::size_t pushed = sched_.size();
       realize(i);
       layout_fixed_[storage(i)] = true;
@@ -132,6 +136,7 @@ void Lowerer::lower(NodeId i) {
     case Lowering::pointwise:
       if (pointless_view(g_, i)) std::erase(gathered, i);
       origins_[i] = std::move(gathered);
+      if (info_[i].lowering == Lowering::view) mark_flat_view(i, args);
       if (info_[i].lowering == Lowering::pointwise) {
         inlinable_[i] = true;
         opcount_[i] = 1;
@@ -463,6 +468,30 @@ void Lowerer::hint_realize(NodeId i) {
 bool Lowerer::fixed_layout_user(NodeId i) const {
   return std::any_of(users_[i].begin(), users_[i].end(),
                      [&](NodeId u) { return needs_fixed_layout(g_.node(u).target, layout_opt_); });
+}
+
+void Lowerer::mark_flat_view(NodeId i, const std::vector<NodeId>& args) {
+  if (args.empty() || pointless_view(g_, i)) return;
+  const NodeId a = args.front();
+  const bool view_input =
+      info_[a].lowering == Lowering::view || info_[a].lowering == Lowering::getitem;
+  // View.create, PermuteView.create, SliceView.create: a view of a buffer in memory is a
+  // ReinterpretView; of anything else, a view that indexes through its input's loader.
+  lazy_view_[i] = lazy_view_[a] || (!realized_[a] && !view_input);
+  if (!lazy_view_[i]) return;
+  const std::string_view base = ops::op_base_name(g_.node(i).target);
+  const bool reshape = base == "view" || base == "reshape" || base == "_unsafe_view";
+  flat_view_[i] =
+      flat_view_[a] || (reshape && reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)));
+}
+
+void Lowerer::copy_output_view(NodeId i) {
+  realize(storage(i));
+  push(i, origins_[i], read_set(i), i, numel_of(i), 1, false, true, "");
+  set_value_deps(i);
+  realized_[i] = true;
+  alias_[i] = i;
+  layout_fixed_[i] = true;
 }
 
 void Lowerer::realize_copy(NodeId a, const std::vector<NodeId>& origins) {

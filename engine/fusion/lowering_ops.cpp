@@ -1,5 +1,6 @@
 #include "fxscope/fusion/lowering_ops.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
@@ -167,6 +168,42 @@ std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, gra
   for (const graph::Argument& a : node.args) take(a);
   for (const auto& [name, value] : node.kwargs) take(value);
   return inputs;
+}
+
+bool reshape_needs_flat_index(const std::vector<std::int64_t>& old_sizes,
+                              const std::vector<std::int64_t>& new_sizes) {
+  // _dynamic_reshape_indexer, from the innermost dims out: equal sizes map through; a smaller
+  // new size takes more new dims until it equals the old one, a smaller old size more old dims;
+  // a size of one on either side is skipped. Anything else is its AssertionError or IndexError.
+  std::vector<std::int64_t> olds = old_sizes;
+  std::vector<std::int64_t> news = new_sizes;
+  while (!news.empty()) {
+    std::int64_t size_new = news.back();
+    news.pop_back();
+    if (olds.empty()) return size_new != 1;
+    std::int64_t size_old = olds.back();
+    olds.pop_back();
+    if (size_new == 1) {
+      olds.push_back(size_old);
+    } else if (size_old == 1) {
+      news.push_back(size_new);
+    } else if (size_new < size_old) {
+      while (size_new < size_old) {
+        if (news.empty()) return true;
+        size_new *= news.back();
+        news.pop_back();
+      }
+      if (size_new != size_old) return true;
+    } else if (size_new > size_old) {
+      while (size_new > size_old) {
+        if (olds.empty()) return true;
+        size_old *= olds.back();
+        olds.pop_back();
+      }
+      if (size_new != size_old) return true;
+    }
+  }
+  return std::any_of(olds.begin(), olds.end(), [](std::int64_t s) { return s != 1; });
 }
 
 }  // namespace fxscope::fusion

@@ -3,6 +3,7 @@
 // (lowering.cpp replays the lowering of a whole graph with them).
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,13 @@ std::optional<std::size_t> indirect_indices_position(std::string_view target);
 // the input itself and makes no IR node the view could be an origin of: lowering.expand to the
 // same sizes, View.create's "pointless views", squeeze of no dim of size one.
 bool pointless_view(const graph::Graph& graph, graph::NodeId id);
+
+// Whether a reshape from OLD_SIZES to NEW_SIZES defeats View._dynamic_reshape_indexer, which
+// matches each group of sizes as a pure split or a pure merge (a group of 2 x 384 read as
+// 12 x 64 is neither), so that View.dynamic_reshape_indexer falls back to indexing through the
+// flattened tensor (FloorDiv and ModularIndexing of one flat index).
+bool reshape_needs_flat_index(const std::vector<std::int64_t>& old_sizes,
+                              const std::vector<std::int64_t>& new_sizes);
 
 // Whether an op of TARGET is in GraphLowering.run_node's need_fixed_layout: a reused input of it
 // is asked for its own strides (a GEMM, a convolution's backward, and without layout
