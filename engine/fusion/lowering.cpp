@@ -439,7 +439,9 @@ void Lowerer::hint_realize(NodeId i) {
   // Scatter, falling back inside it), so its inputs are not among them.
   const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
     const std::string_view op = ops::op_base_name(g_.node(u).target);
-    return info_[u].lowering == Lowering::extern_kernel && op != "index_put" && op != "index_put_";
+    return (info_[u].lowering == Lowering::extern_kernel && op != "index_put" &&
+            op != "index_put_") ||
+           window_needs_realized_inputs(g_.node(u).target);
   });
   if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 && fixed_layout_user(i)) {
     // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a

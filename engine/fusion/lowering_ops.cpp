@@ -48,6 +48,17 @@ bool needs_fixed_layout(std::string_view target, bool layout_opt) {
          (base == "convolution" && !layout_opt);
 }
 
+bool window_needs_realized_inputs(std::string_view target) {
+  static const std::set<std::string_view> kWindows = {"avg_pool2d",
+                                                      "avg_pool2d_backward",
+                                                      "max_pool2d_with_indices",
+                                                      "max_pool3d_with_indices",
+                                                      "max_pool2d_with_indices_backward",
+                                                      "upsample_nearest2d",
+                                                      "_upsample_nearest_exact2d"};
+  return kWindows.count(ops::op_base_name(target)) > 0;
+}
+
 bool pointless_view(const graph::Graph& graph, graph::NodeId id) {
   const graph::Node& node = graph.node(id);
   const std::string_view base = ops::op_base_name(node.target);

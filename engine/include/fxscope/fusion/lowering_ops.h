@@ -60,4 +60,9 @@ std::size_t foreach_length(const graph::Node& node);
 std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, graph::NodeId id,
                                                   std::size_t k);
 
+// Whether an op of TARGET that Inductor lowers as a Pointwise over a window is in lowering.py's
+// needs_realized_inputs (add_needs_realized_inputs: the pooling ops, their backwards and nearest
+// upsampling), so that a reused value it reads gets GraphLowering.run_node's realize_hint.
+bool window_needs_realized_inputs(std::string_view target);
+
 }  // namespace fxscope::fusion

@@ -1,0 +1,55 @@
+// lowering.py lists the pooling ops and nearest upsampling in needs_realized_inputs, so a value
+// with several users, one of them such a window, is stored when it is lowered (realize_hint):
+// the window then gathers none of its origins. MaxViT's first block: a convolution's bias add read
+// by a batch norm and an average pool; Inductor's pooling kernel holds the pool alone.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/ops/op_registry.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+TEST_CASE("pooling and nearest upsampling need realized inputs", "[fusion]") {
+  CHECK(fusion::window_needs_realized_inputs("torch.ops.aten.avg_pool2d.default"));
+  CHECK(fusion::window_needs_realized_inputs("torch.ops.aten.upsample_nearest2d.vec"));
+  CHECK_FALSE(fusion::window_needs_realized_inputs("torch.ops.aten.add.Tensor"));
+}
+
+TEST_CASE("a reused value read by a pooling op is stored first (MaxViT)", "[fusion]") {
+  const std::string path = test::sample("corpus/tv_maxvit_small");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  int pools = 0;
+  int alone = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& ours : f.ours.groups) {
+        const bool pool = std::any_of(ours.nodes.begin(), ours.nodes.end(), [&](graph::NodeId id) {
+          return ops::op_base_name(f.post_grad.node(id).target) == "avg_pool2d";
+        });
+        if (!pool) continue;
+        ++pools;
+        INFO(ours.name);
+        alone += ours.nodes.size() == 1;
+        CHECK(std::any_of(
+            f.inductor.groups.begin(), f.inductor.groups.end(),
+            [&](const fusion::KernelGroup& theirs) { return theirs.nodes == ours.nodes; }));
+      }
+    }
+  }
+  // The stem's pool reads the reused bias add; the later ones pool a residual sum they fuse.
+  CHECK(pools == 4);
+  CHECK(alone == 1);
+}
