@@ -146,6 +146,8 @@ class Lowerer {
   // convert_to_reinterpret_view) and copies it (copy_input), the copy carrying the view's
   // origins.
   void copy_output_view(NodeId i);
+  // Whether NODE is a tensor constant GraphLowering.get_attr inlines (can_inline_constant).
+  bool inlined_constant(const graph::Node& node) const;
   void realize_copy(NodeId a, const std::vector<NodeId>& origins);
 
   // The node whose storage a chain of unrealized views reads.

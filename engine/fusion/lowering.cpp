@@ -68,6 +68,15 @@ LoweredGraph Lowerer::run() {
       outputs = g_.inputs(i);
       continue;
     }
+    if (inlined_constant(node)) {
+      // GraphLowering.get_attr: a 1-d tensor constant of at most 8 elements
+      // (can_inline_constant) is lowered by lowering.tensor into a Pointwise of its values,
+      // inlined into its readers like any other, its get_attr node among their origins.
+      inlinable_[i] = true;
+      origins_[i] = {i};
+      opcount_[i] = 1;
+      continue;
+    }
     if (!node.is_op()) {
       realized_[i] = true;  // placeholders and constants are buffers already
       layout_fixed_[i] = true;
@@ -485,6 +494,12 @@ void Lowerer::mark_flat_view(NodeId i, const std::vector<NodeId>& args) {
   const bool reshape = base == "view" || base == "reshape" || base == "_unsafe_view";
   flat_view_[i] =
       flat_view_[a] || (reshape && reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)));
+}
+
+bool Lowerer::inlined_constant(const graph::Node& node) const {
+  if (node.op != graph::OpKind::get_attr || !node.meta || node.meta->rank() != 1) return false;
+  const graph::Dim& size = node.meta->sizes.front();
+  return !size.is_symbolic() && size.value <= 8;
 }
 
 void Lowerer::copy_output_view(NodeId i) {
