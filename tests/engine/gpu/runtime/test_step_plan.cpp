@@ -124,10 +124,17 @@ TEST_CASE(
 
 TEST_CASE("a GEMM template's prologue no other group computes runs in a kernel before the GEMM",
           "[gpu]") {
-  // ViT training in max-autotune: the QKV projection's template casts its f32 weight to bf16 in
-  // its loads (Inductor's prologue fusion). The cast runs in a kernel of its own, then the GEMM
-  // reads its buffer, then the epilogue.
-  const auto s = steps_of("corpus/tv_vit_small_train_bf16", fusion::Mode::max_autotune);
+  // ViT training in max-autotune: the QKV projection's template casts its f32 bias to bf16 in
+  // its loads (Inductor's prologue fusion). The copies of q, k and v saved for the backward list
+  // that cast too (they compute it inline); without them no other group does, and the cast runs
+  // in a kernel of its own, then the GEMM reads its buffer, then the epilogue.
+  const auto f = test::sample_fusion("corpus/tv_vit_small_train_bf16", fusion::Mode::max_autotune);
+  fusion::FusionPlan plan = f.ours;
+  const auto copies = std::erase_if(plan.groups, [](const fusion::KernelGroup& g) {
+    return g.name.find("_select_squeeze_unsqueeze_") != std::string::npos;
+  });
+  CHECK(copies == 12);
+  const auto s = gpu::plan_steps(f.post_grad, plan, {}, true);
   const std::string tem =
       "triton_tem_fused_add_clone_convert_element_type_mm_mul_permute_reshape_"
       "squeeze_sub_unsqueeze_5";
