@@ -3,11 +3,13 @@
 // with an epilogue; a cuDNN convolution; fxscope's attention kernel). A step that cannot be built
 // is named and skipped; the rest still runs.
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <set>
 
+#include "fxscope/gpu/dense_copy.h"
 #include "fxscope/gpu/memory_plan.h"
 #include "gemm/gemm_conv_runner.h"
 #include "run/gpu_timing.h"
@@ -417,6 +419,102 @@ struct Executable::Builder {
     return std::move(*conv);
   }
 
+  // An operand copied into a dense buffer before a cuDNN call (dense_copy.h).
+  struct DenseCopy {
+    const KernelImage* kernel = nullptr;
+    const void* src = nullptr;
+    void* dst = nullptr;
+    DenseCopyShape shape{};
+    long long blocks = 1;
+  };
+  std::map<std::size_t, const KernelImage*> dense_copy_kernels{};  // by element bytes
+
+  // Where cuDNN reads operand NODE: its own buffer where STRIDES are dense in the call's format
+  // (CHANNELS_LAST or contiguous), else a dense copy made before the call (added to COPIES;
+  // STRIDES become the copy's).
+  Result<const void*> dense_operand(graph::NodeId node, const std::vector<std::int64_t>& sizes,
+                                    std::vector<std::int64_t>& strides, const std::string& dtype,
+                                    bool channels_last, const std::string& where,
+                                    std::vector<DenseCopy>& copies) {
+    return dense_buffer(node, sizes, strides, dtype, channels_last, where, copies, false);
+  }
+  // Where cuDNN writes result NODE: its own buffer where dense, else a dense buffer copied into
+  // NODE's after the call (added to COPIES).
+  Result<void*> dense_result(graph::NodeId node, const std::vector<std::int64_t>& sizes,
+                             std::vector<std::int64_t>& strides, const std::string& dtype,
+                             bool channels_last, const std::string& where,
+                             std::vector<DenseCopy>& copies) {
+    auto p = dense_buffer(node, sizes, strides, dtype, channels_last, where, copies, true);
+    if (!p) return p.error();
+    return const_cast<void*>(*p);
+  }
+  Result<const void*> dense_buffer(graph::NodeId node, const std::vector<std::int64_t>& sizes,
+                                   std::vector<std::int64_t>& strides, const std::string& dtype,
+                                   bool channels_last, const std::string& where,
+                                   std::vector<DenseCopy>& copies, bool result) {
+    const std::vector<std::int64_t> want = dense_strides(sizes, channels_last);
+    if (same_layout(sizes, strides, want)) return static_cast<const void*>(ptr(node));
+    if (sizes.size() > static_cast<std::size_t>(kDenseCopyMaxRank)) {
+      return make_error(where + ": " + g.node(node).name + " is not dense and has more than " +
+                        std::to_string(kDenseCopyMaxRank) + " dims to copy");
+    }
+    const std::size_t element = std::max<std::size_t>(element_bytes(dtype), 1);
+    const std::string entry = dense_copy_entry(element);
+    if (entry.empty()) return make_error(where + ": no dense copy for " + dtype + " elements");
+    if (!dense_copy_kernels.count(element)) {
+      auto image = options.compile(dense_copy_source(), where + " (dense copy)");
+      if (!image) return image.error();
+      auto kernel = KernelImage::load(*image, entry, where + " (dense copy)");
+      if (!kernel) return kernel.error();
+      dense_copy_kernels[element] = kernel->get();
+      im.images.push_back(std::move(*kernel));
+    }
+    DenseCopy c;
+    c.kernel = dense_copy_kernels.at(element);
+    c.src = ptr(node);
+    c.shape.rank = static_cast<int>(sizes.size());
+    c.shape.n = 1;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      c.shape.sizes[d] = sizes[d];
+      c.shape.src[d] = strides[d];
+      c.shape.dst[d] = want[d];
+      c.shape.n *= sizes[d];
+    }
+    auto dst = im.allocate(static_cast<std::size_t>(c.shape.n) * element,
+                           "a dense copy of " + g.node(node).name);
+    // (for a result: the dense buffer cuDNN writes, copied into NODE's after the call)
+    if (!dst) return dst.error();
+    c.dst = *dst;
+    c.blocks = std::clamp<long long>((c.shape.n + 255) / 256, 1, 65536);
+    if (result) {
+      // The call writes the dense buffer; the copy after it lays the values out as NODE's.
+      void* scratch = c.dst;
+      c.dst = ptr(node);
+      c.src = scratch;
+      for (std::size_t d = 0; d < sizes.size(); ++d) std::swap(c.shape.src[d], c.shape.dst[d]);
+      copies.push_back(c);
+      strides = want;
+      return static_cast<const void*>(c.src);
+    }
+    copies.push_back(c);
+    strides = want;
+    return static_cast<const void*>(c.dst);
+  }
+
+  static std::string run_copies(const std::vector<DenseCopy>& copies, cudaStream_t st,
+                                const std::string& where) {
+    for (const DenseCopy& c : copies) {
+      const void* src = c.src;
+      void* dst = c.dst;
+      DenseCopyShape shape = c.shape;
+      void* args[3] = {&src, &dst, &shape};
+      if (const cudaError_t e = c.kernel->launch(c.blocks, 256, 0, args, st); e != cudaSuccess) {
+        return where + ": dense copy of an operand failed: " + cuda_text(e);
+      }
+    }
+    return "";
+  }
+
   // cuDNN's time for CONV (a workspace of its own for the timing); 1e30 when it fails.
   double cudnn_us(const CudnnConv& conv, const void* x, const void* w, const void* bias,
                   void* out) {
@@ -431,11 +529,22 @@ struct Executable::Builder {
   }
 
   std::string build_conv(StepPlan& s, const std::string& where) {
-    void* x = ptr(s.conv->x);
-    void* w = ptr(s.conv->w);
+    // cuDNN's operands dense in one format, as ATen gives them (dense_copy.h).
+    ConvSpec dense = *s.conv;
+    const bool channels_last = lies_channels_last(dense.x_sizes, dense.x_strides) ||
+                               weight_layout(dense) == WeightLayout::channels_last;
+    std::vector<DenseCopy> copies;
+    auto xd = dense_operand(dense.x, dense.x_sizes, dense.x_strides, dense.dtype, channels_last,
+                            where, copies);
+    if (!xd) return xd.error().message;
+    auto wd = dense_operand(dense.w, dense.w_sizes, dense.w_strides, dense.dtype, channels_last,
+                            where, copies);
+    if (!wd) return wd.error().message;
+    void* x = const_cast<void*>(*xd);
+    void* w = const_cast<void*>(*wd);
     void* bias = s.conv->bias ? ptr(*s.conv->bias) : nullptr;
     void* out = ptr(s.conv->out);
-    auto conv = CudnnConv::create(*s.conv, where);
+    auto conv = CudnnConv::create(dense, where);
     std::unique_ptr<GemmConv> as_gemm;
     std::string gemm_note;
     if (options.tune) as_gemm = gemm_conv(s, where, gemm_note);
@@ -471,30 +580,62 @@ struct Executable::Builder {
     const CudnnConv* c = conv->get();
     im.convs.push_back(std::move(*conv));
     Impl* impl = &im;
-    ex.launches_.push_back([c, x, w, bias, out, impl](cudaStream_t st) {
+    ex.launches_.push_back([c, x, w, bias, out, impl, copies, where](cudaStream_t st) {
+      if (std::string e = run_copies(copies, st, where); !e.empty()) return e;
       return c->launch(st, x, w, bias, out, impl->conv_workspace);
     });
     return "";
   }
 
   std::string build_conv_backward(const StepPlan& s, const std::string& where) {
-    const ConvBackwardSpec& b = *s.conv_backward;
+    ConvBackwardSpec b = *s.conv_backward;
+    ConvSpec& spec = b.conv;
+    // cuDNN's operands dense in one format, as ATen gives them (dense_copy.h).
+    const bool channels_last = lies_channels_last(spec.x_sizes, spec.x_strides) ||
+                               weight_layout(spec) == WeightLayout::channels_last;
+    std::vector<DenseCopy> copies;
+    auto dyd = dense_operand(spec.out, spec.out_sizes, spec.out_strides, spec.dtype, channels_last,
+                             where, copies);
+    if (!dyd) return dyd.error().message;
+    auto xd = dense_operand(spec.x, spec.x_sizes, spec.x_strides, spec.dtype, channels_last, where,
+                            copies);
+    if (!xd) return xd.error().message;
+    auto wd = dense_operand(spec.w, spec.w_sizes, spec.w_strides, spec.dtype, channels_last, where,
+                            copies);
+    if (!wd) return wd.error().message;
+    std::vector<DenseCopy> after;
+    void* dx = nullptr;
+    void* dw = nullptr;
+    if (b.grad_x) {
+      auto r = dense_result(*b.grad_x, spec.x_sizes, b.grad_x_strides, spec.dtype, channels_last,
+                            where, after);
+      if (!r) return r.error().message;
+      dx = *r;
+    }
+    if (b.grad_w) {
+      auto r = dense_result(*b.grad_w, spec.w_sizes, b.grad_w_strides, spec.dtype, channels_last,
+                            where, after);
+      if (!r) return r.error().message;
+      dw = *r;
+    }
     auto conv = CudnnConvBackward::create(b, where);
     if (!conv) return conv.error().message;
     if (options.tune) ex.picks_.push_back(where + " cuDNN backward, " + (*conv)->algorithms());
     conv_workspace_bytes = std::max(conv_workspace_bytes, (*conv)->workspace_bytes());
     const auto out = [&](const std::optional<graph::NodeId>& n) { return n ? ptr(*n) : nullptr; };
-    const void* dy = ptr(b.conv.out);
-    const void* x = ptr(b.conv.x);
-    const void* w = ptr(b.conv.w);
-    void* dx = out(b.grad_x);
-    void* dw = out(b.grad_w);
+    const void* dy = *dyd;
+    const void* x = *xd;
+    const void* w = *wd;
     void* db = out(b.grad_bias);
     const CudnnConvBackward* c = conv->get();
     im.conv_backwards.push_back(std::move(*conv));
     Impl* impl = &im;
-    ex.launches_.push_back([c, dy, x, w, dx, dw, db, impl](cudaStream_t st) {
-      return c->launch(st, dy, x, w, dx, dw, db, impl->conv_workspace);
+    ex.launches_.push_back([c, dy, x, w, dx, dw, db, impl, copies, after, where](cudaStream_t st) {
+      if (std::string e = run_copies(copies, st, where); !e.empty()) return e;
+      if (std::string e = c->launch(st, dy, x, w, dx, dw, db, impl->conv_workspace); !e.empty()) {
+        return e;
+      }
+      return run_copies(after, st, where);
     });
     return "";
   }
