@@ -53,6 +53,6 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   std::cout << ran << " of " << ops << " ops planned\n";
   for (const auto& [c, n] : by_cause) std::cout << n << "x " << c << "\n";
   CHECK(ops > 80000);
-  // A ratchet: what cannot be planned only shrinks (16 of 83,639 op-modes when it was set).
-  CHECK(ops - ran <= 16);
+  // A ratchet: what cannot be planned only shrinks (none of 83,639 op-modes when it was set).
+  CHECK(ops - ran <= 0);
 }
