@@ -264,12 +264,14 @@ std::optional<Error> missing_run_libraries() {
 // INPUTS, and each nonzero's rows found are read back from its output (the kernel stores -1
 // past the count). Kernels take sizes as constants, so the mode's build then uses the counts.
 // Repeated while a count changes (a nonzero whose input an earlier count sized, computed at
-// the bound the first time), at most once a count more.
+// the bound the first time), at most once a count more. Each build goes into KEEP: CUPTI names
+// kernels by their function handle, which an unloaded module's would hand to the next one's.
 Result<ops::SymbolHints> bind_counts(const graph::Graph& g, const fusion::FusionPlan& plan,
                                      const ops::SymbolHints& hints,
                                      const std::vector<std::vector<std::byte>>& inputs,
                                      std::uint64_t seed, bool clusters,
-                                     const EngineCompiler& compiler, cudaStream_t stream) {
+                                     const EngineCompiler& compiler, cudaStream_t stream,
+                                     std::vector<std::unique_ptr<Executable>>& keep) {
   const std::vector<UnboundCount> counts = unbound_counts(g, hints);
   ops::SymbolHints bound = with_upper_bounds(g, hints);
   for (std::size_t pass = 0; pass <= counts.size(); ++pass) {
@@ -292,9 +294,9 @@ Result<ops::SymbolHints> bind_counts(const graph::Graph& g, const fusion::Fusion
         }
       }
     };
-    if (std::string err = (*exe)->launch(stream, nullptr, true, read_counts); !err.empty()) {
-      return make_error("sizing the counts nonzero sets: " + err);
-    }
+    const std::string err = (*exe)->launch(stream, nullptr, true, read_counts);
+    keep.push_back(std::move(*exe));
+    if (!err.empty()) return make_error("sizing the counts nonzero sets: " + err);
     for (const UnboundCount& c : counts) {
       if (!found.count(c.symbol)) {
         return make_error("sizing the counts nonzero sets: " + g.node(c.node).name +
@@ -402,6 +404,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
   std::vector<std::unique_ptr<Executable>> backward_executables;
+  std::vector<std::unique_ptr<Executable>> sizing_executables;  // the runs that found counts
   std::vector<HostOutput> eager_file_outputs;      // eager's forward outputs from its result file
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
@@ -417,7 +420,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       say(name + ": running once to find the sizes nonzero sets");
       auto bound =
           bind_counts(f.post_grad, f.ours, hints, make_inputs(f.post_grad, all, hints, o.seed),
-                      o.seed, device->major >= 9, compiler, stream);
+                      o.seed, device->major >= 9, compiler, stream, sizing_executables);
       if (bound) {
         mode_hints = std::move(*bound);
       } else {
