@@ -8,6 +8,8 @@
 // filled. An eager call copies self into its output first, in one block, a barrier between the
 // copy and the scatter: the scatter must not start before every element of the copy is stored.
 
+#include <algorithm>
+
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"

@@ -149,6 +149,8 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     if (is_sort_or_topk(op)) return sort_kernel(ctx, *generated_extern);
     if (is_histc(op)) return histc_kernel(ctx, *generated_extern);
     if (is_scatter(op)) return scatter_kernel(ctx, *generated_extern);
+    if (is_grouped_mm(op)) return grouped_mm_kernel(ctx, *generated_extern);
+    if (is_nonzero(op)) return nonzero_kernel(ctx, *generated_extern);
     return lstm_cell_kernel(ctx, *generated_extern);
   }
   if (group.kind == fusion::GroupKind::eager_op) {
@@ -216,7 +218,8 @@ std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
     return std::nullopt;
   if (group.nodes.size() != 1 || group.nodes.front() >= graph.size()) return std::nullopt;
   const graph::Node& n = graph.node(group.nodes.front());
-  if (!is_lstm_cell(n) && !is_sort_or_topk(n) && !is_histc(n) && !is_scatter(n)) {
+  if (!is_lstm_cell(n) && !is_sort_or_topk(n) && !is_histc(n) && !is_scatter(n) &&
+      !is_grouped_mm(n) && !is_nonzero(n)) {
     return std::nullopt;
   }
   return group.nodes.front();

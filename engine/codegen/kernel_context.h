@@ -73,6 +73,13 @@ Result<GeneratedKernel> sort_kernel(const KernelContext& ctx, graph::NodeId node
 // aten.histc (NODE) with its range given: one block counting by atomic adds (histc_kernel.cpp).
 bool is_histc(const graph::Node& node);
 Result<GeneratedKernel> histc_kernel(const KernelContext& ctx, graph::NodeId node);
+// transformers' grouped_mm_fallback (NODE): a thread per output element, its row's group found
+// from the offsets (grouped_mm_kernel.cpp).
+bool is_grouped_mm(const graph::Node& node);
+Result<GeneratedKernel> grouped_mm_kernel(const KernelContext& ctx, graph::NodeId node);
+// aten.nonzero (NODE): one block, a prefix sum of chunks' counts (nonzero_kernel.cpp).
+bool is_nonzero(const graph::Node& node);
+Result<GeneratedKernel> nonzero_kernel(const KernelContext& ctx, graph::NodeId node);
 // aten.scatter (NODE) of a tensor or a value: one block, self copied first (scatter_kernel.cpp).
 bool is_scatter(const graph::Node& node);
 Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, graph::NodeId node);

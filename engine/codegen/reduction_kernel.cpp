@@ -182,19 +182,41 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     if (!r) return make_error(ctx.where + ": " + r.error().message);
     all.push_back(std::move(*r));
   }
-  // A reduction over fewer than kUnrolledReductionLimit elements beside a longer one, over rows
-  // of its own, is a Pointwise to Inductor (Reduction.create unrolls it): the emitter computes
-  // it inline where it is read, and the kernel's rows are the longer reduction's.
+  // A reduction over fewer than kUnrolledReductionLimit elements beside a longer one is a
+  // Pointwise to Inductor (Reduction.create unrolls it), over rows of its own or over the longer
+  // one's rows (a router's top-k weights summed over k beside an RMS norm over the model dim):
+  // the emitter computes it inline where it is read, and the kernel's rows are the longer
+  // reduction's.
   const auto longer = std::find_if(all.begin(), all.end(), [](const ReductionShape& r) {
     return r.rnumel >= kUnrolledReductionLimit;
   });
   std::vector<ReductionShape> reds;
   for (ReductionShape& r : all) {
-    const bool inline_rows =
-        longer != all.end() && r.rnumel < kUnrolledReductionLimit && r.rows != longer->rows;
+    const bool inline_rows = longer != all.end() && r.rnumel < kUnrolledReductionLimit;
     if (!inline_rows) reds.push_back(std::move(r));
   }
   if (reds.empty()) return make_error(ctx.where + ": has no reduction to generate");
+  // A reduction whose values are the elements of another's rows (a global average pool's mean,
+  // read by a layer norm over the channels) is computed where it is read, a loop over its own
+  // elements inside the other's passes: Inductor's one persistent kernel reads the pool's sums
+  // once an element. The kernel's rows are the outer reduction's. Not in a split reduction, whose
+  // passes hand on partial states of the kernel's own reductions only.
+  const bool split_kernel = ctx.group.note.starts_with(fusion::kSplitFirstPassNote) ||
+                            ctx.group.note == fusion::kSplitMiddlePassNote;
+  std::vector<NodeId> looped;
+  if (!split_kernel) {
+    const auto nested = [&](const ReductionShape& r) {
+      return std::any_of(reds.begin(), reds.end(), [&](const ReductionShape& m) {
+        return m.rows != r.rows && m.rows * m.rnumel == r.rows;
+      });
+    };
+    for (const ReductionShape& r : reds) {
+      if (nested(r)) looped.push_back(r.node);
+    }
+    std::erase_if(reds, [&](const ReductionShape& r) {
+      return std::find(looped.begin(), looped.end(), r.node) != looped.end();
+    });
+  }
   const ReductionShape& ref = reds.front();
   for (const ReductionShape& r : reds) {
     if (r.rows != ref.rows) {
@@ -357,6 +379,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   const std::int64_t row_part = rlen / cluster;  // the elements of a row one block reduces
 
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
+  for (const NodeId n : looped) em.loop_where_read(n);
   if (cluster > 1) {
     em.open("for (" + ix + " row0 = " + ix + "(blockIdx.x) / " + C + "; row0 < " +
             std::to_string(rows) + "; row0 += " + ix + "(gridDim.x) / " + C + ") {");

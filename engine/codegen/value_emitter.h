@@ -77,6 +77,9 @@ class ValueEmitter {
   Result<std::string> value(graph::NodeId node, const Index& idx);
   // NODE (a reduction of the kernel, or a getitem of one) is the variable NAME from now on.
   void bind(graph::NodeId node, std::string name) { bound_[node] = std::move(name); }
+  // Lets reduction NODE, however many elements it combines, be computed where it is read as a
+  // loop of its own over them (a reduction whose values are the elements of the kernel's rows).
+  void loop_where_read(graph::NodeId node) { looped_.insert(node); }
   // The element offset of IDX in the buffer of param NODE (its annotated strides).
   Result<std::string> offset(graph::NodeId node, const Index& idx);
 
@@ -198,6 +201,7 @@ class ValueEmitter {
   std::string where_;
   std::uint64_t run_seed_ = 0;
   std::map<graph::NodeId, std::string> bound_;
+  std::set<graph::NodeId> looped_;  // reductions computed as a loop where read
   std::map<graph::NodeId, std::set<std::string>> lane_load_offsets_;
   std::vector<std::string> named_;  // every name fresh() gave, in order
   std::vector<std::map<std::string, std::string>> scopes_{1};

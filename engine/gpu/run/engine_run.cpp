@@ -19,6 +19,7 @@
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/run_unit.h"
 #include "fxscope/gpu/training_pair.h"
+#include "fxscope/gpu/unbacked_sizes.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "gemm/cublaslt_api.h"
@@ -258,6 +259,56 @@ std::optional<Error> missing_run_libraries() {
   return make_error("the GPU run needs NVIDIA's CUDA libraries: " + missing);
 }
 
+// HINTS with the sizes the data sets in graph G (nonzero's counts) bound to what this mode
+// computes: a first build with each unbound count at its upper bound runs step by step on
+// INPUTS, and each nonzero's rows found are read back from its output (the kernel stores -1
+// past the count). Kernels take sizes as constants, so the mode's build then uses the counts.
+// Repeated while a count changes (a nonzero whose input an earlier count sized, computed at
+// the bound the first time), at most once a count more. Each build goes into KEEP: CUPTI names
+// kernels by their function handle, which an unloaded module's would hand to the next one's.
+Result<ops::SymbolHints> bind_counts(const graph::Graph& g, const fusion::FusionPlan& plan,
+                                     const ops::SymbolHints& hints,
+                                     const std::vector<std::vector<std::byte>>& inputs,
+                                     std::uint64_t seed, bool clusters,
+                                     const EngineCompiler& compiler, cudaStream_t stream,
+                                     std::vector<std::unique_ptr<Executable>>& keep) {
+  const std::vector<UnboundCount> counts = unbound_counts(g, hints);
+  ops::SymbolHints bound = with_upper_bounds(g, hints);
+  for (std::size_t pass = 0; pass <= counts.size(); ++pass) {
+    PlannedSteps steps = plan_steps(g, plan, bound, false, seed, clusters);
+    ExecutableOptions eo;
+    eo.hints = bound;
+    eo.compile = [&](const std::string& source, const std::string& where) {
+      return compiler.compile(source, where);
+    };
+    auto exe = Executable::build(g, std::move(steps), inputs, eo, stream);
+    if (!exe) return make_error("sizing the counts nonzero sets: " + exe.error().message);
+    ops::SymbolHints found = hints;
+    const auto read_counts = [&](std::size_t i) {
+      for (const graph::NodeId w : (*exe)->planned().steps[i].writes) {
+        for (const UnboundCount& c : counts) {
+          if (c.node != w) continue;
+          if (const auto bytes = (*exe)->read_value(w)) {
+            found[c.symbol] = nonzero_rows_found(*g.node(w).meta, *bytes, bound);
+          }
+        }
+      }
+    };
+    const std::string err = (*exe)->launch(stream, nullptr, true, read_counts);
+    keep.push_back(std::move(*exe));
+    if (!err.empty()) return make_error("sizing the counts nonzero sets: " + err);
+    for (const UnboundCount& c : counts) {
+      if (!found.count(c.symbol)) {
+        return make_error("sizing the counts nonzero sets: " + g.node(c.node).name +
+                          " did not run, so " + c.symbol + " is not known");
+      }
+    }
+    if (found == bound) return found;
+    bound = std::move(found);
+  }
+  return bound;
+}
+
 }  // namespace
 
 std::vector<std::string> selected_modes(const std::string& mode) {
@@ -353,6 +404,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   // and an unloaded module's handles are reused by the next one's.
   std::vector<std::unique_ptr<Executable>> executables(modes.size());
   std::vector<std::unique_ptr<Executable>> backward_executables;
+  std::vector<std::unique_ptr<Executable>> sizing_executables;  // the runs that found counts
   std::vector<HostOutput> eager_file_outputs;      // eager's forward outputs from its result file
   std::map<std::uint64_t, double> copy_us;         // same-size copies, by bytes moved
   std::map<std::uint64_t, double> copy_kernel_us;  // the same made by the reference kernel
@@ -362,9 +414,22 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     EngineMode em;
     em.measured.mode = name;
     em.cuda_graph = name == "reduce-overhead" || name == "max-autotune";
+    // Sizes the data sets (nonzero's counts) bound to this mode's values before it is planned.
+    ops::SymbolHints mode_hints = hints;
+    if (!unbound_counts(f.post_grad, hints).empty()) {
+      say(name + ": running once to find the sizes nonzero sets");
+      auto bound =
+          bind_counts(f.post_grad, f.ours, hints, make_inputs(f.post_grad, all, hints, o.seed),
+                      o.seed, device->major >= 9, compiler, stream, sizing_executables);
+      if (bound) {
+        mode_hints = std::move(*bound);
+      } else {
+        run.notes.push_back(name + ": " + bound.error().message);
+      }
+    }
     say(name + ": planning " + std::to_string(f.ours.groups.size()) + " groups");
-    PlannedSteps steps =
-        plan_steps(f.post_grad, f.ours, hints, name == "max-autotune", o.seed, device->major >= 9);
+    PlannedSteps steps = plan_steps(f.post_grad, f.ours, mode_hints, name == "max-autotune", o.seed,
+                                    device->major >= 9);
     for (const auto& gap : steps.read_before_write) run.notes.push_back(name + ": " + gap);
     if (const std::string planted = plant_fault_if_asked(name, steps); !planted.empty()) {
       run.notes.push_back(name + ": a fault is planted in group " + planted + " (" +
@@ -383,13 +448,13 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
         run.notes.push_back(name + ": no CUDA graph: " + r);
     }
     ExecutableOptions eo;
-    eo.hints = hints;
+    eo.hints = mode_hints;
     eo.tune = name == "max-autotune";
     eo.progress = [&](const std::string& s) { say(name + ": " + s); };
     eo.compile = [&](const std::string& source, const std::string& where) {
       return compiler.compile(source, where);
     };
-    const auto inputs = make_inputs(f.post_grad, all, hints, o.seed);
+    const auto inputs = make_inputs(f.post_grad, all, mode_hints, o.seed);
     say(name + ": compiling " + std::to_string(steps.steps.size()) + " steps");
     std::vector<const std::string*> sources;
     for (const auto& s : steps.steps) {
@@ -413,7 +478,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     em.coverage.missing.clear();
     for (const auto& s : (*exe)->planned().skipped) em.coverage.missing.push_back(s.why);
     if (!unrecorded.empty()) em.coverage.missing.push_back(unrecorded);
-    StepDigests digests(**exe, f.post_grad, hints);
+    StepDigests digests(**exe, f.post_grad, mode_hints);
     if (std::string err = (*exe)->launch(stream, nullptr, true, std::ref(digests)); !err.empty()) {
       em.error = err;
       say(name + ": " + err);
@@ -436,7 +501,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       em.ran = true;
     }
     em.picks = (*exe)->picks();
-    add_bandwidth(em, **exe, f.post_grad, f.ours, hints, run.copy_gbps, run.alu_slots_per_us);
+    add_bandwidth(em, **exe, f.post_grad, f.ours, mode_hints, run.copy_gbps, run.alu_slots_per_us);
     if (em.ran && !em.bandwidth.empty()) {
       std::vector<double> sizes;
       for (const KernelBandwidth& b : em.bandwidth) {

@@ -9,6 +9,7 @@
 #include "fxscope/codegen/rng.h"
 #include "fxscope/core/text.h"
 #include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/unbacked_sizes.h"
 #include "runtime/step_order.h"
 
 namespace fxscope::gpu {
@@ -379,6 +380,28 @@ std::optional<std::string> host_scalar_group(const graph::Graph& g,
   return "";
 }
 
+// The reason GROUP cannot be sized: a tensor it computes or reads is sized by a symbol the data
+// sets (nonzero's count, `.item()` of a tensor) that HINTS lack; nullopt when every size is known.
+std::optional<std::string> unbound_size(const graph::Graph& g, const fusion::KernelGroup& group,
+                                        const ops::SymbolHints& hints) {
+  const auto check = [&](graph::NodeId n) -> std::optional<std::string> {
+    const graph::Node& node = g.node(n);
+    if (!node.meta || node.meta->is_sym_scalar()) return std::nullopt;
+    if (const auto sym = unbound_unbacked_symbol(*node.meta, hints)) {
+      return node.name + " is sized by " + *sym +
+             ", a size the data sets that no run bound: not run";
+    }
+    return std::nullopt;
+  };
+  for (const graph::NodeId n : group.nodes) {
+    if (auto why = check(n)) return why;
+    for (const graph::NodeId in : g.inputs(n)) {
+      if (auto why = check(in)) return why;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // A group whose steps read a buffer that no step writes and no input holds cannot run right (a
@@ -482,7 +505,11 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     const std::string where = group_where(group);
     std::vector<StepPlan> made;
     std::optional<Error> failed;
-    if (const auto host = host_scalar_group(g, group)) {
+    if (const auto unbound = unbound_size(g, group, hints)) {
+      // Kernels take sizes as constants: one the data sets that no run bound has no value to
+      // take (sized at the default instead, a buffer would be smaller than what is written).
+      failed = make_error(*unbound);
+    } else if (const auto host = host_scalar_group(g, group)) {
       // Nothing to launch: its values are the unit's symbol values, or read by the kernels
       // that use them.
       if (!host->empty()) failed = make_error(*host);

@@ -111,7 +111,8 @@ std::optional<graph::NodeId> lone_index_put(const graph::Graph& graph,
 bool fills_cat_slices_apart(const graph::Graph& graph, const fusion::KernelGroup& group);
 
 // ATen ops outside Inductor's lowerings that run as a generated kernel of their own, eager or as
-// the extern call in Inductor's plan (the fused LSTM cell and its backward, sort, topk, histc):
+// the extern call in Inductor's plan (the fused LSTM cell and its backward, sort, topk, histc,
+// transformers' grouped_mm_fallback, nonzero):
 // the node of a group
 // that holds only such a node.
 std::optional<graph::NodeId> lone_generated_extern(const graph::Graph& graph,

@@ -1,6 +1,7 @@
 // The generated kernels of ATen ops outside Inductor's lowerings (the fused LSTM cell and its
-// backward, sort, topk, histc) compile with NVRTC for sm_90 in every dtype they take. NVRTC
-// needs no GPU; where it cannot be loaded the test says so and checks nothing.
+// backward, sort, topk, histc, transformers' grouped_mm_fallback, nonzero) compile with NVRTC for
+// sm_90 in every dtype they take. NVRTC needs no GPU; where it cannot be loaded the test says so
+// and checks nothing.
 
 #include <catch2/catch.hpp>
 
@@ -38,7 +39,8 @@ void compile(const std::string& signature, const std::string& body, const char* 
 
 }  // namespace extern_ops_nvrtc
 
-TEST_CASE("the LSTM cell, sort, topk and histc kernels compile for sm_90", "[nvrtc][codegen]") {
+TEST_CASE("the LSTM cell, sort, topk, histc, grouped mm and nonzero kernels compile for sm_90",
+          "[nvrtc][codegen]") {
   const auto probe = gpu::compile_cuda(
       "extern \"C\" __global__ void fx_probe(float* p) { p[0] = 1.0f; }\n", "fx_probe", {});
   if (!probe) {
@@ -88,4 +90,19 @@ TEST_CASE("the LSTM cell, sort, topk and histc kernels compile for sm_90", "[nvr
                                   "        return (histc,)\n",
                               "histc");
   }
+  for (const std::string t : {"f32", "bf16"}) {
+    extern_ops_nvrtc::compile(
+        "x: \"" + t + "[512, 256][256, 1]cuda:0\", w: \"" + t +
+            "[4, 256, 1024][262144, 1, 256]cuda:0\", offs: \"i32[4][1]cuda:0\"",
+        "        gmm: \"" + t +
+            "[512, 1024][1024, 1]cuda:0\" = "
+            "torch.ops.transformers.grouped_mm_fallback.default(x, w, offs)\n"
+            "        return (gmm,)\n",
+        "gmm");
+  }
+  extern_ops_nvrtc::compile("x: \"b8[256, 2][2, 1]cuda:0\"",
+                            "        nz: \"i64[300, 2][1, 300]cuda:0\" = "
+                            "torch.ops.aten.nonzero.default(x)\n"
+                            "        return (nz,)\n",
+                            "nz");
 }

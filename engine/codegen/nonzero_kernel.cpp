@@ -1,0 +1,101 @@
+// aten.nonzero(self) as generated code: the coordinates of self's nonzero elements in row-major
+// order, int64 [n, ndim], n a count the data sets (an unbacked size, u0). One block: each thread
+// counts the nonzeros of a contiguous chunk of the elements, one thread turns the counts into
+// the chunks' first rows (a prefix sum over the block, in shared memory), then each thread
+// stores its chunk's coordinates from its first row on, in the output's strides.
+//
+// The output is sized by the plan's value of n (the runtime binds it to the count a first run
+// found, or to self's numel, its upper bound, while it looks): rows past the count are stored
+// as -1, which a later index reads in bounds (a negative index counts from the end), and
+// coordinates past the rows the output holds are not stored.
+
+#include "fxscope/ops/op_registry.h"
+#include "kernel_context.h"
+
+namespace fxscope::codegen {
+
+using graph::NodeId;
+
+bool is_nonzero(const graph::Node& node) {
+  return ops::op_key(node.target) == "aten.nonzero";
+}
+
+Result<GeneratedKernel> nonzero_kernel(const KernelContext& ctx, NodeId node) {
+  const graph::Graph& g = ctx.graph;
+  const graph::Node& n = g.node(node);
+  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
+    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
+  };
+  if (n.args.empty() || !n.args[0].is_node() || !n.meta) return fail("has no input or output");
+  const NodeId x = n.args[0].as_node();
+  const auto in = shape_of(g.node(x), ctx.hints);
+  const auto out = shape_of(n, ctx.hints);
+  if (!in || !out) return fail("has an operand without an annotation");
+  const auto rank = static_cast<std::int64_t>(in->sizes.size());
+  if (out->sizes.size() != 2 || out->sizes[1] != rank || n.meta->dtype != "i64") {
+    return fail("needs an int64 output of [n, " + std::to_string(rank) + "]");
+  }
+  const std::int64_t numel = in->numel();
+  const std::int64_t rows = out->sizes[0];
+  constexpr int kBlock = 1024;
+  const LaunchConfig config = ctx.default_config ? LaunchConfig{kBlock, 1, 1} : ctx.config;
+  if (config.block > kBlock) return fail("with a block over " + std::to_string(kBlock));
+  ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
+  em.set_indent(1);
+  const std::string total = std::to_string(numel) + "LL";
+  // Each chunk's first row, and the count in the last slot.
+  em.line("__shared__ long long first[" + std::to_string(kBlock + 1) + "];");
+  em.line("const long long chunk = (" + total + " + blockDim.x - 1) / blockDim.x;");
+  em.line("const long long begin = (long long)threadIdx.x * chunk;");
+  em.line("const long long end = begin + chunk < " + total + " ? begin + chunk : " + total + ";");
+  const Index at = delinearize("i", in->sizes);
+  em.line("long long count = 0;");
+  em.open("for (long long i = begin; i < end; ++i) {");
+  auto v = em.value(x, at);
+  if (!v) return v.error();
+  em.line("if ((" + *v + ") != 0) ++count;");
+  em.close();
+  em.line("first[threadIdx.x] = count;");
+  em.line("__syncthreads();  // every chunk counted before the prefix sum");
+  em.open("if (threadIdx.x == 0) {");
+  em.line("long long run = 0;");
+  em.open("for (unsigned t = 0; t < blockDim.x; ++t) {");
+  em.line("const long long c = first[t];");
+  em.line("first[t] = run;");
+  em.line("run += c;");
+  em.close();
+  em.line("first[" + std::to_string(kBlock) + "] = run;");
+  em.close();
+  em.line("__syncthreads();  // each chunk's first row known");
+  em.line("long long row = first[threadIdx.x];");
+  em.open("for (long long i = begin; i < end; ++i) {");
+  auto v2 = em.value(x, at);
+  if (!v2) return v2.error();
+  em.line("if ((" + *v2 + ") == 0) continue;");
+  em.open("if (row < " + std::to_string(rows) + "LL) {");
+  for (std::int64_t d = 0; d < rank; ++d) {
+    auto st = store_statement(em, node, Index{{"row", std::to_string(d)}, ""},
+                              "(long long)(" + at.dims[static_cast<std::size_t>(d)] + ")");
+    if (!st) return st.error();
+    em.line(*st);
+  }
+  em.close();
+  em.line("++row;");
+  em.close();
+  em.line("__syncthreads();");
+  em.line("const long long found = first[" + std::to_string(kBlock) + "];");
+  em.open("for (long long r = found + threadIdx.x; r < " + std::to_string(rows) +
+          "LL; r += blockDim.x) {");
+  for (std::int64_t d = 0; d < rank; ++d) {
+    auto st = store_statement(em, node, Index{{"r", std::to_string(d)}, ""}, "-1LL");
+    if (!st) return st.error();
+    em.line(*st);
+  }
+  em.close();
+  return finish_kernel(ctx, em, config, 1,
+                       "nonzero of " + std::to_string(numel) + " elements into up to " +
+                           std::to_string(rows) + " rows of " + std::to_string(rank) +
+                           " coordinates, one block");
+}
+
+}  // namespace fxscope::codegen
