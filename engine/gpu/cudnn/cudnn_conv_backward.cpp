@@ -61,6 +61,37 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
         layout == WeightLayout::contiguous ? cudnn::CUDNN_TENSOR_NCHW : cudnn::CUDNN_TENSOR_NHWC;
     return failed(L.set_filter_nd(*desc, type, format, rank, cudnn::ints(s.w_sizes).data()), what);
   };
+  // The graph API first; the legacy API's heuristics offer no half-precision algorithm for many
+  // shapes (ResNet-18's and EfficientNet's bf16 backward), and ATen goes through the graph API.
+  std::string graph_refused;
+  if (b.grad_x) {
+    ConvSpec data = s;
+    data.bias.reset();
+    data.x_strides = b.grad_x_strides;
+    auto g = CudnnGraphConv::create(L, data, ConvOp::backward_data);
+    if (g) {
+      c->data_graph_ = std::move(*g);
+      c->workspace_bytes_ = std::max(c->workspace_bytes_, c->data_graph_->workspace_bytes());
+      c->algorithms_ = "data " + c->data_graph_->engine();
+    } else {
+      graph_refused = "backward data on the graph API: " + g.error().message;
+    }
+  }
+  if (b.grad_w) {
+    ConvSpec wgrad = s;
+    wgrad.bias.reset();
+    wgrad.w_strides = b.grad_w_strides;
+    auto g = CudnnGraphConv::create(L, wgrad, ConvOp::backward_filter);
+    if (g) {
+      c->filter_graph_ = std::move(*g);
+      c->workspace_bytes_ = std::max(c->workspace_bytes_, c->filter_graph_->workspace_bytes());
+      c->algorithms_ += (c->algorithms_.empty() ? "" : ", ") + std::string("filter ") +
+                        c->filter_graph_->engine();
+    } else {
+      graph_refused += (graph_refused.empty() ? "" : "; ") +
+                       std::string("backward filter on the graph API: ") + g.error().message;
+    }
+  }
   if (auto e = tensor(&c->x_desc_, s.x_sizes, s.x_strides, "input descriptor")) return *e;
   if (auto e = tensor(&c->dy_desc_, s.out_sizes, s.out_strides, "gradient descriptor")) return *e;
   if (auto e = filter(&c->w_desc_, s.w_strides, "weight")) return *e;
@@ -87,9 +118,10 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
         return perf[i].algo;
       }
     }
-    return make_error(where + ": cuDNN offers no " + what + " for " + conv_shape_text(s));
+    return make_error(where + ": cuDNN offers no " + what + " for " + conv_shape_text(s) +
+                      (graph_refused.empty() ? "" : " (" + graph_refused + ")"));
   };
-  if (b.grad_x) {
+  if (b.grad_x && !c->data_graph_) {
     if (auto e = tensor(&c->dx_desc_, s.x_sizes, b.grad_x_strides, "input gradient descriptor")) {
       return *e;
     }
@@ -97,9 +129,10 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
                      c->dx_desc_, "backward-data algorithm");
     if (!algo) return algo.error();
     c->data_algo_ = *algo;
-    c->algorithms_ = "data algorithm " + std::to_string(*algo);
+    c->algorithms_ = "data algorithm " + std::to_string(*algo) +
+                     (c->algorithms_.empty() ? "" : ", " + c->algorithms_);
   }
-  if (b.grad_w) {
+  if (b.grad_w && !c->filter_graph_) {
     if (auto e = filter(&c->dw_desc_, b.grad_w_strides, "weight's gradient")) return *e;
     auto algo = pick(L.get_bwd_filter_algo_v7, L.bwd_filter_workspace_size, c->x_desc_, c->dy_desc_,
                      c->dw_desc_, "backward-filter algorithm");
@@ -131,14 +164,25 @@ std::string CudnnConvBackward::launch(cudaStream_t stream, const void* dy, const
                ? std::string()
                : where_ + ": cuDNN " + what + " failed: " + lib_->text(s);
   };
-  if (dx && data_algo_ >= 0) {
+  if (dx && data_graph_) {
+    // The graph keeps the forward's roles: dx in the input's place, dy in the output's.
+    if (std::string e = data_graph_->launch(dx, w, nullptr, const_cast<void*>(dy), workspace);
+        !e.empty()) {
+      return where_ + ": cuDNN backward data failed: " + e;
+    }
+  } else if (dx && data_algo_ >= 0) {
     const std::string e =
         done(lib_->backward_data(lib_->handle, &one, w_desc_, w, dy_desc_, dy, conv_desc_,
                                  data_algo_, workspace, workspace_bytes_, &zero, dx_desc_, dx),
              "backward data");
     if (!e.empty()) return e;
   }
-  if (dw && filter_algo_ >= 0) {
+  if (dw && filter_graph_) {
+    if (std::string e = filter_graph_->launch(x, dw, nullptr, const_cast<void*>(dy), workspace);
+        !e.empty()) {
+      return where_ + ": cuDNN backward filter failed: " + e;
+    }
+  } else if (dw && filter_algo_ >= 0) {
     const std::string e =
         done(lib_->backward_filter(lib_->handle, &one, x_desc_, x, dy_desc_, dy, conv_desc_,
                                    filter_algo_, workspace, workspace_bytes_, &zero, dw_desc_, dw),

@@ -57,7 +57,7 @@ CudnnDescriptor tensor(const CudnnLibrary& lib, Calls& c, std::int64_t uid, int 
 }
 
 // The operation graph of SPEC; its parts go to PARTS, which must outlive it.
-CudnnDescriptor operation_graph(const CudnnLibrary& lib, Calls& c, const ConvSpec& s,
+CudnnDescriptor operation_graph(const CudnnLibrary& lib, Calls& c, const ConvSpec& s, ConvOp kind,
                                 bool fuse_bias, std::vector<CudnnDescriptor>& parts) {
   const int type = cudnn_data_type(s.dtype);
   const float one = 1.0f;
@@ -91,18 +91,43 @@ CudnnDescriptor operation_graph(const CudnnLibrary& lib, Calls& c, const ConvSpe
   if (fuse_bias) {
     conv_out = tensor(lib, c, kUidConvOut, CUDNN_DATA_FLOAT, s.out_sizes, s.out_strides, 16, true);
   }
-  CudnnDescriptor op(lib, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  // The attributes of the operation KIND: its descriptor type, then x, w, y, parameters, alpha
+  // and beta (dx for x in backward data, dw for w in backward filter, dy for y in both).
+  struct Attributes {
+    int type, x, w, y, conv, alpha, beta;
+  };
+  const Attributes a =
+      kind == ConvOp::backward_data
+          ? Attributes{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA}
+      : kind == ConvOp::backward_filter
+          ? Attributes{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA}
+          : Attributes{CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
+  CudnnDescriptor op(lib, a.type);
   c.ok(op.status(), "convolution operation");
-  c.ok(op.set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, x), "convolution input");
-  c.ok(op.set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, w), "convolution weight");
-  c.ok(op.set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, fuse_bias ? conv_out : y),
-       "convolution output");
-  c.ok(op.set_descriptor(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv),
-       "convolution parameters");
-  c.ok(op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &one),
-       "convolution alpha");
-  c.ok(op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &zero),
-       "convolution beta");
+  c.ok(op.set_descriptor(a.x, x), "convolution input");
+  c.ok(op.set_descriptor(a.w, w), "convolution weight");
+  c.ok(op.set_descriptor(a.y, fuse_bias ? conv_out : y), "convolution output");
+  c.ok(op.set_descriptor(a.conv, conv), "convolution parameters");
+  c.ok(op.set(a.alpha, CUDNN_TYPE_FLOAT, 1, &one), "convolution alpha");
+  c.ok(op.set(a.beta, CUDNN_TYPE_FLOAT, 1, &zero), "convolution beta");
   c.ok(op.finalize(), "convolution operation");
   std::vector<Descriptor> ops{op.get()};
 
@@ -150,23 +175,25 @@ CudnnDescriptor operation_graph(const CudnnLibrary& lib, Calls& c, const ConvSpe
 }  // namespace
 
 Result<std::unique_ptr<CudnnGraphConv>> CudnnGraphConv::create(const CudnnLibrary& lib,
-                                                               const ConvSpec& s) {
+                                                               const ConvSpec& s, ConvOp op) {
   if (cudnn_data_type(s.dtype) < 0) {
     return make_error("convolution in " + s.dtype + " is not supported");
   }
-  // The bias fused where an engine takes it; else the convolution alone and cudnnAddTensor.
-  if (!s.bias) return create_with(lib, s, false, "");
-  auto fused = create_with(lib, s, true, "");
+  // The bias fused where an engine takes it; else the convolution alone and cudnnAddTensor. A
+  // backward computes no bias here (its gradient is a sum of dy, cudnn_conv_backward.h).
+  if (!s.bias || op != ConvOp::forward) return create_with(lib, s, op, false, "");
+  auto fused = create_with(lib, s, op, true, "");
   if (fused) return fused;
-  return create_with(lib, s, false, fused.error().message);
+  return create_with(lib, s, op, false, fused.error().message);
 }
 
 Result<std::unique_ptr<CudnnGraphConv>> CudnnGraphConv::create_with(const CudnnLibrary& lib,
-                                                                    const ConvSpec& s, bool fuse,
+                                                                    const ConvSpec& s, ConvOp op,
+                                                                    bool fuse,
                                                                     const std::string& unfused) {
   Calls calls(lib);
   std::vector<CudnnDescriptor> parts;
-  CudnnDescriptor graph = operation_graph(lib, calls, s, fuse, parts);
+  CudnnDescriptor graph = operation_graph(lib, calls, s, op, fuse, parts);
   if (!calls.error().empty()) {
     return make_error("operation graph refused: " + calls.error());
   }
@@ -176,7 +203,7 @@ Result<std::unique_ptr<CudnnGraphConv>> CudnnGraphConv::create_with(const CudnnL
   std::unique_ptr<CudnnGraphConv> g(new CudnnGraphConv());
   g->lib_ = &lib;
   g->align_ = {s.x_align, s.w_align, s.bias_align, s.out_align};
-  if (s.bias && !fuse) {
+  if (s.bias && !fuse && op == ConvOp::forward) {
     auto bias = CudnnBiasAdd::create(lib, s, "bias");
     if (!bias) return bias.error();
     g->bias_add_ = std::move(*bias);

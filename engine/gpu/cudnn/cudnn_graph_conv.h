@@ -21,6 +21,11 @@
 
 namespace fxscope::gpu {
 
+// Which of a convolution's operations the graph computes. The tensors keep the forward's roles:
+// the input's place holds dx for backward data, the weight's dw for backward filter, the output's
+// dy for both (launch's X, W and OUT).
+enum class ConvOp { forward, backward_data, backward_filter };
+
 class CudnnGraphConv {
  public:
   CudnnGraphConv(const CudnnGraphConv&) = delete;
@@ -29,7 +34,8 @@ class CudnnGraphConv {
   // SPEC has two or three spatial dims (with_two_spatial_dims). The error names what cuDNN
   // refused (no "where": the caller adds it).
   static Result<std::unique_ptr<CudnnGraphConv>> create(const CudnnLibrary& lib,
-                                                        const ConvSpec& spec);
+                                                        const ConvSpec& spec,
+                                                        ConvOp op = ConvOp::forward);
   std::size_t workspace_bytes() const { return workspace_bytes_; }
   // "graph engine 27 (heuristics instant, bias fused)", for the report.
   const std::string& engine() const { return engine_; }
@@ -47,7 +53,8 @@ class CudnnGraphConv {
   CudnnGraphConv() = default;
   // UNFUSED: why the fused form failed, kept for engine().
   static Result<std::unique_ptr<CudnnGraphConv>> create_with(const CudnnLibrary& lib,
-                                                             const ConvSpec& spec, bool fuse_bias,
+                                                             const ConvSpec& spec, ConvOp op,
+                                                             bool fuse_bias,
                                                              const std::string& unfused);
   std::string build_pack(const std::array<const void*, 5>& pointers) const;
 

@@ -242,6 +242,15 @@ struct Executable::Builder {
   // max-autotune: the fastest of the loaded variants (the default config's time reported too).
   std::size_t pick_variant(const StepPlan& s, LoadedVariants& loaded, const std::string& where) {
     if (s.variants.size() <= 1) return 0;
+    // A step taking indices from data is timed on buffers no step has written yet: its indices
+    // may point anywhere, and a fault there ends every later launch of the process. It keeps its
+    // default configuration.
+    if (indexes_by_data(s, g)) {
+      ex.picks_.push_back(where +
+                          ": default configuration, not timed (it indexes by data, which "
+                          "is not written before the run)");
+      return 0;
+    }
     double default_us = 0;
     double best_us = 1e30;
     std::size_t best = 0;

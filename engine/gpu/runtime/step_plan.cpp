@@ -330,6 +330,17 @@ bool sized_by(const graph::TensorMeta& meta, const std::string& sym) {
 // assertion on them, `.item()` of a one-element tensor that kernels then read on the device):
 // "" when nothing needs launching, the reason when a value is not known before the run (a
 // size computed from a tensor's value); nullopt for a group with tensor work.
+// Whether GROUP only carries an index_put among its origins, storing nothing: the kernel Inductor
+// makes for index_put's clone(self), whose Scatter another group stores.
+bool copies_index_put_self(const graph::Graph& g, const fusion::KernelGroup& group) {
+  if (!group.outputs.empty() || group.kind == fusion::GroupKind::extern_kernel ||
+      group.kind == fusion::GroupKind::eager_op) {
+    return false;
+  }
+  return std::any_of(group.nodes.begin(), group.nodes.end(),
+                     [&](graph::NodeId n) { return codegen::is_index_put(g.node(n)); });
+}
+
 std::optional<std::string> host_scalar_group(const graph::Graph& g,
                                              const fusion::KernelGroup& group) {
   const auto scalar = [&](graph::NodeId n) {
@@ -509,6 +520,10 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       // Kernels take sizes as constants: one the data sets that no run bound has no value to
       // take (sized at the default instead, a buffer would be smaller than what is written).
       failed = make_error(*unbound);
+    } else if (copies_index_put_self(g, group)) {
+      // Inductor's kernel for the clone of a functional index_put's self: the runtime copies self
+      // right before the group that scatters (below), whichever of the two the plan orders first,
+      // so that a copy after the Scatter never overwrites its values. Nothing to launch here.
     } else if (const auto host = host_scalar_group(g, group)) {
       // Nothing to launch: its values are the unit's symbol values, or read by the kernels
       // that use them.
