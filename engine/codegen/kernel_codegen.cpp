@@ -183,9 +183,17 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   if (group.note == "scan") return scan_kernel(ctx);
   bool reduces = false;
   // Beside one computed inline, the group is Inductor's unrolled Pointwise: every few-element
-  // reduction in it is inline too, none makes it a reduction kernel.
+  // reduction in it is inline too, none makes it a reduction kernel. So is a pointwise group's
+  // few-element reduction of the group's own size (Reduction.create lowers it as a Pointwise):
+  // as a row reduction, a load of it at another element (rotary's backward reads the sum at the
+  // element half a head away) would take the row's own sum. A Scatter's group keeps the row
+  // form, where the reduction kernel stores the Scatter.
   const bool inline_reductions =
-      std::any_of(ctx.members.begin(), ctx.members.end(), unrolled_beside);
+      std::any_of(ctx.members.begin(), ctx.members.end(), unrolled_beside) ||
+      (group.kind == fusion::GroupKind::pointwise &&
+       std::any_of(ctx.members.begin(), ctx.members.end(), unrolled) &&
+       std::none_of(ctx.members.begin(), ctx.members.end(),
+                    [&](NodeId n) { return is_index_put(graph.node(n)); }));
   for (const NodeId n : ctx.members) {
     reduces = reduces || (is_reduction(graph.node(n)) && !(inline_reductions && unrolled(n)));
   }
