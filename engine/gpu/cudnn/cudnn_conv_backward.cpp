@@ -64,33 +64,32 @@ Result<std::unique_ptr<CudnnConvBackward>> CudnnConvBackward::create(const ConvB
   // The graph API first; the legacy API's heuristics offer no half-precision algorithm for many
   // shapes (ResNet-18's and EfficientNet's bf16 backward), and ATen goes through the graph API.
   std::string graph_refused;
-  if (b.grad_x) {
-    ConvSpec data = s;
-    data.bias.reset();
-    data.x_strides = b.grad_x_strides;
-    auto g = CudnnGraphConv::create(L, data, ConvOp::backward_data);
-    if (g) {
-      c->data_graph_ = std::move(*g);
-      c->workspace_bytes_ = std::max(c->workspace_bytes_, c->data_graph_->workspace_bytes());
-      c->algorithms_ = "data " + c->data_graph_->engine();
-    } else {
-      graph_refused = "backward data on the graph API: " + g.error().message;
+  // The gradient WHAT on the graph API, its strides in STRIDES (put in the spec at GRADIENT);
+  // null, and the reason kept, where no engine plans it.
+  const auto on_graph = [&](ConvOp op, std::vector<std::int64_t> ConvSpec::*gradient,
+                            const std::vector<std::int64_t>& strides,
+                            const char* what) -> std::unique_ptr<CudnnGraphConv> {
+    ConvSpec spec = s;
+    spec.bias.reset();
+    spec.*gradient = strides;
+    auto g = CudnnGraphConv::create(L, spec, op);
+    if (!g) {
+      graph_refused += (graph_refused.empty() ? "" : "; ") + std::string(what) +
+                       " on the graph API: " + g.error().message;
+      return nullptr;
     }
+    c->workspace_bytes_ = std::max(c->workspace_bytes_, (*g)->workspace_bytes());
+    c->algorithms_ +=
+        (c->algorithms_.empty() ? "" : ", ") + std::string(what) + " " + (*g)->engine();
+    return std::move(*g);
+  };
+  if (b.grad_x) {
+    c->data_graph_ =
+        on_graph(ConvOp::backward_data, &ConvSpec::x_strides, b.grad_x_strides, "backward data");
   }
   if (b.grad_w) {
-    ConvSpec wgrad = s;
-    wgrad.bias.reset();
-    wgrad.w_strides = b.grad_w_strides;
-    auto g = CudnnGraphConv::create(L, wgrad, ConvOp::backward_filter);
-    if (g) {
-      c->filter_graph_ = std::move(*g);
-      c->workspace_bytes_ = std::max(c->workspace_bytes_, c->filter_graph_->workspace_bytes());
-      c->algorithms_ += (c->algorithms_.empty() ? "" : ", ") + std::string("filter ") +
-                        c->filter_graph_->engine();
-    } else {
-      graph_refused += (graph_refused.empty() ? "" : "; ") +
-                       std::string("backward filter on the graph API: ") + g.error().message;
-    }
+    c->filter_graph_ = on_graph(ConvOp::backward_filter, &ConvSpec::w_strides, b.grad_w_strides,
+                                "backward filter");
   }
   if (auto e = tensor(&c->x_desc_, s.x_sizes, s.x_strides, "input descriptor")) return *e;
   if (auto e = tensor(&c->dy_desc_, s.out_sizes, s.out_strides, "gradient descriptor")) return *e;
