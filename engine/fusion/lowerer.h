@@ -38,8 +38,10 @@ class Lowerer {
 
   // lowering.inplace_constant_pad_nd (config.inplace_padding): a 2-d pad whose one user is mm or
   // addmm cannot fuse into it, so its input is realized first (a view's storage), whatever
-  // the padding; the pad is then a Pointwise over that buffer. Not applied under max-autotune,
-  // where Inductor's kernels hold the pad's input inlined (docs/fusion-rules.md).
+  // the padding; the pad is then a Pointwise over that buffer. The pad's origins are gathered
+  // before (GraphLowering.run_node's gather_origins), so they hold the input's. The same under
+  // max-autotune: the pad's kernel (or a template's prologue) and the GEMM's template carry
+  // the input's origins, the input's own kernel stores it (docs/fusion-rules.md).
   bool pads_for_gemm(NodeId i) const;
 
   // lowering.expand: an input broadcast to at least twice its size is marked reused that many

@@ -129,12 +129,14 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
-  if (!templates_ && pads_for_gemm(i) && !args.empty()) realize(args.front());
   if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
   }
+  // run_node gathers the origins of unrealized arguments before calling the lowering, which
+  // then realizes a GEMM's pad input: the pad keeps the input's origins.
+  if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
   if (lower_scatter(i, gathered)) return;
@@ -242,10 +244,14 @@ bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
     if (base == p && realized_[p] && (!layout_fixed_[p] || template_output_[p])) {
       layout_fixed_[p] = true;
       reads.push_back(alias_[p]);
+      for (SchedulerNode& s : sched_) {
+        if (s.buffer == alias_[p] && !s.template_gemm) s.aliased = true;
+      }
       continue;
     }
     const std::int64_t copy = next_buffer_++;
     push(p, gathered, read_set(p), copy, numel_of(p), 1, false, true, "");
+    sched_.back().aliased = true;
     if (realized_[p]) {
       // A copy of a buffer reads it where it lies: copies of one buffer into several cats
       // share the load and fuse.
