@@ -600,7 +600,7 @@ void Lowerer::store_in_order(NodeId v, std::vector<std::int64_t> strides) {
 
 bool Lowerer::layout_stays_flexible(NodeId i) const {
   for (const NodeId u : users_[i]) {
-    if (graph_output_[u] && info_[u].lowering != Lowering::view) return false;
+    if (graph_output_[u]) return false;
     const std::string_view base = ops::op_base_name(g_.node(u).target);
     if (base == "cat" || base.starts_with("index_put") || base.starts_with("as_strided")) {
       return false;
@@ -611,7 +611,7 @@ bool Lowerer::layout_stays_flexible(NodeId i) const {
       case Lowering::scan:
         return false;
       case Lowering::view:
-        if (graph_output_[u] || !layout_stays_flexible(u)) return false;
+        if (!layout_stays_flexible(u)) return false;
         break;
       default:
         break;
