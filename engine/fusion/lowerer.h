@@ -38,9 +38,19 @@ class Lowerer {
 
   // lowering.inplace_constant_pad_nd (config.inplace_padding): a 2-d pad whose one user is mm or
   // addmm cannot fuse into it, so its input is realized first (a view's storage), whatever
-  // the padding; the pad is then a Pointwise over that buffer. Not applied under max-autotune,
-  // where Inductor's kernels hold the pad's input inlined (docs/fusion-rules.md).
+  // the padding; the pad is then a Pointwise over that buffer. The pad's origins are gathered
+  // before (GraphLowering.run_node's gather_origins), so they hold the input's. The same under
+  // max-autotune: the pad's kernel (or a template's prologue) and the GEMM's template carry
+  // the input's origins, the input's own kernel stores it (docs/fusion-rules.md).
   bool pads_for_gemm(NodeId i) const;
+
+  // Whether nothing that reads I (through views) fixes its layout before the graph is
+  // finalized: no library call, cat, scatter, scan or graph output.
+  bool layout_stays_flexible(NodeId i) const;
+
+  // Lays the value V, just pushed as the last scheduler node, out with STRIDES, and orders the
+  // node's loops by them.
+  void store_in_order(NodeId v, std::vector<std::int64_t> strides);
 
   // lowering.expand: an input broadcast to at least twice its size is marked reused that many
   // times (mark_reuse), so should_realize_on_reuse stores it when it makes more than
@@ -243,6 +253,8 @@ class Lowerer {
   // max-autotune GEMMs lowered as templates (a MultiTemplateBuffer): ConcatKernel's
   // can_realize_into_without_copy holds for them, so a cat neither lowers nor copies them.
   std::vector<bool> template_output_;
+  // Realized values stored in their reads' order (get_fill_order): their strides, else empty.
+  std::vector<std::vector<std::int64_t>> fill_strides_;
   // A view made over a value not in memory (a View chain, not a ReinterpretView of a buffer).
   std::vector<bool> lazy_view_;
   // A lazy view whose chain holds a reshape indexed through the flattened tensor

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <iterator>
+#include <numeric>
 #include <string_view>
 
+#include "fill_order.h"
 #include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/lowering_ops.h"
 #include "lowerer.h"
@@ -41,6 +43,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   epilogue_of_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
   template_output_.assign(n_, false);
+  fill_strides_.resize(n_);
   lazy_view_.assign(n_, false);
   flat_view_.assign(n_, false);
   channels_last_.assign(n_, false);
@@ -129,12 +132,14 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
-  if (!templates_ && pads_for_gemm(i) && !args.empty()) realize(args.front());
   if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
   }
+  // run_node gathers the origins of unrealized arguments before calling the lowering, which
+  // then realizes a GEMM's pad input: the pad keeps the input's origins.
+  if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
   if (lower_scatter(i, gathered)) return;
@@ -242,10 +247,14 @@ bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
     if (base == p && realized_[p] && (!layout_fixed_[p] || template_output_[p])) {
       layout_fixed_[p] = true;
       reads.push_back(alias_[p]);
+      for (SchedulerNode& s : sched_) {
+        if (s.buffer == alias_[p] && !s.template_gemm) s.aliased = true;
+      }
       continue;
     }
     const std::int64_t copy = next_buffer_++;
     push(p, gathered, read_set(p), copy, numel_of(p), 1, false, true, "");
+    sched_.back().aliased = true;
     if (realized_[p]) {
       // A copy of a buffer reads it where it lies: copies of one buffer into several cats
       // share the load and fuse.
@@ -518,6 +527,27 @@ void Lowerer::realize_copy(NodeId a, const std::vector<NodeId>& origins) {
   set_value_deps(a);
   realized_[a] = true;
   alias_[a] = a;
+  // ExternKernel.require_stride_order with the FX value's stride order (sdpa_constraint,
+  // constrain_to_fx_strides): the copy is laid out as the graph recorded the value.
+  const std::vector<std::int64_t>& sizes = model_.sizes(a);
+  std::vector<std::int64_t> strides = model_.strides(a);
+  if (sizes.size() < 2 || channels_last_[a] || sched_.back().numel != model_.numel(a) ||
+      strides.size() != sizes.size() || strides == layout_strides(a)) {
+    return;
+  }
+  // Only a permutation of a dense layout is a stride order to follow.
+  std::vector<std::size_t> dims(sizes.size());
+  std::iota(dims.begin(), dims.end(), std::size_t{0});
+  std::sort(dims.begin(), dims.end(), [&](std::size_t x, std::size_t y) {
+    return strides[x] != strides[y] ? strides[x] < strides[y] : x > y;
+  });
+  std::int64_t next = 1;
+  for (const std::size_t d : dims) {
+    if (sizes[d] > 1 && strides[d] != next) return;
+    strides[d] = next;
+    next *= sizes[d];
+  }
+  store_in_order(a, std::move(strides));
 }
 
 NodeId Lowerer::storage(NodeId i) const {
@@ -537,6 +567,57 @@ void Lowerer::realize(NodeId i) {
   realized_[base] = true;
   push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   set_value_deps(base);
+  // GraphLowering.finalize -> ComputedBuffer.decide_layout: a buffer nothing fixes the layout
+  // of is stored in the order its loads step through (get_fill_order), not the FX graph's.
+  const std::vector<std::int64_t>& sizes = model_.sizes(base);
+  SchedulerNode& s = sched_.back();
+  if (sizes.size() < 2 || channels_last_[base] || graph_output_[base] ||
+      model_.numel(base) != s.numel || !layout_stays_flexible(base)) {
+    return;
+  }
+  std::vector<std::int64_t> strides = fill_order_strides(sizes, s.read_deps);
+  if (strides.empty() || strides == layout_strides(base)) return;
+  store_in_order(base, std::move(strides));
+}
+
+void Lowerer::store_in_order(NodeId v, std::vector<std::int64_t> strides) {
+  SchedulerNode& s = sched_.back();
+  const std::vector<std::int64_t>& sizes = model_.sizes(v);
+  fill_strides_[v] = std::move(strides);
+  const Coords coords = iteration_coords(sizes);
+  const std::int64_t bytes = model_.element_bytes(v);
+  s.write_dep = make_dep(v, coords, fill_strides_[v], s.numel, bytes);
+  // ComputedBuffer.simplify_and_reorder: the node's loops are ordered by its store's strides
+  // (pick_loop_order with the writes first), so it walks the buffer as laid out.
+  std::vector<std::int64_t> dense(sizes.size(), 1);
+  for (std::size_t k = sizes.size(); k-- > 1;) dense[k - 1] = dense[k] * sizes[k];
+  const MemoryDep stored = make_dep(v, coords, dense, s.numel, bytes);
+  if (const std::optional<LoopOrder> order = loop_order_to_match(s.write_dep, stored)) {
+    for (MemoryDep& r : s.read_deps) r = reorder_loops(r, *order);
+    s.write_dep = reorder_loops(s.write_dep, *order);
+  }
+}
+
+bool Lowerer::layout_stays_flexible(NodeId i) const {
+  for (const NodeId u : users_[i]) {
+    if (graph_output_[u]) return false;
+    const std::string_view base = ops::op_base_name(g_.node(u).target);
+    if (base == "cat" || base.starts_with("index_put") || base.starts_with("as_strided")) {
+      return false;
+    }
+    switch (info_[u].lowering) {
+      case Lowering::extern_kernel:
+      case Lowering::getitem:
+      case Lowering::scan:
+        return false;
+      case Lowering::view:
+        if (!layout_stays_flexible(u)) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return g_.node(i).is_op();
 }
 
 bool Lowerer::is_sym(NodeId i) const {
@@ -553,6 +634,7 @@ std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
   if (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel) {
     return model_.strides(i);
   }
+  if (!fill_strides_[i].empty()) return fill_strides_[i];
   std::vector<std::int64_t> strides(sizes.size(), 1);
   for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
   return strides;

@@ -216,7 +216,9 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
 // the epilogue would otherwise write and read back are worth a template's slower main loop.
 // Inductor decides by benchmarking the fused template (Scheduler.speedup_by_fusion); measured on
 // the corpus, a template computing in fp32 (no tensor-core speedup left to spare) keeps its
-// epilogue apart, one computing in bf16 or fp16 takes it.
+// epilogue apart, one computing in bf16 or fp16 takes it. Scheduler.can_fuse refuses, before
+// any benchmark, an epilogue that aliases or mutates a buffer ("template epilogue not
+// satisfied": has_aliasing_or_mutation), such as a cat's piece stored into its slice.
 void fuse_epilogues(const graph::Graph& graph, const LoweredGraph& lowered,
                     const PlanOptions& options, std::vector<std::vector<std::size_t>>& groups) {
   for (std::size_t t = 0; t < groups.size(); ++t) {
@@ -241,7 +243,7 @@ void fuse_epilogues(const graph::Graph& graph, const LoweredGraph& lowered,
     std::vector<std::size_t>& epilogue = groups[consumers.front()];
     const bool pointwise = std::all_of(epilogue.begin(), epilogue.end(), [&](std::size_t m) {
       const SchedulerNode& s = lowered.nodes[m];
-      return s.fusable && !s.reduction && s.numel == head.numel;
+      return s.fusable && !s.reduction && s.numel == head.numel && !s.aliased && s.mutates < 0;
     });
     if (!pointwise || consumers.front() < t) continue;
     groups[t].insert(groups[t].end(), epilogue.begin(), epilogue.end());

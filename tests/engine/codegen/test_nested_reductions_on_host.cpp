@@ -191,7 +191,7 @@ TEST_CASE("Mixtral's RMS norm after the experts sums the top-k inline in its pas
   const auto [g, group] = corpus_group(
       "hf_mixtral_bf16",
       "triton_per_fused_add_convert_element_type_div_embedding_full_ge_index_mean_mul_pow_"
-      "reshape_rsqrt_sum_unsqueeze_where_19");
+      "reshape_rsqrt_sum_unsqueeze_where_20");
   constexpr std::size_t T = 256, D = 256, S = 512, V = 2048;
   std::vector<long long> tokens(T), inverse(S), expert(S), perm(S);
   std::vector<float> table(V * D), experts_out(S * D), router(T * 2), norm_w(D);
