@@ -87,6 +87,13 @@ class Lowerer {
   // The store of reduction I's buffer: its output, over the kept dims.
   void set_reduction_write(NodeId i, std::int64_t buffer);
 
+  // ComputedBuffer.decide_layout and simplify_and_reorder for reduction I, the last scheduler
+  // node, writing BUFFER (lowering_loop_order.cpp): its output, read by pointwise users only, is
+  // laid out in the order its loads walk memory (get_fill_order), and its kept loops run in the
+  // order its store and loads vote (pick_loop_order), so its addresses match only kernels that
+  // walk memory the same way.
+  void order_reduction_loops(NodeId i, std::int64_t buffer, std::int64_t rnumel);
+
   // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
   // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
   bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const;
@@ -250,6 +257,9 @@ class Lowerer {
   // ExternKernel.convert_to_reinterpret_view cannot simplify back to strides.
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
+  // A reduction's output laid out in the order its loads walk memory (get_fill_order), where
+  // that is not contiguous; empty for any other node.
+  std::vector<std::vector<std::int64_t>> fill_strides_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a

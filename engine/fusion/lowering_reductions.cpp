@@ -94,6 +94,10 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
          scan ? "scan" : "");
     if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
+    set_reduction_write(i, buffer);
+    if (!scan && !args.empty()) order_reduction_loops(i, buffer, rnumel);
+    if (mean) hint_realize(i);
+    return;
   }
   set_reduction_write(i, buffer);
   if (mean) hint_realize(i);
