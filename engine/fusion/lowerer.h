@@ -94,6 +94,14 @@ class Lowerer {
   // walk memory the same way.
   void order_reduction_loops(NodeId i, std::int64_t buffer, std::int64_t rnumel);
 
+  // The first pass FIRST of an outer reduction I split in SPLIT parts (lowering_loop_order.cpp):
+  // where its input is a buffer whose dims are the parts, the kept dims and a part's rows, the
+  // wrapped loader reads it through as many loop variables as the buffer's writer has, so that
+  // writer, reordering its loops (shared_data_after_reordering_loop), fuses into the pass as a
+  // prologue. The pass then reads its input at those addresses and takes prologues.
+  void split_parts_as_loops(NodeId i, const std::vector<NodeId>& args, std::int64_t out,
+                            std::int64_t rnumel, std::int64_t split, SchedulerNode& first);
+
   // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
   // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
   bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const;

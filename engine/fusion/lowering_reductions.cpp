@@ -83,6 +83,9 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     // addresses, for an outer one addresses no producer's store matches.
     if (!args.empty()) {
       first.read_deps = reduction_reads(i, args, first.reads);
+      if (first.no_prologue && split2 == 1 && !softmax) {
+        split_parts_as_loops(i, args, out, rnumel, split, first);
+      }
       if (first.no_prologue) {
         for (MemoryDep& d : first.read_deps) d.split = split * std::max<std::int64_t>(1, split2);
       }

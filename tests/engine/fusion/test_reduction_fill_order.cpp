@@ -72,3 +72,37 @@ TEST_CASE("a layer norm backward's transposed row sum is a kernel of its own (Vi
   }
   CHECK(checked == 4);
 }
+
+TEST_CASE("an outer split's first pass takes the buffer laid out in its parts (GPT-2 training)",
+          "[fusion]") {
+  // The bias gradient of GPT-2's MLP sums the GELU backward (2 x 128 x 1024) over its 256 rows
+  // in two parts of 128: the first pass reads the buffer through its own three loops, so the
+  // GELU backward, reordering its loops, is computed in that pass (Inductor's
+  // triton_red_fused_add_mul_pow_sum_tanh_tanh_backward_view kernels).
+  const std::string path = test::sample("corpus/hf_gpt2_train");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  int passes = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        if (theirs.name.find("tanh_backward") == std::string::npos ||
+            theirs.name.rfind("triton_red", 0) != 0) {
+          continue;
+        }
+        ++passes;
+        INFO(theirs.name);
+        CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
+                          [&](const fusion::KernelGroup& k) { return k.nodes == theirs.nodes; }));
+      }
+      if (f.agreement.inductor_launches > 50) {
+        CHECK(f.agreement.our_launches * 100 <= f.agreement.inductor_launches * 105);
+      }
+    }
+  }
+  CHECK(passes >= 1);
+}
