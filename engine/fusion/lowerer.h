@@ -97,6 +97,21 @@ class Lowerer {
   // The store of reduction I's buffer: its output, over the kept dims.
   void set_reduction_write(NodeId i, std::int64_t buffer);
 
+  // ComputedBuffer.decide_layout and simplify_and_reorder for reduction I, the last scheduler
+  // node, writing BUFFER (lowering_loop_order.cpp): its output, read by pointwise users only, is
+  // laid out in the order its loads walk memory (get_fill_order), and its kept loops run in the
+  // order its store and loads vote (pick_loop_order), so its addresses match only kernels that
+  // walk memory the same way.
+  void order_reduction_loops(NodeId i, std::int64_t buffer, std::int64_t rnumel);
+
+  // The first pass FIRST of an outer reduction I split in SPLIT parts (lowering_loop_order.cpp):
+  // where its input is a buffer whose dims are the parts, the kept dims and a part's rows, the
+  // wrapped loader reads it through as many loop variables as the buffer's writer has, so that
+  // writer, reordering its loops (shared_data_after_reordering_loop), fuses into the pass as a
+  // prologue. The pass then reads its input at those addresses and takes prologues.
+  void split_parts_as_loops(NodeId i, const std::vector<NodeId>& args, std::int64_t out,
+                            std::int64_t rnumel, std::int64_t split, SchedulerNode& first);
+
   // Whether reduction I reduces its input's innermost dim in memory (an inner reduction): the
   // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
   bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const;
@@ -262,6 +277,9 @@ class Lowerer {
   // ExternKernel.convert_to_reinterpret_view cannot simplify back to strides.
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
+  // A reduction's output laid out in the order its loads walk memory (get_fill_order), where
+  // that is not contiguous; empty for any other node.
+  std::vector<std::vector<std::int64_t>> fill_strides_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a

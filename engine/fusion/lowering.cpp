@@ -47,6 +47,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   lazy_view_.assign(n_, false);
   flat_view_.assign(n_, false);
   channels_last_.assign(n_, false);
+  fill_strides_.resize(n_);
   layout_opt_ = decide_layout_opt(g, options);
   alias_.resize(n_);
   origins_.resize(n_);
@@ -626,6 +627,7 @@ bool Lowerer::is_sym(NodeId i) const {
 }
 
 std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
+  if (!fill_strides_[i].empty()) return fill_strides_[i];
   const std::vector<std::int64_t>& sizes = model_.sizes(i);
   if (channels_last_[i] && sizes.size() == 4) {
     return {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};

@@ -83,6 +83,9 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     // addresses, for an outer one addresses no producer's store matches.
     if (!args.empty()) {
       first.read_deps = reduction_reads(i, args, first.reads);
+      if (first.no_prologue && split2 == 1 && !softmax) {
+        split_parts_as_loops(i, args, out, rnumel, split, first);
+      }
       if (first.no_prologue) {
         for (MemoryDep& d : first.read_deps) d.split = split * std::max<std::int64_t>(1, split2);
       }
@@ -94,6 +97,10 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
          scan ? "scan" : "");
     if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
+    set_reduction_write(i, buffer);
+    if (!scan && !args.empty()) order_reduction_loops(i, buffer, rnumel);
+    if (mean) hint_realize(i);
+    return;
   }
   set_reduction_write(i, buffer);
   if (mean) hint_realize(i);

@@ -189,7 +189,8 @@ Coords opaque_coords(std::size_t rank, std::int64_t tag = 0) {
 bool MemoryDep::reads_as_written(const MemoryDep& write) const {
   // An indirect load reads addresses no store names ("memory deps did not match").
   if (opaque || write.opaque) return false;
-  if (same_as(write)) return true;
+  // Loops of other sizes are merged first (MemoryDep.normalize): the addresses decide.
+  if (same_address(write)) return true;
   if (opaque || write.opaque || buffer != write.buffer || offset != write.offset || split != 0 ||
       write.split != 0) {
     return false;

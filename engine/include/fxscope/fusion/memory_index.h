@@ -52,10 +52,16 @@ struct MemoryDep {
   std::int64_t split = 0;
   std::int64_t tag = 0;    // of an opaque address: the indirect load it comes from, as IndexExpr
   std::int64_t bytes = 0;  // the elements the address covers, times the element size
+  // The sizes of the kernel's loops, outermost first, where pick_loop_order runs them in another
+  // order than the value's dims (loop_order.h); empty where they run in the value's order.
+  // Inductor's deps are not normalized before fusion (loop_ordering_after_fusion), so their
+  // sizes tell two loop orders apart even where the address is the same.
+  std::vector<std::int64_t> loops;
 
   // Inductor's MemoryDep equality: same buffer, address and iteration. An opaque address holds
   // a temporary and equals only the same indirect load made elsewhere.
-  bool same_as(const MemoryDep& other) const {
+  bool same_as(const MemoryDep& other) const { return same_address(other) && loops == other.loops; }
+  bool same_address(const MemoryDep& other) const {
     if (opaque || other.opaque) {
       return opaque && other.opaque && tag != 0 && tag == other.tag && buffer == other.buffer;
     }
