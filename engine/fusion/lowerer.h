@@ -268,7 +268,8 @@ class Lowerer {
   // max-autotune GEMMs lowered as templates (a MultiTemplateBuffer): ConcatKernel's
   // can_realize_into_without_copy holds for them, so a cat neither lowers nor copies them.
   std::vector<bool> template_output_;
-  // Realized values stored in their reads' order (get_fill_order): their strides, else empty.
+  // Realized values and reductions stored in their reads' order (get_fill_order): their
+  // strides, else empty.
   std::vector<std::vector<std::int64_t>> fill_strides_;
   // A view made over a value not in memory (a View chain, not a ReinterpretView of a buffer).
   std::vector<bool> lazy_view_;
@@ -277,9 +278,6 @@ class Lowerer {
   // ExternKernel.convert_to_reinterpret_view cannot simplify back to strides.
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
-  // A reduction's output laid out in the order its loads walk memory (get_fill_order), where
-  // that is not contiguous; empty for any other node.
-  std::vector<std::vector<std::int64_t>> fill_strides_;
   bool layout_opt_ = false;
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a

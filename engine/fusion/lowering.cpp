@@ -47,7 +47,6 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   lazy_view_.assign(n_, false);
   flat_view_.assign(n_, false);
   channels_last_.assign(n_, false);
-  fill_strides_.resize(n_);
   layout_opt_ = decide_layout_opt(g, options);
   alias_.resize(n_);
   origins_.resize(n_);
@@ -636,7 +635,6 @@ std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
   if (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel) {
     return model_.strides(i);
   }
-  if (!fill_strides_[i].empty()) return fill_strides_[i];
   std::vector<std::int64_t> strides(sizes.size(), 1);
   for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
   return strides;
