@@ -55,8 +55,8 @@ TEST_CASE("a layer norm backward's transposed row sum is a kernel of its own (Vi
       };
       // Each of the two row sums of the first layer norm's backward (over the transposed
       // gradient), in Inductor's kernel and in ours. The class-token layer norm's (sum_2,
-      // sum_3) fuse again here once realized pointwise values are stored in their fill order
-      // too: a known gap (docs/fusion-rules.md).
+      // sum_3) form the same two kernels with the sums the other way round once realized
+      // pointwise values are stored in their fill order too: a known gap (docs/fusion-rules.md).
       for (const std::string sum : {"sum_50", "sum_51"}) {
         const auto theirs =
             std::find_if(f.inductor.groups.begin(), f.inductor.groups.end(),
