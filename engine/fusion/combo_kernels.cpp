@@ -89,10 +89,14 @@ std::vector<Launch> form_launches(const LoweredGraph& lowered,
     }
     if (!current.subkernels.empty()) launches.push_back(std::move(current));
   }
-  const auto first = [](const Launch& l) {
-    std::size_t m = l.subkernels.front().front();
-    for (const auto& s : l.subkernels) m = std::min(m, s.front());
-    return m;
+  // In the order the groups came (the scheduler's launch order, every dependency kept), a combo
+  // kernel where its first sub-kernel's group was.
+  std::map<std::size_t, std::size_t> rank;  // a group's first node -> its place
+  for (std::size_t g = 0; g < groups.size(); ++g) rank.emplace(groups[g].front(), g);
+  const auto first = [&](const Launch& l) {
+    std::size_t r = rank.at(l.subkernels.front().front());
+    for (const auto& s : l.subkernels) r = std::min(r, rank.at(s.front()));
+    return r;
   };
   std::stable_sort(launches.begin(), launches.end(),
                    [&](const Launch& a, const Launch& b) { return first(a) < first(b); });

@@ -97,7 +97,8 @@ class Fuser {
       if (g.alive) out.push_back(g.members);
     }
     std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.front() < b.front(); });
+              [](const auto& x, const auto& y) { return x.front() < y.front(); });
+    order_for_dependencies(nodes_, out);
     return out;
   }
 
@@ -514,6 +515,42 @@ class Fuser {
 };
 
 }  // namespace
+
+void order_for_dependencies(const std::vector<SchedulerNode>& nodes,
+                            std::vector<std::vector<std::size_t>>& groups) {
+  std::map<std::int64_t, std::vector<std::size_t>> writers;  // a buffer -> the groups writing it
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    for (const std::size_t m : groups[k]) writers[nodes[m].buffer].push_back(k);
+  }
+  std::vector<std::set<std::size_t>> next(groups.size());
+  std::vector<std::size_t> waiting(groups.size(), 0);
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    for (const std::size_t m : groups[k]) {
+      for (const std::int64_t b : nodes[m].reads) {
+        const auto w = writers.find(b);
+        if (w == writers.end()) continue;
+        for (const std::size_t from : w->second) {
+          if (from != k && next[from].insert(k).second) ++waiting[k];
+        }
+      }
+    }
+  }
+  std::set<std::size_t> ready;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    if (waiting[k] == 0) ready.insert(k);
+  }
+  std::vector<std::vector<std::size_t>> out;
+  while (!ready.empty()) {
+    const std::size_t k = *ready.begin();
+    ready.erase(ready.begin());
+    out.push_back(groups[k]);
+    for (const std::size_t n : next[k]) {
+      if (--waiting[n] == 0) ready.insert(n);
+    }
+  }
+  // A cycle fusion should have refused: the order as given.
+  if (out.size() == groups.size()) groups = std::move(out);
+}
 
 std::vector<std::vector<std::size_t>> fuse_nodes(const LoweredGraph& lowered,
                                                  const PlanOptions& options) {

@@ -314,6 +314,8 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
     if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, options, groups);
     group_cpp_kernels(graph, lowered, groups);
+    // Epilogues and C++ kernels merge groups again: what a merged group reads comes first.
+    order_for_dependencies(lowered.nodes, groups);
     std::size_t triton_index = 0;
     for (const Launch& launch : form_launches(lowered, groups, options)) {
       if (!launch.combo && !lowered.nodes[launch.subkernels.front().front()].launches) continue;
