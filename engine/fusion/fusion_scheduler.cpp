@@ -166,6 +166,22 @@ class Fuser {
   }
 
   bool can_fuse(std::size_t a, std::size_t b, bool check_cycle = true) {
+    // _LoopMutationTracker: loops reordered while a pair is checked are restored when the fusion
+    // is rejected, by can_fuse or, in the fusing pass, by will_fusion_create_cycle. A pointwise
+    // node reordered towards a consumer it cannot fuse with (a cycle through a library call)
+    // keeps its loops for the reductions it feeds.
+    undo_.reset();
+    if (legal(a, b) && (!check_cycle || !creates_cycle(a, b))) return true;
+    if (undo_) {
+      groups_[undo_->group].read_deps = std::move(undo_->read_deps);
+      groups_[undo_->group].write_deps = std::move(undo_->write_deps);
+      undo_.reset();
+    }
+    return false;
+  }
+
+  // Scheduler.can_fuse, without the cycle check.
+  bool legal(std::size_t a, std::size_t b) {
     const Group& ga = groups_[a];
     const Group& gb = groups_[b];
     if (ga.members.size() + gb.members.size() > options_.max_group_nodes) return false;
@@ -186,8 +202,7 @@ class Fuser {
     }
     if (options_.memory_deps && a_to_b && !reads_match_writes(ga, gb)) return false;
     if (options_.memory_deps && b_to_a && !reads_match_writes(gb, ga)) return false;
-    if (!a_to_b && !b_to_a && span(ga, gb) > options_.horizontal_window) return false;
-    return !check_cycle || !creates_cycle(a, b);
+    return a_to_b || b_to_a || span(ga, gb) <= options_.horizontal_window;
   }
 
   // ForeachKernelSchedulerNode.can_fuse, played per sub-kernel: two foreach nodes fuse pairwise,
@@ -306,6 +321,7 @@ class Fuser {
                                                ? loop_order_to_match(*best->lhs, *best->rhs)
                                                : loop_order_to_match(*best->rhs, *best->lhs);
     if (!order) return -1;
+    undo_ = Undo{moved == &ga ? a : b, moved->read_deps, moved->write_deps};
     for (auto* deps : {&moved->read_deps, &moved->write_deps}) {
       for (MemoryDep& d : *deps) d = reorder_loops(d, *order);
     }
@@ -505,6 +521,13 @@ class Fuser {
   const PlanOptions& options_;
   std::vector<Group> groups_;
   std::vector<std::vector<std::size_t>> succs_;
+  // The deps of the group whose loops the pair being checked reordered, as they were.
+  struct Undo {
+    std::size_t group = 0;
+    std::vector<MemoryDep> read_deps;
+    std::vector<MemoryDep> write_deps;
+  };
+  std::optional<Undo> undo_;
   std::vector<std::size_t> owner_;
   // The foreach nodes: lists fused into one, by union-find over list numbers; each one's first
   // and last node in the order, and whether it can still take a producer.
