@@ -201,6 +201,8 @@ class Lowerer {
                                    const std::vector<std::int64_t>& fallback, bool expand_first);
 
   std::vector<std::int64_t> read_set(NodeId i);
+  // A read of a loadless buffer (loadless_) made directly, not through a view: it loads nothing.
+  bool inlined_fill(NodeId i, bool through_view) const;
 
   // ir.Loops.inner_fn_opcount of unrealized value ROOT over its own loop: OpCounterCSE names
   // each distinct value once, so an inlined producer computed twice from the same loads counts
@@ -259,6 +261,9 @@ class Lowerer {
   std::vector<std::vector<NodeId>> users_;
   std::vector<ops::OpInfo> info_;
   std::vector<bool> realized_;
+  // ComputedBuffer.make_loader: a realized Pointwise that loads nothing (a zero fill, an iota)
+  // and is never mutated is recomputed by its readers, which load no buffer of it.
+  std::vector<bool> loadless_;
   // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
   std::vector<bool> inlinable_;
   std::vector<bool> graph_output_;

@@ -39,6 +39,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   info_.reserve(n_);
   for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
   realized_.assign(n_, false);
+  loadless_.assign(n_, false);
   inlinable_.assign(n_, false);
   epilogue_of_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
@@ -565,6 +566,7 @@ void Lowerer::realize(NodeId i) {
   if (realized_[base] || !inlinable_[base]) return;
   std::vector<std::int64_t> reads = read_set(base);
   realized_[base] = true;
+  loadless_[base] = reads.empty() && !is_sym(base);
   push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   set_value_deps(base);
   // GraphLowering.finalize -> ComputedBuffer.decide_layout: a buffer nothing fixes the layout
