@@ -133,17 +133,19 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
-  if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
   }
+  // run_node gathers the origins of unrealized arguments before the lowering, whose
+  // mark_reuse may then store the expanded input: the expand keeps the input's origins.
+  if (!args.empty()) expand_reuse(i, args.front());
   // run_node gathers the origins of unrealized arguments before calling the lowering, which
   // then realizes a GEMM's pad input: the pad keeps the input's origins.
   if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
-  if (lower_scatter(i, gathered)) return;
+  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered)) return;
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
