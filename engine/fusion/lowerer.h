@@ -62,9 +62,9 @@ class Lowerer {
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
   bool lower_scatter(NodeId i, const std::vector<NodeId>& gathered);
-  // lowering.scatter_reduce_ (lowering_dim_scatter.cpp): scatter and scatter_add, into a clone
-  // of their destination or in place, are an ir.Scatter over the index's sizes, the source
-  // inlined; sources tl.atomic_add cannot store fall back to the library. False for the fallback.
+  // lowering.scatter_reduce_ (lowering_dim_scatter.cpp): scatter, into a clone of its
+  // destination, is an ir.Scatter over the index's sizes, the source inlined; sources
+  // tl.atomic_add cannot store fall back to the library. False for the fallback.
   bool lower_dim_scatter(NodeId i, const std::vector<NodeId>& gathered);
 
   // lowering.make_foreach_pointwise (lowering_foreach.cpp): element K of a foreach op is a
