@@ -205,6 +205,19 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     if (!is_index_put(graph.node(n))) continue;
     if (runtime_part || (!reduces && ctx.writes.size() == 1)) return index_put_kernel(ctx, n);
   }
+  // The planner's Scatter for aten.scatter (lowering.scatter: scatter_(clone(x), ...)): a group
+  // storing the scatter alone, its source inline, and a group storing nothing that holds it,
+  // the copy of self made while the scatter is lowered.
+  if (!reduces && ctx.writes.size() == 1 && is_scatter(graph.node(*ctx.writes.begin()))) {
+    return scatter_kernel(ctx, *ctx.writes.begin(), ScatterPart::scatter);
+  }
+  if (ctx.writes.empty() && !reduces) {
+    for (const NodeId n : ctx.members) {
+      if (!is_scatter(graph.node(n))) continue;
+      ctx.writes = {n};
+      return scatter_kernel(ctx, n, ScatterPart::self_copy);
+    }
+  }
   // A group that holds an index_put and stores nothing: the copy of self that the functional
   // index_put scatters into (lowering.index_put: index_put_(clone(x), ...)), made while the
   // index_put is lowered and so carrying its origins.

@@ -82,7 +82,11 @@ bool is_nonzero(const graph::Node& node);
 Result<GeneratedKernel> nonzero_kernel(const KernelContext& ctx, graph::NodeId node);
 // aten.scatter (NODE) of a tensor or a value: one block, self copied first (scatter_kernel.cpp).
 bool is_scatter(const graph::Node& node);
-Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, graph::NodeId node);
+// A planned Scatter (fusion's dim-scatter lowering) runs in two launches: PART self_copy
+// fills the output with self, PART scatter stores the elements, its source computed inline.
+enum class ScatterPart : std::uint8_t { both, self_copy, scatter };
+Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, graph::NodeId node,
+                                       ScatterPart part = ScatterPart::both);
 
 // An index_put as a store (Inductor's ir.Scatter): it iterates over the indexed shape (self's
 // dims before the first index tensor, the index tensors broadcast together, self's dims after

@@ -4,6 +4,8 @@
 // several land on one place, one of them wins, as on ATen's CUDA kernel. A negative index counts
 // from the end, as ATen wraps it.
 
+#include <algorithm>
+
 #include "arg_helpers.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
@@ -17,7 +19,7 @@ bool is_scatter(const graph::Node& node) {
   return key == "aten.scatter" && node.args.size() >= 4;
 }
 
-Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node) {
+Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node, ScatterPart part) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
   const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
@@ -42,18 +44,33 @@ Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node) {
   const LaunchConfig config = ctx.default_config ? LaunchConfig{256, 1, 1} : ctx.config;
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(2);
-  em.open("for (long long i = threadIdx.x; i < " + std::to_string(out->numel()) +
-          "LL; i += blockDim.x) {");
-  const Index all = delinearize("i", out->sizes);
-  auto v = em.value(self, all);
-  if (!v) return v.error();
-  auto copy = store_statement(em, node, all, *v);
-  if (!copy) return copy.error();
-  em.line(*copy);
-  em.close();
-  em.line("__syncthreads();  // self is in place before any element is scattered over it");
-  em.open("for (long long j = threadIdx.x; j < " + std::to_string(at->numel()) +
-          "LL; j += blockDim.x) {");
+  // The planned parts are launches of their own, each over the whole grid.
+  const bool split = part != ScatterPart::both;
+  const std::string first =
+      split ? "(long long)blockIdx.x * blockDim.x + threadIdx.x" : "threadIdx.x";
+  const std::string step = split ? "(long long)gridDim.x * blockDim.x" : "blockDim.x";
+  const auto blocks = [&](std::int64_t numel) {
+    return std::clamp<std::int64_t>((numel + config.block - 1) / config.block, 1, kSMs * 64);
+  };
+  if (part != ScatterPart::scatter) {
+    em.open("for (long long i = " + first + "; i < " + std::to_string(out->numel()) +
+            "LL; i += " + step + ") {");
+    const Index all = delinearize("i", out->sizes);
+    auto v = em.value(self, all);
+    if (!v) return v.error();
+    auto copy = store_statement(em, node, all, *v);
+    if (!copy) return copy.error();
+    em.line(*copy);
+    em.close();
+    if (part == ScatterPart::self_copy) {
+      return finish_kernel(
+          ctx, em, config, blocks(out->numel()),
+          "scatter's self copied, " + std::to_string(out->numel()) + " x " + n.meta->dtype);
+    }
+    em.line("__syncthreads();  // self is in place before any element is scattered over it");
+  }
+  em.open("for (long long j = " + first + "; j < " + std::to_string(at->numel()) +
+          "LL; j += " + step + ") {");
   const Index from = delinearize("j", at->sizes);
   auto where = em.value(index, from);
   if (!where) return where.error();
@@ -79,6 +96,11 @@ Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node) {
   if (!store) return store.error();
   em.line(*store);
   em.close();
+  if (split) {
+    return finish_kernel(ctx, em, config, blocks(at->numel()),
+                         "scatter " + std::to_string(at->numel()) + " elements into " +
+                             std::to_string(out->numel()));
+  }
   return finish_kernel(ctx, em, config, 1,
                        "scatter " + std::to_string(at->numel()) + " elements into " +
                            std::to_string(out->numel()) + ", self copied first, one block");

@@ -5,6 +5,8 @@
 
 #include "fxscope/fusion/fusion_scheduler.h"
 
+#include "pointwise_tiling.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -202,7 +204,14 @@ class Fuser {
     }
     if (options_.memory_deps && a_to_b && !reads_match_writes(ga, gb)) return false;
     if (options_.memory_deps && b_to_a && !reads_match_writes(gb, ga)) return false;
-    return a_to_b || b_to_a || span(ga, gb) <= options_.horizontal_window;
+    if (!a_to_b && !b_to_a && span(ga, gb) > options_.horizontal_window) return false;
+    if (options_.memory_deps && !ga.reduction && !gb.reduction && !ga.template_gemm &&
+        !gb.template_gemm && ga.foreach_lists.empty() && gb.foreach_lists.empty() &&
+        detail::tiling_prevents_pointwise_fusion(ga.read_deps, ga.write_deps, gb.read_deps,
+                                                 gb.write_deps)) {
+      return false;
+    }
+    return true;
   }
 
   // ForeachKernelSchedulerNode.can_fuse, played per sub-kernel: two foreach nodes fuse pairwise,

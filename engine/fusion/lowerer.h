@@ -62,6 +62,10 @@ class Lowerer {
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
   bool lower_scatter(NodeId i, const std::vector<NodeId>& gathered);
+  // lowering.scatter_reduce_ (lowering_dim_scatter.cpp): scatter, into a clone of its
+  // destination, is an ir.Scatter over the index's sizes, the source inlined; sources
+  // tl.atomic_add cannot store fall back to the library. False for the fallback.
+  bool lower_dim_scatter(NodeId i, const std::vector<NodeId>& gathered);
 
   // lowering.make_foreach_pointwise (lowering_foreach.cpp): element K of a foreach op is a
   // Pointwise of the items at position K of its lists, held here by the getitem taking it out.
@@ -201,6 +205,8 @@ class Lowerer {
                                    const std::vector<std::int64_t>& fallback, bool expand_first);
 
   std::vector<std::int64_t> read_set(NodeId i);
+  // A read of a loadless buffer (loadless_) made directly, not through a view: it loads nothing.
+  bool inlined_fill(NodeId i, bool through_view) const;
 
   // ir.Loops.inner_fn_opcount of unrealized value ROOT over its own loop: OpCounterCSE names
   // each distinct value once, so an inlined producer computed twice from the same loads counts
@@ -259,6 +265,9 @@ class Lowerer {
   std::vector<std::vector<NodeId>> users_;
   std::vector<ops::OpInfo> info_;
   std::vector<bool> realized_;
+  // ComputedBuffer.make_loader: a realized Pointwise that loads nothing (a zero fill, an iota)
+  // and is never mutated is recomputed by its readers, which load no buffer of it.
+  std::vector<bool> loadless_;
   // A Pointwise IR not yet in memory: a pointwise op, or a reduction unrolled into one.
   std::vector<bool> inlinable_;
   std::vector<bool> graph_output_;

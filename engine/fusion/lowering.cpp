@@ -39,6 +39,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   info_.reserve(n_);
   for (const graph::Node& node : g.nodes()) info_.push_back(ops::classify(node.target));
   realized_.assign(n_, false);
+  loadless_.assign(n_, false);
   inlinable_.assign(n_, false);
   epilogue_of_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
@@ -132,17 +133,19 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target).starts_with("as_strided")) {
     for (const NodeId a : args) realize(a);
   }
-  if (!args.empty()) expand_reuse(i, args.front());
   std::vector<NodeId> gathered{i};
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
   }
+  // run_node gathers the origins of unrealized arguments before the lowering, whose
+  // mark_reuse may then store the expanded input: the expand keeps the input's origins.
+  if (!args.empty()) expand_reuse(i, args.front());
   // run_node gathers the origins of unrealized arguments before calling the lowering, which
   // then realizes a GEMM's pad input: the pad keeps the input's origins.
   if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
-  if (lower_scatter(i, gathered)) return;
+  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered)) return;
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
@@ -565,6 +568,7 @@ void Lowerer::realize(NodeId i) {
   if (realized_[base] || !inlinable_[base]) return;
   std::vector<std::int64_t> reads = read_set(base);
   realized_[base] = true;
+  loadless_[base] = reads.empty() && !is_sym(base);
   push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   set_value_deps(base);
   // GraphLowering.finalize -> ComputedBuffer.decide_layout: a buffer nothing fixes the layout

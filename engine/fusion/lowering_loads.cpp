@@ -43,6 +43,7 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
                                           bool expand_first) {
   std::vector<MemoryDep> deps;
   std::set<std::vector<std::int64_t>> seen;
+  std::set<NodeId> viewed;  // values read through a view (a ReinterpretView of their buffer)
   std::size_t steps = 0;
   bool first = expand_first;
   while (!stack.empty()) {
@@ -59,6 +60,7 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
     const bool root_step = first;
     first = false;
     if (realized_[v] && !root_step) {
+      if (inlined_fill(v, viewed.contains(v))) continue;
       add_dep(deps, make_dep(alias_[v], load.coords, layout_strides(v), iter_numel,
                              model_.element_bytes(v)));
       continue;
@@ -71,7 +73,11 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
       if (bias && load.coords.size() > 1) stack.push_back({*bias, Coords{load.coords[1]}});
       continue;
     }
-    for (ValueLoad& next : model_.loads(v, load.coords)) stack.push_back(std::move(next));
+    const bool view = info_[v].lowering == Lowering::view;
+    for (ValueLoad& next : model_.loads(v, load.coords)) {
+      if (view) viewed.insert(next.value);
+      stack.push_back(std::move(next));
+    }
   }
   return deps;
 }
@@ -207,6 +213,12 @@ std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const 
   return n;
 }
 
+bool Lowerer::inlined_fill(NodeId i, bool through_view) const {
+  // ComputedBuffer.make_loader inlines the buffer's Pointwise; a view of a buffer in memory is a
+  // ReinterpretView, whose loader loads.
+  return !through_view && alias_[i] == i && loadless_[i];
+}
+
 std::vector<std::int64_t> Lowerer::read_set(NodeId i) {
   std::vector<std::int64_t> reads;
   add_reads(i, reads);
@@ -216,13 +228,16 @@ std::vector<std::int64_t> Lowerer::read_set(NodeId i) {
 void Lowerer::add_reads(NodeId root, std::vector<std::int64_t>& reads) {
   ++generation_;
   std::vector<NodeId> stack{root};
+  std::set<NodeId> viewed;  // values read through a view (a ReinterpretView of their buffer)
   while (!stack.empty()) {
     const NodeId i = stack.back();
     stack.pop_back();
     if (stamp_[i] == generation_) continue;
     stamp_[i] = generation_;
     if (realized_[i]) {
-      if (!is_sym(i)) reads.push_back(alias_[i]);
+      if (!is_sym(i) && !inlined_fill(i, viewed.contains(i))) {
+        reads.push_back(alias_[i]);
+      }
       continue;
     }
     if (epilogue_of_[i] >= 0) {
@@ -233,7 +248,11 @@ void Lowerer::add_reads(NodeId root, std::vector<std::int64_t>& reads) {
       if (bias) stack.push_back(*bias);
       continue;
     }
-    for (const NodeId a : value_inputs(i)) stack.push_back(a);
+    const bool view = info_[i].lowering == Lowering::view;
+    for (const NodeId a : value_inputs(i)) {
+      if (view) viewed.insert(a);
+      stack.push_back(a);
+    }
   }
   std::sort(reads.begin(), reads.end());
   reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
