@@ -61,6 +61,9 @@ class Lowerer {
   // lowering.index_put_impl_: index_put (into a clone of its destination) and index_put_ store
   // an ir.Scatter into the realized destination, the values inlined into it; boolean indices
   // and atomic adds of int64 or bool fall back to the library. Returns false for the fallback.
+  // The end of a Scatter (index_put, scatter) just pushed: its opaque store of node I into
+  // DEST_BUFFER's copy, realized as laid out.
+  void close_scatter(NodeId i, std::int64_t dest_buffer);
   bool lower_scatter(NodeId i, const std::vector<NodeId>& gathered);
   // lowering.scatter_reduce_ (lowering_dim_scatter.cpp): scatter, into a clone of its
   // destination, is an ir.Scatter over the index's sizes, the source inlined; sources

@@ -66,10 +66,7 @@ bool Lowerer::lower_dim_scatter(NodeId i, const std::vector<NodeId>& gathered) {
     // A source larger than the index is read at the index's positions: not modelled.
     for (const std::int64_t b : read_set(src)) s.read_deps.push_back(opaque_dep(b));
   }
-  s.read_deps.push_back(opaque_dep(dest_buffer));
-  s.write_dep = opaque_dep(i);
-  realized_[i] = true;
-  layout_fixed_[i] = true;
+  close_scatter(i, dest_buffer);
   return true;
 }
 

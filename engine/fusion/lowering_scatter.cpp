@@ -16,6 +16,16 @@ bool byte_or_bool(const graph::Node& node) {
 
 }  // namespace
 
+void Lowerer::close_scatter(NodeId i, std::int64_t dest_buffer) {
+  // The Scatter's store goes through an address held in a temporary: it reads its destination
+  // as a whole and writes a buffer no load matches; the value stays in memory as it is laid out.
+  SchedulerNode& s = sched_.back();
+  s.read_deps.push_back(opaque_dep(dest_buffer));
+  s.write_dep = opaque_dep(i);
+  realized_[i] = true;
+  layout_fixed_[i] = true;
+}
+
 bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   const graph::Node& node = g_.node(i);
   const std::string_view base = ops::op_base_name(node.target);
@@ -68,10 +78,7 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
                               : walk_deps({{values, iteration_coords(sizes)}}, numel,
                                           read_set(values), false);
   for (const std::int64_t b : index_reads) s.read_deps.push_back(opaque_dep(b));
-  s.read_deps.push_back(opaque_dep(dest_buffer));
-  s.write_dep = opaque_dep(i);
-  realized_[i] = true;
-  layout_fixed_[i] = true;
+  close_scatter(i, dest_buffer);
   return true;
 }
 
