@@ -1,6 +1,8 @@
 #include "run/backward_run.h"
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
@@ -11,8 +13,9 @@
 namespace fxscope::gpu {
 namespace {
 
-// The backward's inputs: each saved tensor the forward output's bytes (when its storage has the
-// size the backward expects), each tangent seeded random values of its meta.
+// The backward's inputs: each saved tensor the forward output's elements, in the backward's
+// layout (when its storage has the size the backward expects), each tangent seeded random
+// values of its meta.
 std::vector<std::vector<std::byte>> backward_inputs(const BackwardSetup& s,
                                                     const TrainingPair& pair,
                                                     std::vector<std::string>& notes) {
@@ -25,6 +28,7 @@ std::vector<std::vector<std::byte>> backward_inputs(const BackwardSetup& s,
     const std::size_t bytes =
         static_cast<std::size_t>(storage_elements(meta, s.hints)) * element_bytes(meta.dtype);
     const HostOutput& out = (*s.forward_outputs)[*from];
+    if (auto moved = relaid_as(out, meta, s.hints)) return moved;
     if (out.bytes.size() == bytes) return out.bytes;
     notes.push_back(s.mode + " backward: " + g.node(ids[i]).name + " takes " +
                     std::to_string(bytes) + " bytes, the forward saved " +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/random_inputs.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -90,6 +91,48 @@ double value_tolerance(std::string_view dtype, std::string_view computed_in) {
 
 double output_tolerance(const HostOutput& output) {
   return value_tolerance(output.meta.dtype, output.computed_in);
+}
+
+std::optional<std::vector<std::byte>> relaid_as(const HostOutput& out,
+                                                const graph::TensorMeta& meta,
+                                                const ops::SymbolHints& hints) {
+  const std::size_t rank = meta.sizes.size();
+  if (out.meta.sizes.size() != rank || out.meta.strides.size() != rank ||
+      meta.strides.size() != rank || out.meta.dtype != meta.dtype) {
+    return std::nullopt;
+  }
+  std::vector<std::int64_t> sizes(rank), from(rank), to(rank);
+  bool same = true;
+  for (std::size_t d = 0; d < rank; ++d) {
+    sizes[d] = ops::eval_dim(meta.sizes[d], hints);
+    if (ops::eval_dim(out.meta.sizes[d], hints) != sizes[d]) return std::nullopt;
+    from[d] = ops::eval_dim(out.meta.strides[d], hints);
+    to[d] = ops::eval_dim(meta.strides[d], hints);
+    same = same && (sizes[d] == 1 || from[d] == to[d]);
+  }
+  if (same) return std::nullopt;
+  const std::size_t width = element_bytes(meta.dtype);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(storage_elements(meta, hints)) * width);
+  const std::int64_t numel = ops::numel(meta, hints);
+  std::vector<std::int64_t> at(rank, 0);
+  for (std::int64_t i = 0; i < numel; ++i) {
+    std::int64_t src = 0;
+    std::int64_t dst = 0;
+    for (std::size_t d = 0; d < rank; ++d) {
+      src += at[d] * from[d];
+      dst += at[d] * to[d];
+    }
+    const auto s0 = static_cast<std::size_t>(src) * width;
+    const auto d0 = static_cast<std::size_t>(dst) * width;
+    if (s0 + width > out.bytes.size() || d0 + width > bytes.size()) return std::nullopt;
+    std::copy_n(out.bytes.begin() + static_cast<std::ptrdiff_t>(s0), width,
+                bytes.begin() + static_cast<std::ptrdiff_t>(d0));
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++at[d] < sizes[d]) break;
+      at[d] = 0;
+    }
+  }
+  return bytes;
 }
 
 }  // namespace fxscope::gpu

@@ -4,6 +4,7 @@
 // dominate), element by element in logical order, whatever strides each side has.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,14 @@ struct HostOutput {
   // of an autocast bf16 graph went through bf16 and is held to bf16's tolerance.
   std::string computed_in;
 };
+
+// OUT's elements laid out as META's strides place them, where OUT has META's sizes and other
+// strides (a training step's forward run in eager's layout, the AOT graph's, feeding a backward
+// that reads the post-grad graph's, where Inductor's layout optimisation makes convolution
+// outputs channels-last). Nullopt where the sizes or dtypes differ or the strides agree.
+std::optional<std::vector<std::byte>> relaid_as(const HostOutput& out,
+                                                const graph::TensorMeta& meta,
+                                                const ops::SymbolHints& hints);
 
 // Per node of GRAPH, the floating dtype among its own and every value it was computed from
 // whose tolerance is loosest (bf16, then f16, f32, f64); empty where no floating value leads to

@@ -90,3 +90,32 @@ TEST_CASE("a mask's error is the share of its elements that differ", "[gpu]") {
   CHECK(gpu::relative_error({&*m, a.data()}, {&*m, b.data()}, {}) == 0.25);
   CHECK(gpu::relative_error({&*m, a.data()}, {&*m, a.data()}, {}) == 0.0);
 }
+
+TEST_CASE("a saved tensor is moved into the layout the backward reads it in", "[gpu][output]") {
+  // The forward saved a contiguous 2 x 3 x 2 x 2 value (eager's layout); the backward reads it
+  // channels-last (Inductor's layout optimisation of a training step).
+  gpu::HostOutput out;
+  out.meta = *graph::parse_tensor_meta("f32[2, 3, 2, 2][12, 4, 2, 1]cuda:0");
+  out.bytes.resize(24 * sizeof(float));
+  for (std::int64_t i = 0; i < 24; ++i) {
+    gpu::write_element("f32", out.bytes.data(), i, static_cast<double>(i));
+  }
+  const auto cl = *graph::parse_tensor_meta("f32[2, 3, 2, 2][12, 1, 6, 3]cuda:0");
+  const auto moved = gpu::relaid_as(out, cl, {});
+  REQUIRE(moved);
+  REQUIRE(moved->size() == out.bytes.size());
+  for (std::int64_t n = 0; n < 2; ++n) {
+    for (std::int64_t c = 0; c < 3; ++c) {
+      for (std::int64_t h = 0; h < 2; ++h) {
+        for (std::int64_t w = 0; w < 2; ++w) {
+          INFO(n << c << h << w);
+          CHECK(gpu::read_element("f32", moved->data(), n * 12 + c + h * 6 + w * 3) ==
+                static_cast<double>(n * 12 + c * 4 + h * 2 + w));
+        }
+      }
+    }
+  }
+  // Already in the backward's layout, or of other sizes: nothing to move.
+  CHECK_FALSE(gpu::relaid_as(out, out.meta, {}));
+  CHECK_FALSE(gpu::relaid_as(out, *graph::parse_tensor_meta("f32[2, 3, 4][12, 4, 1]cuda:0"), {}));
+}
