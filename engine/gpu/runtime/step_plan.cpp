@@ -535,6 +535,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         // as Inductor's does: the convolution runs without it (codegen's epilogue_bias).
         std::erase(lib->reads, *lib->conv->bias);
         lib->conv->bias.reset();
+        lib->partial_writes.push_back(lib->conv->out);
       }
       if (lib) {
         if (const auto pro = prologue_of(g, plan, gi, *anchor, is_view); !pro) {

@@ -30,6 +30,9 @@ struct StepPlan {
   std::size_t group_ops = 0;  // the group's op nodes, for coverage when a step cannot run
   std::vector<graph::NodeId> reads;
   std::vector<graph::NodeId> writes;
+  // Among WRITES, values this step writes without a part a later kernel adds (a convolution run
+  // without the bias Inductor's epilogue adds): what it stores is not the node's value.
+  std::vector<graph::NodeId> partial_writes;
   std::vector<codegen::GeneratedKernel> variants;  // generated: the default config first
   std::optional<GemmSpec> gemm;
   std::optional<ConvSpec> conv;

@@ -272,3 +272,31 @@ TEST_CASE("a part a fused group computes lands in the slices of the cats it hold
   }
   CHECK(checked >= 20);
 }
+
+TEST_CASE("a convolution run without the bias its epilogue adds writes its value in part",
+          "[gpu]") {
+  // The UNet's convolutions: Inductor casts and adds each bias in the next pointwise kernel, so
+  // what the library call stores is not the node's value and is not compared with eager's.
+  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  const auto fusions = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
+  REQUIRE(!fusions.empty());
+  const auto& f = fusions.front();
+  const auto s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+  std::size_t partial = 0;
+  for (const gpu::StepPlan& step : s.steps) {
+    for (const graph::NodeId n : step.partial_writes) {
+      ++partial;
+      CHECK(step.kind == gpu::StepKind::conv);
+      REQUIRE(step.conv);
+      CHECK_FALSE(step.conv->bias);
+      CHECK(std::find(step.writes.begin(), step.writes.end(), n) != step.writes.end());
+    }
+  }
+  CHECK(partial >= 1);
+}
