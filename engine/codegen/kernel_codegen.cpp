@@ -186,14 +186,12 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   // reduction in it is inline too, none makes it a reduction kernel. So is a pointwise group's
   // few-element reduction of the group's own size (Reduction.create lowers it as a Pointwise):
   // as a row reduction, a load of it at another element (rotary's backward reads the sum at the
-  // element half a head away) would take the row's own sum. A Scatter's group keeps the row
-  // form, where the reduction kernel stores the Scatter.
+  // element half a head away, a Scatter its values at permuted positions) would take the row's
+  // own sum.
   const bool inline_reductions =
       std::any_of(ctx.members.begin(), ctx.members.end(), unrolled_beside) ||
       (group.kind == fusion::GroupKind::pointwise &&
-       std::any_of(ctx.members.begin(), ctx.members.end(), unrolled) &&
-       std::none_of(ctx.members.begin(), ctx.members.end(),
-                    [&](NodeId n) { return is_index_put(graph.node(n)); }));
+       std::any_of(ctx.members.begin(), ctx.members.end(), unrolled));
   for (const NodeId n : ctx.members) {
     reduces = reduces || (is_reduction(graph.node(n)) && !(inline_reductions && unrolled(n)));
   }
@@ -203,7 +201,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   const bool runtime_part = group.note == kIndexPutSelfNote || group.note == kIndexPutScatterNote;
   for (const NodeId n : ctx.writes) {
     if (!is_index_put(graph.node(n))) continue;
-    if (runtime_part || (!reduces && ctx.writes.size() == 1)) return index_put_kernel(ctx, n);
+    // With a reduction computed inline the Scatter is one store of the pointwise kernel.
+    if (runtime_part || (!reduces && !inline_reductions && ctx.writes.size() == 1)) {
+      return index_put_kernel(ctx, n);
+    }
   }
   // The planner's Scatter for aten.scatter (lowering.scatter: scatter_(clone(x), ...)): a group
   // storing the scatter alone, its source inline, and a group storing nothing that holds it,
