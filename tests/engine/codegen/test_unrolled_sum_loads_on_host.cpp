@@ -76,3 +76,64 @@ TEST_CASE("a few-element sum loaded at another element is that element's sum", "
     }
   }
 }
+
+TEST_CASE("a Scatter's values read a few-element sum at permuted positions", "[codegen]") {
+  // T5's relative-position backward: the values scattered are a permute of a sum over a dim of
+  // 2; each value is the sum at its own (permuted) element, not the row the thread walks.
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[4, 2, 8][16, 8, 1]cuda:0\", arg1_1: "
+      "\"i64[8][1]cuda:0\"):\n"
+      "        sum_1: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten.sum.dim_IntList(arg0_1, [1])\n"
+      "        permute: \"f32[8, 4][1, 8]cuda:0\" = torch.ops.aten.permute.default(sum_1, [1, 0])\n"
+      "        full: \"f32[16, 4][4, 1]cuda:0\" = torch.ops.aten.full.default([16, 4], 0, dtype = "
+      "torch.float32, layout = torch.strided, device = device(type='cuda', index=0), pin_memory "
+      "= False)\n"
+      "        index_put: \"f32[16, 4][4, 1]cuda:0\" = "
+      "torch.ops.aten.index_put.default(full, [arg1_1], permute, True)\n"
+      "        return (index_put,)\n";
+  const graph::Graph g = graph::parse_fx_readable(code, "scatter_sum").graph;
+  fusion::KernelGroup group;
+  group.name = "triton_poi_fused_full_index_put_permute_sum_0";
+  group.kind = fusion::GroupKind::pointwise;
+  for (const char* n : {"sum_1", "permute", "full", "index_put"}) group.nodes.push_back(*g.find(n));
+  group.inputs = {*g.find("arg0_1"), *g.find("arg1_1")};
+  group.outputs = {*g.find("index_put")};
+  const auto k = codegen::generate(g, group, {});
+  REQUIRE(k);
+  INFO(k->source);
+  REQUIRE(k->params.size() == 3);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fxscope-scatter-sum-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  void* lib = test::build_on_host(*k, dir);
+  // The kernel takes the indices, the input, then the output (its params' order).
+  REQUIRE(k->source.find("params: arg1_1, arg0_1, index_put (written)") != std::string::npos);
+  using Kernel = void (*)(const long long*, const float*, float*);
+  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
+  REQUIRE(run);
+  using SetThread = void (*)(unsigned, unsigned);
+  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
+  REQUIRE(set_thread);
+  std::vector<float> in(64);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 5) % 11) - 5.0f;
+  const std::vector<long long> index{3, 0, 7, 3, 15, 9, 0, 12};  // rows 3 and 0 twice
+  std::vector<float> out(64, 0.0f);  // the runtime copies self (zeros) before the Scatter
+  for (unsigned t = 0; t < 256; ++t) {
+    set_thread(t, 256);
+    run(index.data(), in.data(), out.data());
+  }
+  dlclose(lib);
+  std::filesystem::remove_all(dir);
+  std::vector<float> want(64, 0.0f);
+  for (std::size_t j = 0; j < 8; ++j) {
+    for (std::size_t r = 0; r < 4; ++r) {
+      // permute[j][r] = sum_1[r][j] = arg0_1[r][0][j] + arg0_1[r][1][j]
+      want[static_cast<std::size_t>(index[j]) * 4 + r] += in[r * 16 + j] + in[r * 16 + 8 + j];
+    }
+  }
+  for (std::size_t i = 0; i < 64; ++i) {
+    INFO("index_put element " << i);
+    CHECK(out[i] == Approx(want[i]));
+  }
+}
