@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/ops/op_registry.h"
@@ -17,6 +19,24 @@ namespace {
 gpu::PlannedSteps steps_of(const std::string& sample, fusion::Mode mode) {
   const auto f = test::sample_fusion(sample, mode);
   return gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune);
+}
+
+// The default mode's plan of the first graph of corpus log NAME's first unit, and its steps;
+// nullopt, with a warning, where the corpus is absent from the checkout.
+std::optional<std::pair<fusion::GraphFusion, gpu::PlannedSteps>> corpus_default_plan(
+    const std::string& name) {
+  const std::string path = test::sample("corpus/" + name);
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return std::nullopt;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  auto fusions = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
+  REQUIRE(!fusions.empty());
+  fusion::GraphFusion f = std::move(fusions.front());
+  gpu::PlannedSteps s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+  return std::make_pair(std::move(f), std::move(s));
 }
 
 }  // namespace
@@ -239,17 +259,10 @@ TEST_CASE("a part a fused group computes lands in the slices of the cats it hold
           "[gpu]") {
   // The transition's pooled features open every later cat of the block; the group that pools
   // them stores the pool's buffer and, by the cat copy the runtime adds, each held cat's slice.
-  const std::string path = test::sample("corpus/tv_densenet121");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
-  const auto fusions = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
-  REQUIRE(!fusions.empty());
-  const auto& f = fusions.front();
-  const auto s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+  const auto planned = corpus_default_plan("tv_densenet121");
+  if (!planned) return;
+  const auto& f = planned->first;
+  const auto& s = planned->second;
   std::size_t checked = 0;
   for (graph::NodeId c = 0; c < f.post_grad.size(); ++c) {
     const graph::Node& cat = f.post_grad.node(c);
@@ -277,17 +290,9 @@ TEST_CASE("a convolution run without the bias its epilogue adds writes its value
           "[gpu]") {
   // The UNet's convolutions: Inductor casts and adds each bias in the next pointwise kernel, so
   // what the library call stores is not the node's value and is not compared with eager's.
-  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
-  const auto fusions = fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode);
-  REQUIRE(!fusions.empty());
-  const auto& f = fusions.front();
-  const auto s = gpu::plan_steps(f.post_grad, f.ours, f.hints, false);
+  const auto planned = corpus_default_plan("hand_unet_train_cl_bf16");
+  if (!planned) return;
+  const auto& s = planned->second;
   std::size_t partial = 0;
   for (const gpu::StepPlan& step : s.steps) {
     for (const graph::NodeId n : step.partial_writes) {
