@@ -22,14 +22,11 @@ bool is_grouped_mm(const graph::Node& node) {
 Result<GeneratedKernel> grouped_mm_kernel(const KernelContext& ctx, NodeId node) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
   // offs may be passed by keyword (the AOT graph keeps the call as the model wrote it).
   const graph::Argument* offs_arg = n.args.size() > 2 ? &n.args[2] : kwarg(n, "offs");
   if (n.args.size() < 2 || !n.args[0].is_node() || !n.args[1].is_node() || offs_arg == nullptr ||
       !offs_arg->is_node() || !n.meta) {
-    return fail("needs input, weight and offs tensors");
+    return op_error(ctx, n, "needs input, weight and offs tensors");
   }
   const NodeId x = n.args[0].as_node();
   const NodeId w = n.args[1].as_node();
@@ -38,19 +35,20 @@ Result<GeneratedKernel> grouped_mm_kernel(const KernelContext& ctx, NodeId node)
   const auto ws = shape_of(g.node(w), ctx.hints);
   const auto os = shape_of(g.node(offs), ctx.hints);
   const auto out = shape_of(n, ctx.hints);
-  if (!xs || !ws || !os || !out) return fail("has an operand without an annotation");
+  if (!xs || !ws || !os || !out) return op_error(ctx, n, "has an operand without an annotation");
   if (xs->sizes.size() != 2 || ws->sizes.size() != 3 || os->sizes.size() != 1 ||
       out->sizes.size() != 2) {
-    return fail("takes a 2-d input, a 3-d weight and 1-d offsets");
+    return op_error(ctx, n, "takes a 2-d input, a 3-d weight and 1-d offsets");
   }
   const std::int64_t m = xs->sizes[0];
   const std::int64_t k = xs->sizes[1];
   const std::int64_t groups = ws->sizes[0];
   const std::int64_t cols = ws->sizes[2];
   if (ws->sizes[1] != k || os->sizes[0] != groups || out->sizes[0] != m || out->sizes[1] != cols) {
-    return fail("with sizes that do not agree (input [" + std::to_string(m) + ", " +
-                std::to_string(k) + "], weight [" + std::to_string(groups) + ", " +
-                std::to_string(ws->sizes[1]) + ", " + std::to_string(cols) + "])");
+    return op_error(ctx, n,
+                    "with sizes that do not agree (input [" + std::to_string(m) + ", " +
+                        std::to_string(k) + "], weight [" + std::to_string(groups) + ", " +
+                        std::to_string(ws->sizes[1]) + ", " + std::to_string(cols) + "])");
   }
   const std::string acc_type = n.meta->dtype == "f64" ? "double" : "float";
   const std::int64_t numel = m * cols;

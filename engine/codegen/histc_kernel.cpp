@@ -36,30 +36,30 @@ bool is_histc(const graph::Node& node) {
 Result<GeneratedKernel> histc_kernel(const KernelContext& ctx, NodeId node) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
-  if (n.args.empty() || !n.args[0].is_node() || !n.meta) return fail("has no input or output");
+  if (n.args.empty() || !n.args[0].is_node() || !n.meta)
+    return op_error(ctx, n, "has no input or output");
   const NodeId x = n.args[0].as_node();
   const auto in = shape_of(g.node(x), ctx.hints);
-  if (!in || !g.node(x).meta) return fail("has no annotation of its input");
+  if (!in || !g.node(x).meta) return op_error(ctx, n, "has no annotation of its input");
   const std::string& dtype = g.node(x).meta->dtype;
   const bool integral =
       dtype == "i32" || dtype == "i64" || dtype == "i16" || dtype == "i8" || dtype == "u8";
   // The atomic adds CUDA has: int and float (long long through its unsigned form).
   const std::string out_dtype = n.meta->dtype;
   if (out_dtype != "f32" && out_dtype != "i32" && out_dtype != "i64") {
-    return fail("counting into " + out_dtype + " is not generated (no atomic add of that type)");
+    return op_error(
+        ctx, n, "counting into " + out_dtype + " is not generated (no atomic add of that type)");
   }
-  if (!integral && dtype != "f32") return fail("on " + dtype + " is not generated");
+  if (!integral && dtype != "f32") return op_error(ctx, n, "on " + dtype + " is not generated");
   const std::int64_t bins = int_at(n, 1, 100);
   const double lo = number_at(n, 2, 0.0);
   const double hi = number_at(n, 3, 0.0);
-  if (bins < 1) return fail("with " + std::to_string(bins) + " bins");
+  if (bins < 1) return op_error(ctx, n, "with " + std::to_string(bins) + " bins");
   if (lo == hi) {
-    return fail("with min == max takes its range from the data (a reduction first): not generated");
+    return op_error(
+        ctx, n, "with min == max takes its range from the data (a reduction first): not generated");
   }
-  if (lo > hi) return fail("with min > max");
+  if (lo > hi) return op_error(ctx, n, "with min > max");
   // The bounds in the input's type, as ATen converts them (min.to<input_t>()).
   const std::string type = integral ? "long long" : "float";
   const auto literal = [&](double v) {

@@ -28,14 +28,11 @@ std::optional<NodeId> lone_index_put(const graph::Graph& graph, const fusion::Ke
 Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, NodeId node, bool copy_self) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
   auto shape = scatter_shape(g, node, ctx.hints);
   if (!shape) return make_error(ctx.where + ": " + shape.error().message);
   const ScatterShape& sc = *shape;
   const auto out = shape_of(n, ctx.hints);
-  if (!out) return fail("has no annotation of its output");
+  if (!out) return op_error(ctx, n, "has no annotation of its output");
   const std::int64_t numel = sc.numel();
   const bool accumulate = sc.accumulate;
 
@@ -45,11 +42,12 @@ Result<GeneratedKernel> index_put_kernel(const KernelContext& ctx, NodeId node, 
   // kernels store a Scatter among them.
   for (const NodeId w : ctx.writes) {
     if (w != node && !copy_only) {
-      return fail("shares its kernel with other stores (" + g.node(w).name + ")");
+      return op_error(ctx, n, "shares its kernel with other stores (" + g.node(w).name + ")");
     }
   }
   for (const NodeId m : ctx.members) {
-    if (is_reduction(g.node(m)) && !copy_only) return fail("shares its kernel with a reduction");
+    if (is_reduction(g.node(m)) && !copy_only)
+      return op_error(ctx, n, "shares its kernel with a reduction");
   }
   // One block copying and then scattering: an eager call without the runtime's split.
   const bool eager = !copy_only && !scatter_only && ctx.group.kind == fusion::GroupKind::eager_op;

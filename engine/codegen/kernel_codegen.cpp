@@ -247,6 +247,10 @@ std::optional<NodeId> lone_generated_extern(const graph::Graph& graph,
   return group.nodes.front();
 }
 
+Error op_error(const KernelContext& ctx, const graph::Node& n, const std::string& why) {
+  return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
+}
+
 bool has_generated_kernel(const graph::Graph& graph, const fusion::KernelGroup& group) {
   if (lone_generated_extern(graph, group)) return true;
   if (group.kind == fusion::GroupKind::extern_kernel ||

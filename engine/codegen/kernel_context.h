@@ -37,6 +37,9 @@ struct KernelContext {
   std::uint64_t run_seed = 0;         // CodegenOptions::run_seed
 };
 
+// Why the kernel of the one op N cannot be generated: "WHERE: aten.op WHY".
+Error op_error(const KernelContext& ctx, const graph::Node& n, const std::string& why);
+
 Result<GeneratedKernel> pointwise_kernel(const KernelContext& ctx);
 // A max pooling group staged in shared memory (R output rows a block: the config's
 // rows_per_block, 4 by default); nullopt when the group is not one (it writes something other

@@ -61,15 +61,13 @@ Result<GeneratedKernel> lstm_cell_kernel(const KernelContext& ctx, NodeId node) 
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
   const bool backward = ops::op_base_name(n.target) == "_thnn_fused_lstm_cell_backward_impl";
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
   const auto cx_node = node_at(n, 2);
-  if (!cx_node) return fail("has no cx tensor");
+  if (!cx_node) return op_error(ctx, n, "has no cx tensor");
   const auto cx = shape_of(g.node(*cx_node), ctx.hints);
-  if (!cx || cx->sizes.size() != 2) return fail("takes a cx that is not [batch, hidden]");
+  if (!cx || cx->sizes.size() != 2)
+    return op_error(ctx, n, "takes a cx that is not [batch, hidden]");
   const std::string& dtype = g.node(*cx_node).meta->dtype;
-  if (dtype != "f32" && dtype != "f16" && dtype != "bf16") return fail("on " + dtype);
+  if (dtype != "f32" && dtype != "f16" && dtype != "bf16") return op_error(ctx, n, "on " + dtype);
   const std::int64_t rows = cx->sizes[0];
   const std::int64_t hidden = cx->sizes[1];
   const LaunchConfig config = ctx.default_config ? LaunchConfig{256, 1, 1} : ctx.config;
@@ -91,7 +89,7 @@ Result<GeneratedKernel> lstm_cell_kernel(const KernelContext& ctx, NodeId node) 
   if (!backward) {
     const auto in_gates = node_at(n, 0);
     const auto hid_gates = node_at(n, 1);
-    if (!in_gates || !hid_gates) return fail("has no gate tensors");
+    if (!in_gates || !hid_gates) return op_error(ctx, n, "has no gate tensors");
     const auto b1 = node_at(n, 3);
     const auto b2 = node_at(n, 4);
     em.open("for (" + ix + " e = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; e < " +
@@ -143,7 +141,7 @@ Result<GeneratedKernel> lstm_cell_kernel(const KernelContext& ctx, NodeId node) 
   const auto grad_cy = node_at(n, 1);
   const auto cy_node = node_at(n, 3);
   const auto ws = node_at(n, 4);
-  if (!cy_node || !ws) return fail("has no cy or workspace tensor");
+  if (!cy_node || !ws) return op_error(ctx, n, "has no cy or workspace tensor");
   em.open("for (" + ix + " h = " + ix + "(blockIdx.x) * blockDim.x + threadIdx.x; h < " +
           std::to_string(hidden) + "; h += " + ix + "(gridDim.x) * blockDim.x) {");
   em.line("float sum_i = 0.0f, sum_f = 0.0f, sum_c = 0.0f, sum_o = 0.0f;");

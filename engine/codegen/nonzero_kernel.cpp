@@ -23,23 +23,21 @@ bool is_nonzero(const graph::Node& node) {
 Result<GeneratedKernel> nonzero_kernel(const KernelContext& ctx, NodeId node) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
-  if (n.args.empty() || !n.args[0].is_node() || !n.meta) return fail("has no input or output");
+  if (n.args.empty() || !n.args[0].is_node() || !n.meta)
+    return op_error(ctx, n, "has no input or output");
   const NodeId x = n.args[0].as_node();
   const auto in = shape_of(g.node(x), ctx.hints);
   const auto out = shape_of(n, ctx.hints);
-  if (!in || !out) return fail("has an operand without an annotation");
+  if (!in || !out) return op_error(ctx, n, "has an operand without an annotation");
   const auto rank = static_cast<std::int64_t>(in->sizes.size());
   if (out->sizes.size() != 2 || out->sizes[1] != rank || n.meta->dtype != "i64") {
-    return fail("needs an int64 output of [n, " + std::to_string(rank) + "]");
+    return op_error(ctx, n, "needs an int64 output of [n, " + std::to_string(rank) + "]");
   }
   const std::int64_t numel = in->numel();
   const std::int64_t rows = out->sizes[0];
   constexpr int kBlock = 1024;
   const LaunchConfig config = ctx.default_config ? LaunchConfig{kBlock, 1, 1} : ctx.config;
-  if (config.block > kBlock) return fail("with a block over " + std::to_string(kBlock));
+  if (config.block > kBlock) return op_error(ctx, n, "with a block over " + std::to_string(kBlock));
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(1);
   const std::string total = std::to_string(numel) + "LL";

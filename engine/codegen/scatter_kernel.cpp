@@ -22,25 +22,22 @@ bool is_scatter(const graph::Node& node) {
 Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node, ScatterPart part) {
   const graph::Graph& g = ctx.graph;
   const graph::Node& n = g.node(node);
-  const auto fail = [&](const std::string& why) -> Result<GeneratedKernel> {
-    return make_error(ctx.where + ": " + std::string(ops::op_key(n.target)) + " " + why);
-  };
   if (!n.args[0].is_node() || !n.args[2].is_node() || !n.meta) {
-    return fail("needs self, dim and index tensors");
+    return op_error(ctx, n, "needs self, dim and index tensors");
   }
   if (kwarg(n, "reduce") != nullptr || n.args.size() > 4) {
-    return fail("with a reduce argument is not generated");
+    return op_error(ctx, n, "with a reduce argument is not generated");
   }
   const NodeId self = n.args[0].as_node();
   const NodeId index = n.args[2].as_node();
   const auto out = shape_of(n, ctx.hints);
   const auto at = shape_of(g.node(index), ctx.hints);
   if (!out || !at || at->sizes.size() != out->sizes.size()) {
-    return fail("needs an index of the output's rank");
+    return op_error(ctx, n, "needs an index of the output's rank");
   }
   const std::size_t rank = out->sizes.size();
   const auto dim = static_cast<std::size_t>(wrap_dim(int_at(n, 1, 0), rank));
-  if (dim >= rank) return fail("scatters along a dimension the output lacks");
+  if (dim >= rank) return op_error(ctx, n, "scatters along a dimension the output lacks");
   const LaunchConfig config = ctx.default_config ? LaunchConfig{256, 1, 1} : ctx.config;
   ValueEmitter em(g, ctx.members, ctx.hints, ctx.where, ctx.run_seed);
   em.set_indent(2);
@@ -90,7 +87,7 @@ Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node, Sc
   } else if (n.args[3].kind() == graph::Argument::Kind::floating) {
     value = float_literal(n.args[3].as_float());
   } else {
-    return fail("scatters a value that is neither a tensor nor a number");
+    return op_error(ctx, n, "scatters a value that is neither a tensor nor a number");
   }
   auto store = store_statement(em, node, target, value);
   if (!store) return store.error();

@@ -6,6 +6,7 @@
 // what it defines that a kernel uses is in the shim).
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -71,6 +72,28 @@ inline void* build_on_host(const codegen::GeneratedKernel& kernel, const std::fi
   INFO((lib ? "" : dlerror()));
   REQUIRE(lib);
   return lib;
+}
+
+// KERNEL built on the host in a folder of its own, its entry run by each thread of one block of
+// THREADS with ARGS (its params, in order); the folder and the library removed after.
+template <class... Args>
+void run_one_block_on_host(const codegen::GeneratedKernel& kernel, unsigned threads, Args... args) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("fxscope-host-" + kernel.entry + "-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  void* lib = build_on_host(kernel, dir);
+  using Kernel = void (*)(Args...);
+  const auto run = reinterpret_cast<Kernel>(dlsym(lib, kernel.entry.c_str()));
+  REQUIRE(run);
+  using SetThread = void (*)(unsigned, unsigned);
+  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
+  REQUIRE(set_thread);
+  for (unsigned t = 0; t < threads; ++t) {
+    set_thread(t, threads);
+    run(args...);
+  }
+  dlclose(lib);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace fxscope::test

@@ -3,9 +3,6 @@
 // transpose (every linear layer of an autocast training step whose weight is square) is run on
 // the CPU through the host shim and checked element by element.
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -43,24 +40,9 @@ std::vector<float> run_group(const graph::Graph& g, const std::vector<float>& in
   const auto k = codegen::generate(g, group, {});
   REQUIRE(k);
   REQUIRE(k->params.size() == 2);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-square-transpose-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  void* lib = test::build_on_host(*k, dir);
-  using Kernel = void (*)(const float*, float*);
-  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
-  REQUIRE(run);
   // A grid-stride loop of 256-thread blocks: the 16 elements are threads 0..15 of block 0.
-  using SetThread = void (*)(unsigned, unsigned);
-  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
-  REQUIRE(set_thread);
   std::vector<float> out(16, -1.0f);
-  for (unsigned t = 0; t < 256; ++t) {
-    set_thread(t, 256);
-    run(in.data(), out.data());
-  }
-  dlclose(lib);
-  std::filesystem::remove_all(dir);
+  test::run_one_block_on_host(*k, 256, in.data(), out.data());
   return out;
 }
 

@@ -3,9 +3,6 @@
 // and half a head away (slice, neg, slice_scatter). Run on the CPU through the host shim and
 // checked element by element against the graph's definition.
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -46,25 +43,10 @@ TEST_CASE("a few-element sum loaded at another element is that element's sum", "
   INFO(k->source);
   CHECK(k->summary.find("pointwise") == 0);
   REQUIRE(k->params.size() == 2);
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-unrolled-sum-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  void* lib = test::build_on_host(*k, dir);
-  using Kernel = void (*)(const float*, float*);
-  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
-  REQUIRE(run);
-  using SetThread = void (*)(unsigned, unsigned);
-  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
-  REQUIRE(set_thread);
   std::vector<float> in(64);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 7) % 13) - 6.0f;
   std::vector<float> out(32, -1000.0f);
-  for (unsigned t = 0; t < 256; ++t) {
-    set_thread(t, 256);
-    run(in.data(), out.data());
-  }
-  dlclose(lib);
-  std::filesystem::remove_all(dir);
+  test::run_one_block_on_host(*k, 256, static_cast<const float*>(in.data()), out.data());
   const auto sum = [&](std::size_t r, std::size_t c) {
     return in[r * 16 + c] + in[r * 16 + 8 + c];
   };
@@ -103,28 +85,14 @@ TEST_CASE("a Scatter's values read a few-element sum at permuted positions", "[c
   REQUIRE(k);
   INFO(k->source);
   REQUIRE(k->params.size() == 3);
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-scatter-sum-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  void* lib = test::build_on_host(*k, dir);
   // The kernel takes the indices, the input, then the output (its params' order).
   REQUIRE(k->source.find("params: arg1_1, arg0_1, index_put (written)") != std::string::npos);
-  using Kernel = void (*)(const long long*, const float*, float*);
-  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
-  REQUIRE(run);
-  using SetThread = void (*)(unsigned, unsigned);
-  const auto set_thread = reinterpret_cast<SetThread>(dlsym(lib, "fx_set_thread"));
-  REQUIRE(set_thread);
   std::vector<float> in(64);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 5) % 11) - 5.0f;
   const std::vector<long long> index{3, 0, 7, 3, 15, 9, 0, 12};  // rows 3 and 0 twice
   std::vector<float> out(64, 0.0f);  // the runtime copies self (zeros) before the Scatter
-  for (unsigned t = 0; t < 256; ++t) {
-    set_thread(t, 256);
-    run(index.data(), in.data(), out.data());
-  }
-  dlclose(lib);
-  std::filesystem::remove_all(dir);
+  test::run_one_block_on_host(*k, 256, index.data(), static_cast<const float*>(in.data()),
+                              out.data());
   std::vector<float> want(64, 0.0f);
   for (std::size_t j = 0; j < 8; ++j) {
     for (std::size_t r = 0; r < 4; ++r) {
