@@ -438,31 +438,16 @@ struct Executable::Builder {
   };
   std::map<std::size_t, const KernelImage*> dense_copy_kernels{};  // by element bytes
 
-  // Where cuDNN reads operand NODE: its own buffer where STRIDES are dense in the call's format
-  // (CHANNELS_LAST or contiguous), else a dense copy made before the call (added to COPIES;
-  // STRIDES become the copy's).
-  Result<const void*> dense_operand(graph::NodeId node, const std::vector<std::int64_t>& sizes,
-                                    std::vector<std::int64_t>& strides, const std::string& dtype,
-                                    bool channels_last, const std::string& where,
-                                    std::vector<DenseCopy>& copies) {
-    return dense_buffer(node, sizes, strides, dtype, channels_last, where, copies, false);
-  }
-  // Where cuDNN writes result NODE: its own buffer where dense, else a dense buffer copied into
-  // NODE's after the call (added to COPIES).
-  Result<void*> dense_result(graph::NodeId node, const std::vector<std::int64_t>& sizes,
+  // The buffer cuDNN uses for NODE: its own where STRIDES are dense in the call's format
+  // (CHANNELS_LAST or contiguous), else a dense buffer with a copy added to COPIES: of NODE into
+  // it before the call for an operand, of it into NODE after the call for a RESULT. STRIDES
+  // become the dense buffer's.
+  Result<void*> dense_buffer(graph::NodeId node, const std::vector<std::int64_t>& sizes,
                              std::vector<std::int64_t>& strides, const std::string& dtype,
                              bool channels_last, const std::string& where,
-                             std::vector<DenseCopy>& copies) {
-    auto p = dense_buffer(node, sizes, strides, dtype, channels_last, where, copies, true);
-    if (!p) return p.error();
-    return const_cast<void*>(*p);
-  }
-  Result<const void*> dense_buffer(graph::NodeId node, const std::vector<std::int64_t>& sizes,
-                                   std::vector<std::int64_t>& strides, const std::string& dtype,
-                                   bool channels_last, const std::string& where,
-                                   std::vector<DenseCopy>& copies, bool result) {
+                             std::vector<DenseCopy>& copies, bool result = false) {
     const std::vector<std::int64_t> want = dense_strides(sizes, channels_last);
-    if (same_layout(sizes, strides, want)) return static_cast<const void*>(ptr(node));
+    if (same_layout(sizes, strides, want)) return ptr(node);
     if (sizes.size() > static_cast<std::size_t>(kDenseCopyMaxRank)) {
       return make_error(where + ": " + g.node(node).name + " is not dense and has more than " +
                         std::to_string(kDenseCopyMaxRank) + " dims to copy");
@@ -480,34 +465,22 @@ struct Executable::Builder {
     }
     DenseCopy c;
     c.kernel = dense_copy_kernels.at(element);
-    c.src = ptr(node);
     c.shape.rank = static_cast<int>(sizes.size());
     c.shape.n = 1;
     for (std::size_t d = 0; d < sizes.size(); ++d) {
       c.shape.sizes[d] = sizes[d];
-      c.shape.src[d] = strides[d];
-      c.shape.dst[d] = want[d];
+      c.shape.src[d] = result ? want[d] : strides[d];
+      c.shape.dst[d] = result ? strides[d] : want[d];
       c.shape.n *= sizes[d];
     }
-    auto dst = im.allocate(static_cast<std::size_t>(c.shape.n) * element,
-                           "a dense copy of " + g.node(node).name);
-    // (for a result: the dense buffer cuDNN writes, copied into NODE's after the call)
-    if (!dst) return dst.error();
-    c.dst = *dst;
-    c.blocks = std::clamp<long long>((c.shape.n + 255) / 256, 1, 65536);
-    if (result) {
-      // The call writes the dense buffer; the copy after it lays the values out as NODE's.
-      void* scratch = c.dst;
-      c.dst = ptr(node);
-      c.src = scratch;
-      for (std::size_t d = 0; d < sizes.size(); ++d) std::swap(c.shape.src[d], c.shape.dst[d]);
-      copies.push_back(c);
-      strides = want;
-      return static_cast<const void*>(c.src);
-    }
+    auto dense = im.allocate(static_cast<std::size_t>(c.shape.n) * element,
+                             "a dense copy of " + g.node(node).name);
+    if (!dense) return dense.error();
+    c.src = result ? *dense : ptr(node);
+    c.dst = result ? ptr(node) : *dense;
     copies.push_back(c);
     strides = want;
-    return static_cast<const void*>(c.dst);
+    return *dense;
   }
 
   static std::string run_copies(const std::vector<DenseCopy>& copies, cudaStream_t st,
@@ -543,14 +516,14 @@ struct Executable::Builder {
     const bool channels_last = lies_channels_last(dense.x_sizes, dense.x_strides) ||
                                weight_layout(dense) == WeightLayout::channels_last;
     std::vector<DenseCopy> copies;
-    auto xd = dense_operand(dense.x, dense.x_sizes, dense.x_strides, dense.dtype, channels_last,
-                            where, copies);
+    auto xd = dense_buffer(dense.x, dense.x_sizes, dense.x_strides, dense.dtype, channels_last,
+                           where, copies);
     if (!xd) return xd.error().message;
-    auto wd = dense_operand(dense.w, dense.w_sizes, dense.w_strides, dense.dtype, channels_last,
-                            where, copies);
+    auto wd = dense_buffer(dense.w, dense.w_sizes, dense.w_strides, dense.dtype, channels_last,
+                           where, copies);
     if (!wd) return wd.error().message;
-    void* x = const_cast<void*>(*xd);
-    void* w = const_cast<void*>(*wd);
+    void* x = *xd;
+    void* w = *wd;
     void* bias = s.conv->bias ? ptr(*s.conv->bias) : nullptr;
     void* out = ptr(s.conv->out);
     auto conv = CudnnConv::create(dense, where);
@@ -603,27 +576,27 @@ struct Executable::Builder {
     const bool channels_last = lies_channels_last(spec.x_sizes, spec.x_strides) ||
                                weight_layout(spec) == WeightLayout::channels_last;
     std::vector<DenseCopy> copies;
-    auto dyd = dense_operand(spec.out, spec.out_sizes, spec.out_strides, spec.dtype, channels_last,
-                             where, copies);
+    auto dyd = dense_buffer(spec.out, spec.out_sizes, spec.out_strides, spec.dtype, channels_last,
+                            where, copies);
     if (!dyd) return dyd.error().message;
-    auto xd = dense_operand(spec.x, spec.x_sizes, spec.x_strides, spec.dtype, channels_last, where,
-                            copies);
+    auto xd = dense_buffer(spec.x, spec.x_sizes, spec.x_strides, spec.dtype, channels_last, where,
+                           copies);
     if (!xd) return xd.error().message;
-    auto wd = dense_operand(spec.w, spec.w_sizes, spec.w_strides, spec.dtype, channels_last, where,
-                            copies);
+    auto wd = dense_buffer(spec.w, spec.w_sizes, spec.w_strides, spec.dtype, channels_last, where,
+                           copies);
     if (!wd) return wd.error().message;
     std::vector<DenseCopy> after;
     void* dx = nullptr;
     void* dw = nullptr;
     if (b.grad_x) {
-      auto r = dense_result(*b.grad_x, spec.x_sizes, b.grad_x_strides, spec.dtype, channels_last,
-                            where, after);
+      auto r = dense_buffer(*b.grad_x, spec.x_sizes, b.grad_x_strides, spec.dtype, channels_last,
+                            where, after, true);
       if (!r) return r.error().message;
       dx = *r;
     }
     if (b.grad_w) {
-      auto r = dense_result(*b.grad_w, spec.w_sizes, b.grad_w_strides, spec.dtype, channels_last,
-                            where, after);
+      auto r = dense_buffer(*b.grad_w, spec.w_sizes, b.grad_w_strides, spec.dtype, channels_last,
+                            where, after, true);
       if (!r) return r.error().message;
       dw = *r;
     }
