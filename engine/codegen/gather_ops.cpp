@@ -206,36 +206,43 @@ Result<std::string> ValueEmitter::pool_value(NodeId pool, std::int64_t output, c
   const std::size_t r = idx.dims.size();
   const std::string m = fresh("v_pool_max");
   const std::string at = fresh("v_pool_at");
+  const WindowNames n = window_names();
   line("float " + m + " = -FX_INF;");
   line("long long " + at + " = 0;");
   line("#pragma unroll");
-  open("for (int kh = 0; kh < " + std::to_string(w->kh) + "; ++kh) {");
+  open("for (int " + n.kh + " = 0; " + n.kh + " < " + std::to_string(w->kh) + "; ++" + n.kh +
+       ") {");
   line("#pragma unroll");
-  open("for (int kw = 0; kw < " + std::to_string(w->kw) + "; ++kw) {");
-  line("const int ih = (" + idx.dims[r - 2] + ") * " + std::to_string(w->sh) + " - " +
-       std::to_string(w->ph) + " + kh * " + std::to_string(w->dh) + ";");
-  line("const int iw = (" + idx.dims[r - 1] + ") * " + std::to_string(w->sw) + " - " +
-       std::to_string(w->pw) + " + kw * " + std::to_string(w->dw) + ";");
-  auto read = window_value(x, idx, in.sizes);
+  open("for (int " + n.kw + " = 0; " + n.kw + " < " + std::to_string(w->kw) + "; ++" + n.kw +
+       ") {");
+  line("const int " + n.ih + " = (" + idx.dims[r - 2] + ") * " + std::to_string(w->sh) + " - " +
+       std::to_string(w->ph) + " + " + n.kh + " * " + std::to_string(w->dh) + ";");
+  line("const int " + n.iw + " = (" + idx.dims[r - 1] + ") * " + std::to_string(w->sw) + " - " +
+       std::to_string(w->pw) + " + " + n.kw + " * " + std::to_string(w->dw) + ";");
+  auto read = window_value(x, idx, in.sizes, n);
   if (!read) return read;
   const std::string v = fresh("v_pool_in");
-  line("const float " + v + " = inside ? (float)(" + *read + ") : -FX_INF;");
-  line(pool_update(v, m, at, *w, in.sizes[r - 1]));
+  line("const float " + v + " = " + n.inside + " ? (float)(" + *read + ") : -FX_INF;");
+  line(pool_update(v, m, at, *w, in.sizes[r - 1], n));
   close();
   close();
   set_pool_result(pool, idx, m, at);
   return output == 0 ? m : at;
 }
 
-// The statement that takes V into the running max M and its offset AT (kh, kw, ih, iw in scope):
-// a NaN, once met, stays (with the last NaN's offset), as in PyTorch's kernel.
+// The statement that takes V into the running max M and its offset AT (the window's variables N
+// in scope): a NaN, once met, stays (with the last NaN's offset), as in PyTorch's kernel.
 std::string pool_update(const std::string& v, const std::string& m, const std::string& at,
-                        const PoolWindow& w, std::int64_t in_width) {
+                        const PoolWindow& w, std::int64_t in_width, const WindowNames& n) {
   return "if (" + v + " > " + m + " || " + v + " != " + v + ") { " + m + " = " + v + "; " + at +
          " = " +
-         (w.flat_indices ? "ih * " + std::to_string(in_width) + " + iw"
-                         : "kh * " + std::to_string(w.kw) + " + kw") +
+         (w.flat_indices ? n.ih + " * " + std::to_string(in_width) + " + " + n.iw
+                         : n.kh + " * " + std::to_string(w.kw) + " + " + n.kw) +
          "; }";
+}
+
+WindowNames ValueEmitter::window_names() {
+  return {fresh("kh"), fresh("kw"), fresh("ih"), fresh("iw"), fresh("inside")};
 }
 
 // Max and average pooling read their window alike: X at (ih, iw) in the pooled element's other
@@ -245,14 +252,16 @@ std::string pool_update(const std::string& v, const std::string& m, const std::s
 // each read and its use sat in a branch of its own: ResNet-50's stem max-pool, 3.2 MB, took
 // 5.4 us against 2.2 us for a copy of its bytes.)
 Result<std::string> ValueEmitter::window_value(NodeId x, const Index& idx,
-                                               const std::vector<std::int64_t>& in_sizes) {
+                                               const std::vector<std::int64_t>& in_sizes,
+                                               const WindowNames& n) {
   const std::size_t r = idx.dims.size();
-  line("const bool inside = ih >= 0 && ih < " + std::to_string(in_sizes[r - 2]) +
-       " && iw >= 0 && iw < " + std::to_string(in_sizes[r - 1]) + ";");
+  line("const bool " + n.inside + " = " + n.ih + " >= 0 && " + n.ih + " < " +
+       std::to_string(in_sizes[r - 2]) + " && " + n.iw + " >= 0 && " + n.iw + " < " +
+       std::to_string(in_sizes[r - 1]) + ";");
   Index xi = idx;
   xi.linear.clear();
-  xi.dims[r - 2] = "(inside ? ih : 0)";
-  xi.dims[r - 1] = "(inside ? iw : 0)";
+  xi.dims[r - 2] = "(" + n.inside + " ? " + n.ih + " : 0)";
+  xi.dims[r - 1] = "(" + n.inside + " ? " + n.iw + " : 0)";
   return value(x, xi);
 }
 
@@ -281,18 +290,19 @@ Result<std::string> ValueEmitter::avg_pool_value(NodeId node, const Index& idx) 
   line("int " + c + " = 0;");
   const std::int64_t kh = pick(kernel, 0);
   const std::int64_t kw = pick(kernel, 1);
+  const WindowNames n = window_names();
   line("#pragma unroll");
-  open("for (int kh = 0; kh < " + std::to_string(kh) + "; ++kh) {");
+  open("for (int " + n.kh + " = 0; " + n.kh + " < " + std::to_string(kh) + "; ++" + n.kh + ") {");
   line("#pragma unroll");
-  open("for (int kw = 0; kw < " + std::to_string(kw) + "; ++kw) {");
-  line("const int ih = (" + idx.dims[r - 2] + ") * " + std::to_string(pick(stride, 0)) + " - " +
-       std::to_string(pick(pad, 0)) + " + kh;");
-  line("const int iw = (" + idx.dims[r - 1] + ") * " + std::to_string(pick(stride, 1)) + " - " +
-       std::to_string(pick(pad, 1)) + " + kw;");
-  auto v = window_value(x, idx, in.sizes);
+  open("for (int " + n.kw + " = 0; " + n.kw + " < " + std::to_string(kw) + "; ++" + n.kw + ") {");
+  line("const int " + n.ih + " = (" + idx.dims[r - 2] + ") * " + std::to_string(pick(stride, 0)) +
+       " - " + std::to_string(pick(pad, 0)) + " + " + n.kh + ";");
+  line("const int " + n.iw + " = (" + idx.dims[r - 1] + ") * " + std::to_string(pick(stride, 1)) +
+       " - " + std::to_string(pick(pad, 1)) + " + " + n.kw + ";");
+  auto v = window_value(x, idx, in.sizes, n);
   if (!v) return v;
-  line(s + " += inside ? (float)(" + *v + ") : 0.0f;");
-  line(c + " += inside ? 1 : 0;");
+  line(s + " += " + n.inside + " ? (float)(" + *v + ") : 0.0f;");
+  line(c + " += " + n.inside + " ? 1 : 0;");
   close();
   close();
   const std::string divisor = include_pad ? std::to_string(kh * kw) + ".0f" : "(float)" + c;

@@ -84,7 +84,6 @@ Result<GeneratedKernel> grouped_mm_kernel(const KernelContext& ctx, graph::NodeI
 bool is_nonzero(const graph::Node& node);
 Result<GeneratedKernel> nonzero_kernel(const KernelContext& ctx, graph::NodeId node);
 // aten.scatter (NODE) of a tensor or a value: one block, self copied first (scatter_kernel.cpp).
-bool is_scatter(const graph::Node& node);
 // A planned Scatter (fusion's dim-scatter lowering) runs in two launches: PART self_copy
 // fills the output with self, PART scatter stores the elements, its source computed inline.
 enum class ScatterPart : std::uint8_t { both, self_copy, scatter };

@@ -35,10 +35,18 @@ std::string vector_type(const std::string& dtype, std::int64_t width);
 std::string float_literal(double value);
 
 struct PoolWindow;
-// The statement that takes V into a max pooling's running max M and its offset AT (with kh, kw,
-// ih, iw in scope), keeping NaN as PyTorch does; IN_WIDTH is the input's last dim.
+// The variables of one pooling window's loops: its position (kh, kw), the input element it reads
+// (ih, iw) and whether that is in the image (inside). A fused kernel can nest one window in
+// another (a pool of a pool: GoogLeNet's 2x2 pool read by an inception block's 3x3 pool), so
+// each window takes names of its own: with shared names the inner `const int ih = ... ih ...`
+// would read its own, uninitialised, declaration instead of the outer window's.
+struct WindowNames {
+  std::string kh = "kh", kw = "kw", ih = "ih", iw = "iw", inside = "inside";
+};
+// The statement that takes V into a max pooling's running max M and its offset AT (with the
+// window's variables N in scope), keeping NaN as PyTorch does; IN_WIDTH is the input's last dim.
 std::string pool_update(const std::string& v, const std::string& m, const std::string& at,
-                        const PoolWindow& w, std::int64_t in_width);
+                        const PoolWindow& w, std::int64_t in_width, const WindowNames& n = {});
 
 // A tensor's concrete sizes and strides.
 struct Shape {
@@ -173,7 +181,9 @@ class ValueEmitter {
   };
   Result<PoolInput> pool_input(graph::NodeId pool, const Index& idx);
   Result<std::string> window_value(graph::NodeId x, const Index& idx,
-                                   const std::vector<std::int64_t>& in_sizes);
+                                   const std::vector<std::int64_t>& in_sizes, const WindowNames& n);
+  // Fresh names for a window's loop variables (WindowNames).
+  WindowNames window_names();
   Result<std::string> pointwise_value(graph::NodeId node, const Index& idx);
   // A reduction of the kernel over fewer than kUnrolledReductionLimit elements that no
   // accumulator holds: its elements combined inline (unrolled_reduction.cpp).

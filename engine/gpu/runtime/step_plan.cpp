@@ -10,6 +10,7 @@
 #include "fxscope/core/text.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/unbacked_sizes.h"
+#include "runtime/conv_bias.h"
 #include "runtime/step_order.h"
 
 namespace fxscope::gpu {
@@ -221,24 +222,6 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   }
   p.rnumel = 1;
   return p;
-}
-
-// Whether CONV's bias is computed by another group of PLAN that also lists CONV: Inductor's
-// convolution lowering then ran the convolution without the bias and adds it in that pointwise
-// kernel, after the library call (a bf16 model casts each bias there).
-bool bias_in_epilogue(const graph::Graph& g, const fusion::FusionPlan& plan, std::size_t conv_group,
-                      graph::NodeId conv) {
-  const graph::Argument& bias = g.node(conv).args[2];
-  if (!bias.is_node() || !g.node(bias.as_node()).is_op()) return false;
-  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    if (i == conv_group || plan.groups[i].kind == fusion::GroupKind::extern_kernel) continue;
-    const auto& nodes = plan.groups[i].nodes;
-    if (std::find(nodes.begin(), nodes.end(), bias.as_node()) != nodes.end() &&
-        std::find(nodes.begin(), nodes.end(), conv) != nodes.end()) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // GROUP (plan.groups[INDEX]) with, among its outputs, each reduction it computes that a later
@@ -541,7 +524,8 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (const auto pro = prologue_of(g, plan, gi, *anchor, is_view); !pro) {
           failed = pro.error();
         } else if (!pro->nodes.empty()) {
-          auto k = generated_step(g, *pro, hints, tune, clusters, run_seed);
+          auto k =
+              generated_step(g, with_conv_biases(g, plan, *pro), hints, tune, clusters, run_seed);
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -553,7 +537,8 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (!epi) {
           failed = epi.error();
         } else if (!epi->nodes.empty()) {
-          auto k = generated_step(g, *epi, hints, tune, clusters, run_seed);
+          auto k =
+              generated_step(g, with_conv_biases(g, plan, *epi), hints, tune, clusters, run_seed);
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -613,22 +598,34 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (std::find(group.outputs.begin(), group.outputs.end(), n) == group.outputs.end()) {
           continue;
         }
-        fusion::KernelGroup part = group;
+        fusion::KernelGroup part = with_conv_biases(g, plan, group);
         part.outputs = {n};
         part.note = std::string(codegen::kIndexPutSelfNote);
         auto k = generated_step(g, part, hints, tune, clusters, run_seed);
         if (k) made.push_back(std::move(*k));
         if (!k) failed = k.error();
       }
-      auto k =
-          generated_step(g, with_read_reductions(g, plan, gi), hints, tune, clusters, run_seed);
+      const fusion::KernelGroup stored =
+          with_conv_biases(g, plan, with_read_reductions(g, plan, gi));
+      if (group.outputs.empty() && !stored.outputs.empty() &&
+          std::any_of(group.nodes.begin(), group.nodes.end(),
+                      [&](graph::NodeId n) { return codegen::is_scatter(g.node(n)); })) {
+        // A group storing nothing that holds a planned Scatter (lowering.scatter's clone of
+        // self) is the copy of self into the scatter's buffer, which the Scatter group then
+        // only scatters into. Storing the reductions later groups read makes its kernel one of
+        // those stores instead, so the copy is a step of its own, before it.
+        auto copy = generated_step(g, group, hints, tune, clusters, run_seed);
+        if (copy) made.push_back(std::move(*copy));
+        if (!copy) failed = copy.error();
+      }
+      auto k = generated_step(g, stored, hints, tune, clusters, run_seed);
       if (k) {
         made.push_back(std::move(*k));
       } else {
         failed = k.error();
       }
       if (!failed && codegen::fills_cat_slices_apart(g, group)) {
-        fusion::KernelGroup copies = group;
+        fusion::KernelGroup copies = with_conv_biases(g, plan, group);
         copies.outputs.clear();
         auto c = generated_step(g, copies, hints, tune, clusters, run_seed);
         if (c) {

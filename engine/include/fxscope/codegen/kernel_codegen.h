@@ -99,6 +99,8 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
 inline constexpr std::string_view kIndexPutSelfNote = "index_put: self copied into its output";
 inline constexpr std::string_view kIndexPutScatterNote = "index_put: values scattered";
 bool is_index_put(const graph::Node& node);
+// aten.scatter of a tensor or a value (src or value, no reduce).
+bool is_scatter(const graph::Node& node);
 // The index_put node of a group that holds only that node.
 std::optional<graph::NodeId> lone_index_put(const graph::Graph& graph,
                                             const fusion::KernelGroup& group);

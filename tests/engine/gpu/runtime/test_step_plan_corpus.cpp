@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
+#include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
@@ -91,4 +93,87 @@ TEST_CASE("a split reduction's two passes share one scratch buffer alive from on
   // nothing wrote.
   CHECK(second_passes > 20);  // the training backwards' bias and norm-weight gradients
   CHECK(unshared.empty());
+}
+
+TEST_CASE("a planned Scatter scatters into a buffer a step before it filled with self",
+          "[gpu][corpus]") {
+  // A fused Scatter (lowering.scatter: scatter_(clone(self), ...)) runs as two launches: the
+  // clone's kernel copies self into the output, the Scatter's kernel stores only the scattered
+  // elements. Without the copy, the elements not scattered are whatever the buffer held.
+  std::size_t scatters = 0;
+  std::vector<std::string> unfilled;
+  test::for_each_corpus_run_unit(
+      [&](const std::string& name, const trace::CompileUnit& unit, const ops::SymbolHints& hints) {
+        for (const fusion::Mode mode : fusion::kAllModes) {
+          for (const auto& f : fusion::fuse_unit(unit, mode)) {
+            const auto s =
+                gpu::plan_steps(f.post_grad, f.ours, hints, mode == fusion::Mode::max_autotune, 1);
+            std::set<graph::NodeId> filled;
+            for (const auto& step : s.steps) {
+              if (step.variants.empty()) continue;
+              const std::string& source = step.variants.front().source;
+              for (const graph::NodeId w : step.writes) {
+                if (!codegen::is_scatter(f.post_grad.node(w))) continue;
+                const auto has = [&](const char* what) {
+                  return source.find(what) != std::string::npos;
+                };
+                if (has("scatter's self copied") || has("self copied first")) {
+                  filled.insert(w);
+                } else if (has("elements into")) {
+                  ++scatters;
+                  if (!filled.count(w)) {
+                    unfilled.push_back(name + " " + std::string(fusion::to_string(mode)) + " " +
+                                       f.where + ": " + f.post_grad.node(w).name);
+                  }
+                }
+              }
+            }
+          }
+        }
+      });
+  for (const auto& u : unfilled) std::cout << u << "\n";
+  CHECK(scatters > 0);
+  CHECK(unfilled.empty());
+}
+
+TEST_CASE("every kernel reading a convolution run without its bias adds the bias",
+          "[gpu][corpus]") {
+  // The library call leaves the convolution without the bias a pointwise kernel adds (Inductor's
+  // lowering): each generated kernel that reads that buffer computes the bias from what the bias
+  // is computed from (a cast of the parameter), or reads it; one that does neither reads a
+  // partial value (ConvNeXt's stem, recomputed in a later block's GEMM epilogue).
+  std::size_t readers = 0;
+  std::vector<std::string> partial;
+  test::for_each_corpus_run_unit(
+      [&](const std::string& name, const trace::CompileUnit& unit, const ops::SymbolHints& hints) {
+        for (const fusion::Mode mode : fusion::kAllModes) {
+          for (const auto& f : fusion::fuse_unit(unit, mode)) {
+            const graph::Graph& g = f.post_grad;
+            const auto s = gpu::plan_steps(g, f.ours, hints, mode == fusion::Mode::max_autotune, 1);
+            std::set<graph::NodeId> unbiased;
+            for (const auto& step : s.steps) {
+              unbiased.insert(step.partial_writes.begin(), step.partial_writes.end());
+            }
+            for (const auto& step : s.steps) {
+              if (step.variants.empty()) continue;
+              const auto reads = [&](graph::NodeId n) {
+                return std::find(step.reads.begin(), step.reads.end(), n) != step.reads.end();
+              };
+              for (const graph::NodeId conv : unbiased) {
+                if (!reads(conv)) continue;
+                ++readers;
+                const graph::NodeId bias = g.node(conv).args[2].as_node();
+                const auto from = g.inputs(bias);
+                if (!reads(bias) && !std::all_of(from.begin(), from.end(), reads)) {
+                  partial.push_back(name + " " + std::string(fusion::to_string(mode)) + " " +
+                                    f.where + ": " + step.name + " reads " + g.node(conv).name);
+                }
+              }
+            }
+          }
+        }
+      });
+  for (const auto& p : partial) std::cout << p << "\n";
+  CHECK(readers > 0);
+  CHECK(partial.empty());
 }
