@@ -127,6 +127,25 @@ void Lowerer::lower(NodeId i) {
     return hint_realize(i);
   }
   if (lower_foreach(i)) return;
+  const std::string_view target = g_.node(i).target;
+  if (lowers_to_nothing(target)) {
+    // The runtime assert Inductor writes in the wrapper (an AssertScalar scheduler node where
+    // the unbacked size it checks is bound): a place in the order, no launch.
+    realized_[i] = true;
+    push(i, {i}, {}, i, 1, 1, false, false, "");
+    sched_.back().launches = false;
+    return;
+  }
+  if (allocates_only(target)) {
+    // lowering.empty_strided realizes a fill of zero ranges at once: a NopKernelSchedulerNode
+    // (no launch, no fusion), never among another kernel's gathered origins.
+    inlinable_[i] = true;
+    origins_[i] = {i};
+    realize(i);
+    sched_.back().launches = false;
+    sched_.back().fusable = false;
+    return;
+  }
   const std::vector<NodeId> args = g_.inputs(i);
   // as_strided reinterprets its input's storage, so it realizes the input first (it is in
   // lowering's needs_realized_inputs).
@@ -345,9 +364,12 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   // convolution realizes its inputs first (x.realize()), so they keep their own origins.
   // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
   // its bias included.
+  // A custom operator's implicit fallback requires its inputs' exact strides
+  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too.
   const bool constrained =
       info_[i].op_class == ops::OpClass::attention ||
-      (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_));
+      (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_)) ||
+      custom_op_fallback(g_.node(i).target);
   if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
       realized_[storage(args[3])]) {
     // A mask already in memory is copied to an aligned layout all the same.
