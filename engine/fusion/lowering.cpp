@@ -42,6 +42,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   loadless_.assign(n_, false);
   inlinable_.assign(n_, false);
   epilogue_of_.assign(n_, -1);
+  sort_indices_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
   template_output_.assign(n_, false);
   fill_strides_.resize(n_);
@@ -164,7 +165,9 @@ void Lowerer::lower(NodeId i) {
   if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
-  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered)) return;
+  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered) || lower_sort(i, gathered)) {
+    return;
+  }
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
@@ -337,6 +340,21 @@ void Lowerer::lower_getitem(NodeId i, const std::vector<NodeId>& args) {
     // var_mean_welford_ makes it while var_mean is lowered: it has that node's origins.
     origins_[i] = origins_[parent];
     return;
+  }
+  if (sort_indices_[parent] >= 0 && node.args.size() > 1 &&
+      node.args[1].kind() == graph::Argument::Kind::integer) {
+    if (node.args[1].as_int() == 0) {
+      realized_[i] = true;
+      alias_[i] = alias_[parent];
+      return;
+    }
+    // to_dtype(indices, int64), made while the sort is lowered: a Pointwise of the int16
+    // buffer with the sort's origins, inlined into its readers.
+    epilogue_of_[i] = sort_indices_[parent];
+    origins_[i] = origins_[parent];
+    inlinable_[i] = true;
+    opcount_[i] = 1;
+    return hint_realize(i);
   }
   if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
     // ir.MultiOutput: the output gets a buffer (and a scheduler node) of its own.
