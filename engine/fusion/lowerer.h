@@ -235,6 +235,9 @@ class Lowerer {
     std::map<std::vector<std::int64_t>, std::size_t> by_load;  // (value, coords) already named
     std::set<std::string> constants;
     std::int64_t iter_numel = 1;
+    // Within the data operand of an indirect load: the name of the index it is loaded through.
+    // The index is a temporary, so loads through different indices are different names.
+    std::int64_t indirect_salt = 0;
     std::size_t steps = 0;
     InnerFnCount count;
   };

@@ -516,14 +516,19 @@ void Lowerer::hint_realize(NodeId i) {
       reads > options_.realize_acc_reads_threshold) {
     return realize(base);
   }
-  // has_exceeded_max_reads also holds for a Pointwise whose inner function is large
-  // (has_large_inner_fn: OpCounterCSE's count over realize_opcount_threshold); realize_hint then
-  // stores it when it makes more than one nontrivial load. A value past run_node's last check
+  // has_exceeded_max_reads also holds for a Pointwise (a reduction unrolled into one included)
+  // whose inner function makes more than realize_acc_reads_threshold distinct loads
+  // (num_reads: OpCounterCSE's read_buffers, one per buffer and address) or is large
+  // (has_large_inner_fn: its count over realize_opcount_threshold); realize_hint then stores it
+  // when it makes more than one nontrivial load. A value past run_node's last check
   // (has_large_inner_fn(threshold=100)) is stored whatever it loads.
-  if (base != i || info_[i].lowering != Lowering::pointwise) return;
+  if (base != i || (info_[i].lowering != Lowering::pointwise && !ops::reduces(info_[i].lowering))) {
+    return;
+  }
   const InnerFnCount count = inner_fn_count(i);
-  if ((count.ops > options_.realize_opcount_threshold && count.nontrivial_reads > 1) ||
-      count.ops > kInlineOpcountLimit) {
+  const bool exceeded = count.ops > options_.realize_opcount_threshold ||
+                        count.loads > options_.realize_acc_reads_threshold;
+  if ((exceeded && count.nontrivial_reads > 1) || count.ops > kInlineOpcountLimit) {
     realize(i);
   }
 }
