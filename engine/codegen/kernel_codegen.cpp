@@ -139,8 +139,20 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const bool computed_elsewhere =
         is_reduction(graph.node(n)) &&
         (inputs.count(n) || elsewhere_in_pointwise(n) || (needs_a_reduction && !needed.count(n)));
-    if (!computed_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
+    // A Triton sort (ir.Sort) is computed by the group that stores it; elsewhere it is an origin
+    // of its int64 indices, which are loaded.
+    const bool sort_elsewhere =
+        !generated_extern && is_sort_or_topk(graph.node(n)) &&
+        std::find(group.outputs.begin(), group.outputs.end(), n) == group.outputs.end();
+    if (!computed_elsewhere && !sort_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
       ctx.members.insert(n);
+    }
+  }
+  if (!generated_extern) {
+    for (const NodeId n : ctx.members) {
+      if (!is_sort_or_topk(graph.node(n))) continue;
+      for (const NodeId o : group.outputs) add_buffers(graph, o, ctx.writes);
+      return sort_kernel(ctx, n);
     }
   }
   if (generated_extern) {

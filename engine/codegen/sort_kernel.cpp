@@ -34,6 +34,14 @@ std::optional<NodeId> getitem_of(const KernelContext& ctx, NodeId node, std::int
   return std::nullopt;
 }
 
+// The sizes of sort NODE's values: its input's.
+std::vector<std::int64_t> at_sizes(const graph::Graph& g, NodeId node, const KernelContext& ctx) {
+  const graph::Node& n = g.node(node);
+  if (n.args.empty() || !n.args[0].is_node()) return {};
+  const auto in = shape_of(g.node(n.args[0].as_node()), ctx.hints);
+  return in ? in->sizes : std::vector<std::int64_t>{};
+}
+
 // Argument I, or keyword NAME, as a bool (FALLBACK when neither is given).
 bool flag(const graph::Node& n, std::size_t i, std::string_view name, bool fallback) {
   if (const graph::Argument* a = kwarg(n, name)) return a->as_bool();
@@ -47,6 +55,57 @@ std::int64_t int_arg(const graph::Node& n, std::size_t i, std::string_view name,
                      std::int64_t fallback) {
   if (const graph::Argument* a = kwarg(n, name)) return a->as_int();
   return int_at(n, i, fallback);
+}
+
+// Inductor's Sort kernel (ir.Sort, a persistent reduction over the row) takes the consumers the
+// planner fused after it: each other store of the group is computed at the sorted element the
+// thread holds (the planner fuses only loads at the address the sort stored), reading the
+// sorted values and positions from registers; a Scatter (index_put) stores through them.
+std::optional<Error> sort_epilogue(const KernelContext& ctx, ValueEmitter& em, NodeId node,
+                                   const Index& at) {
+  const graph::Graph& g = ctx.graph;
+  std::vector<NodeId> others;
+  for (const NodeId w : ctx.writes) {
+    const graph::Node& n = g.node(w);
+    const bool own = n.args.size() >= 2 && n.args[0].is_node() && n.args[0].as_node() == node;
+    if (!own) others.push_back(w);
+  }
+  if (others.empty()) return std::nullopt;
+  for (NodeId u = 0; u < g.size(); ++u) {
+    const graph::Node& n = g.node(u);
+    if (n.args.size() < 2 || !n.args[0].is_node() || n.args[0].as_node() != node ||
+        n.args[1].kind() != graph::Argument::Kind::integer || !n.meta) {
+      continue;
+    }
+    const std::int64_t k = n.args[1].as_int();
+    const std::string var = k == 0 ? "fx_sorted" : "fx_position";
+    em.line("const " + compute_type(n.meta->dtype) + " " + var + " = (" +
+            compute_type(n.meta->dtype) + ")(" + (k == 0 ? "s_key[j]" : "s_pos[j]") + ");");
+    em.bind(u, var);
+  }
+  for (const NodeId w : others) {
+    if (is_index_put(g.node(w))) {
+      auto sc = scatter_shape(g, w, ctx.hints);
+      if (!sc) return make_error(ctx.where + ": " + sc.error().message);
+      if (sc->indexed != at_sizes(g, node, ctx)) {
+        return make_error(ctx.where + ": the scatter " + g.node(w).name +
+                          " does not iterate over the sorted elements");
+      }
+      if (auto e = emit_scatter(em, *sc, at)) return e;
+      continue;
+    }
+    const auto s = shape_of(g.node(w), ctx.hints);
+    if (!s || s->sizes != at_sizes(g, node, ctx)) {
+      return make_error(ctx.where + ": output " + g.node(w).name +
+                        " is not of the sorted values' shape");
+    }
+    auto v = em.value(w, at);
+    if (!v) return v.error();
+    auto st = store_statement(em, w, at, *v);
+    if (!st) return st.error();
+    em.line(*st);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -167,6 +226,7 @@ Result<GeneratedKernel> sort_kernel(const KernelContext& ctx, NodeId node) {
     if (!st) return st.error();
     em.line(*st);
   }
+  if (auto e = sort_epilogue(ctx, em, node, out_at)) return *e;
   em.close();
   em.line("__syncthreads();  // the row's slots are read before the next row fills them");
   em.close();

@@ -101,6 +101,12 @@ class Lowerer {
 
   void lower_reduction(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered);
 
+  // lowering.sort_stable -> ir.Sort.create on a GPU: a sort along a dim of at most 512 elements
+  // (a persistent kernel) is two Sort nodes mimicking a reduction over that dim, the values and
+  // int16 indices, each realized; the indices the graph reads are a Pointwise converting them to
+  // int64, made with the sort's origins. Returns false for ATen's sort (sort_fallback).
+  bool lower_sort(NodeId i, const std::vector<NodeId>& gathered);
+
   // The store of reduction I's buffer: its output, over the kept dims.
   void set_reduction_write(NodeId i, std::int64_t buffer);
 
@@ -229,6 +235,9 @@ class Lowerer {
     std::map<std::vector<std::int64_t>, std::size_t> by_load;  // (value, coords) already named
     std::set<std::string> constants;
     std::int64_t iter_numel = 1;
+    // Within the data operand of an indirect load: the name of the index it is loaded through.
+    // The index is a temporary, so loads through different indices are different names.
+    std::int64_t indirect_salt = 0;
     std::size_t steps = 0;
     InnerFnCount count;
   };
@@ -295,6 +304,9 @@ class Lowerer {
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a
   // convolution's bias added after the library call, a mean divided after its sum): that buffer.
   std::vector<std::int64_t> epilogue_of_;
+  // For a sort lowered as ir.Sort: the buffer of its int16 indices (its values are the node's
+  // own buffer), else -1.
+  std::vector<std::int64_t> sort_indices_;
   std::vector<NodeId> alias_;
   std::vector<std::vector<NodeId>> origins_;
   std::vector<std::size_t> opcount_;

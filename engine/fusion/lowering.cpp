@@ -42,6 +42,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   loadless_.assign(n_, false);
   inlinable_.assign(n_, false);
   epilogue_of_.assign(n_, -1);
+  sort_indices_.assign(n_, -1);
   layout_fixed_.assign(n_, false);
   template_output_.assign(n_, false);
   fill_strides_.resize(n_);
@@ -127,6 +128,25 @@ void Lowerer::lower(NodeId i) {
     return hint_realize(i);
   }
   if (lower_foreach(i)) return;
+  const std::string_view target = g_.node(i).target;
+  if (lowers_to_nothing(target)) {
+    // The runtime assert Inductor writes in the wrapper (an AssertScalar scheduler node where
+    // the unbacked size it checks is bound): a place in the order, no launch.
+    realized_[i] = true;
+    push(i, {i}, {}, i, 1, 1, false, false, "");
+    sched_.back().launches = false;
+    return;
+  }
+  if (allocates_only(target)) {
+    // lowering.empty_strided realizes a fill of zero ranges at once: a NopKernelSchedulerNode
+    // (no launch, no fusion), never among another kernel's gathered origins.
+    inlinable_[i] = true;
+    origins_[i] = {i};
+    realize(i);
+    sched_.back().launches = false;
+    sched_.back().fusable = false;
+    return;
+  }
   const std::vector<NodeId> args = g_.inputs(i);
   // as_strided reinterprets its input's storage, so it realizes the input first (it is in
   // lowering's needs_realized_inputs).
@@ -145,7 +165,9 @@ void Lowerer::lower(NodeId i) {
   if (pads_for_gemm(i) && !args.empty()) realize(args.front());
   channels_last_[i] = channels_last(i, args);
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
-  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered)) return;
+  if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered) || lower_sort(i, gathered)) {
+    return;
+  }
   switch (info_[i].lowering) {
     case Lowering::getitem:
       return lower_getitem(i, args);
@@ -319,6 +341,21 @@ void Lowerer::lower_getitem(NodeId i, const std::vector<NodeId>& args) {
     origins_[i] = origins_[parent];
     return;
   }
+  if (sort_indices_[parent] >= 0 && node.args.size() > 1 &&
+      node.args[1].kind() == graph::Argument::Kind::integer) {
+    if (node.args[1].as_int() == 0) {
+      realized_[i] = true;
+      alias_[i] = alias_[parent];
+      return;
+    }
+    // to_dtype(indices, int64), made while the sort is lowered: a Pointwise of the int16
+    // buffer with the sort's origins, inlined into its readers.
+    epilogue_of_[i] = sort_indices_[parent];
+    origins_[i] = origins_[parent];
+    inlinable_[i] = true;
+    opcount_[i] = 1;
+    return hint_realize(i);
+  }
   if (realized_[parent] && info_[parent].lowering == Lowering::extern_kernel) {
     // ir.MultiOutput: the output gets a buffer (and a scheduler node) of its own.
     realized_[i] = true;
@@ -345,9 +382,12 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   // convolution realizes its inputs first (x.realize()), so they keep their own origins.
   // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
   // its bias included.
+  // A custom operator's implicit fallback requires its inputs' exact strides
+  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too.
   const bool constrained =
       info_[i].op_class == ops::OpClass::attention ||
-      (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_));
+      (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_)) ||
+      custom_op_fallback(g_.node(i).target);
   if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
       realized_[storage(args[3])]) {
     // A mask already in memory is copied to an aligned layout all the same.
@@ -476,14 +516,19 @@ void Lowerer::hint_realize(NodeId i) {
       reads > options_.realize_acc_reads_threshold) {
     return realize(base);
   }
-  // has_exceeded_max_reads also holds for a Pointwise whose inner function is large
-  // (has_large_inner_fn: OpCounterCSE's count over realize_opcount_threshold); realize_hint then
-  // stores it when it makes more than one nontrivial load. A value past run_node's last check
+  // has_exceeded_max_reads also holds for a Pointwise (a reduction unrolled into one included)
+  // whose inner function makes more than realize_acc_reads_threshold distinct loads
+  // (num_reads: OpCounterCSE's read_buffers, one per buffer and address) or is large
+  // (has_large_inner_fn: its count over realize_opcount_threshold); realize_hint then stores it
+  // when it makes more than one nontrivial load. A value past run_node's last check
   // (has_large_inner_fn(threshold=100)) is stored whatever it loads.
-  if (base != i || info_[i].lowering != Lowering::pointwise) return;
+  if (base != i || (info_[i].lowering != Lowering::pointwise && !ops::reduces(info_[i].lowering))) {
+    return;
+  }
   const InnerFnCount count = inner_fn_count(i);
-  if ((count.ops > options_.realize_opcount_threshold && count.nontrivial_reads > 1) ||
-      count.ops > kInlineOpcountLimit) {
+  const bool exceeded = count.ops > options_.realize_opcount_threshold ||
+                        count.loads > options_.realize_acc_reads_threshold;
+  if ((exceeded && count.nontrivial_reads > 1) || count.ops > kInlineOpcountLimit) {
     realize(i);
   }
 }

@@ -91,7 +91,8 @@ Lowerer::InnerFnCount Lowerer::inner_fn_count(NodeId root) {
 
 std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering& state,
                                   bool root) {
-  const std::vector<std::int64_t> at = load_key({v, coords});
+  std::vector<std::int64_t> at = load_key({v, coords});
+  if (state.indirect_salt != 0) at.push_back(state.indirect_salt);
   if (const auto found = state.by_load.find(at); found != state.by_load.end()) {
     return found->second;
   }
@@ -149,8 +150,27 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
   for (const graph::Argument& a : node.args) {
     if (!a.is_node()) key += " " + a.to_string();
   }
+  // An indirect load (index, embedding, gather): its data is loaded at an address held in a
+  // temporary, the index's value, so through another index it is another load.
+  const std::optional<std::size_t> index_pos = indirect_indices_position(node.target);
+  std::optional<NodeId> index_arg;
+  if (index_pos && node.args.size() > *index_pos) {
+    node.args[*index_pos].for_each_node([&](NodeId n) { index_arg = index_arg.value_or(n); });
+  }
+  const std::optional<NodeId> data_arg = index_pos ? arg_node(v, 0) : std::nullopt;
+  std::optional<std::size_t> index_name;
+  if (index_arg) {
+    for (const ValueLoad& in : inputs) {
+      if (in.value == *index_arg) index_name = value_number(in.value, in.coords, state, false);
+    }
+  }
   for (const ValueLoad& in : inputs) {
+    const std::int64_t salt = state.indirect_salt;
+    if (index_name && data_arg && in.value == *data_arg) {
+      state.indirect_salt = salt * 1000003 + static_cast<std::int64_t>(*index_name) + 1;
+    }
     key += " " + std::to_string(value_number(in.value, in.coords, state, false));
+    state.indirect_salt = salt;
   }
   return name(std::move(key), node_ops(v, state.constants));
 }

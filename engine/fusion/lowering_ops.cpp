@@ -48,6 +48,27 @@ bool needs_fixed_layout(std::string_view target, bool layout_opt) {
          (base == "convolution" && !layout_opt);
 }
 
+bool custom_op_fallback(std::string_view target) {
+  if (ops::find_op(target)) return false;  // an op the registry knows has a lowering or a fallback
+  const std::string_view key = ops::op_key(target);
+  const std::size_t dot = key.find('.');
+  if (dot == std::string_view::npos) return false;
+  // ATen and prims are builtin (flexible_layout); Inductor lowers its own ops and higher-order ops.
+  static const std::set<std::string_view> kLowered = {"aten", "prims", "prim", "inductor",
+                                                      "higher_order"};
+  return kLowered.count(key.substr(0, dot)) == 0;
+}
+
+bool allocates_only(std::string_view target) {
+  static const std::set<std::string_view> kEmpty = {"empty", "empty_like", "empty_strided",
+                                                    "new_empty", "new_empty_strided"};
+  return kEmpty.count(ops::op_base_name(target)) > 0;
+}
+
+bool lowers_to_nothing(std::string_view target) {
+  return ops::op_base_name(target) == "_assert_scalar";
+}
+
 bool window_needs_realized_inputs(std::string_view target) {
   static const std::set<std::string_view> kWindows = {"avg_pool2d",
                                                       "avg_pool2d_backward",

@@ -106,6 +106,49 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
   if (mean) hint_realize(i);
 }
 
+bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
+  const graph::Node& node = g_.node(i);
+  if (ops::op_base_name(node.target) != "sort") return false;
+  const std::optional<NodeId> in = arg_node(i, 0);
+  if (!in || !g_.node(*in).meta || g_.node(*in).meta->device == "cpu") return false;
+  const std::vector<std::int64_t>& sizes = model_.sizes(*in);
+  if (sizes.empty()) return false;
+  std::int64_t dim = -1;
+  if (node.args.size() > 1 && node.args[1].kind() == graph::Argument::Kind::integer) {
+    dim = node.args[1].as_int();
+  }
+  for (const auto& [name, value] : node.kwargs) {
+    if (name == "dim" && value.kind() == graph::Argument::Kind::integer) dim = value.as_int();
+  }
+  const auto rank = static_cast<std::int64_t>(sizes.size());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return false;
+  const std::int64_t rnumel = sizes[static_cast<std::size_t>(dim)];
+  // Sort.create: a persistent kernel only (max_rblock 512); one element is a copy.
+  constexpr std::int64_t kMaxSortBlock = 512;
+  if (rnumel <= 1 || rnumel > kMaxSortBlock) return false;
+  const std::int64_t total = model_.numel(*in);
+  std::vector<std::int64_t> reads;
+  add_reads(*in, reads);
+  const Coords coords = reduction_coords(sizes, {dim});
+  std::vector<std::int64_t> dense(sizes.size(), 1);
+  for (std::size_t k = sizes.size(); k-- > 1;) dense[k - 1] = dense[k] * sizes[k];
+  const std::int64_t indices = next_buffer_++;
+  constexpr std::int64_t kIndexBytes = 2;  // int16
+  for (const std::int64_t buffer : {static_cast<std::int64_t>(i), indices}) {
+    push(i, gathered, reads, buffer, total / rnumel, rnumel, true, true, "");
+    SchedulerNode& s = sched_.back();
+    s.read_deps = walk_deps({{*in, coords}}, total, reads, false);
+    s.write_dep = make_dep(buffer, coords, dense, total,
+                           buffer == indices ? kIndexBytes : model_.element_bytes(*in));
+  }
+  realized_[i] = true;
+  layout_fixed_[i] = true;
+  origins_[i] = gathered;
+  sort_indices_[i] = indices;
+  return true;
+}
+
 void Lowerer::set_reduction_write(NodeId i, std::int64_t buffer) {
   const std::vector<std::int64_t>& sizes = model_.sizes(i);
   if (sizes.empty()) return;

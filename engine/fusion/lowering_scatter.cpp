@@ -2,6 +2,7 @@
 // inlined into it, storing into its (realized) destination through the loaded indices.
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "lowerer.h"
@@ -68,6 +69,25 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   std::vector<std::int64_t> index_reads;
   for (const NodeId n : indices) add_reads(n, index_reads);
   reads.push_back(dest_buffer);
+  // The Scatter iterates over the values' shape; an index tensor indexing self's leading dims is
+  // loaded at the leading coordinates (output_indexer loads it at idx[:rank]): a direct load,
+  // only the store's address is indirect.
+  const std::vector<std::int64_t>& value_sizes = model_.sizes(values);
+  const std::vector<std::int64_t>& self_sizes = model_.sizes(self);
+  const bool leading = node.args[1].items().size() == indices.size() && indices.size() == 1 &&
+                       node.args[1].items().front().is_node();
+  std::optional<Coords> index_coords;
+  if (leading) {
+    const std::vector<std::int64_t>& index_sizes = model_.sizes(indices.front());
+    std::vector<std::int64_t> expected = index_sizes;
+    if (!self_sizes.empty())
+      expected.insert(expected.end(), self_sizes.begin() + 1, self_sizes.end());
+    if (!index_sizes.empty() && expected == value_sizes) {
+      const Coords all = iteration_coords(value_sizes);
+      index_coords =
+          Coords(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(index_sizes.size()));
+    }
+  }
   std::sort(reads.begin(), reads.end());
   reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   const std::int64_t numel = numel_of(values);
@@ -77,7 +97,13 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   s.read_deps = sizes.empty() ? std::vector<MemoryDep>{}
                               : walk_deps({{values, iteration_coords(sizes)}}, numel,
                                           read_set(values), false);
-  for (const std::int64_t b : index_reads) s.read_deps.push_back(opaque_dep(b));
+  if (index_coords) {
+    for (MemoryDep& d : walk_deps({{indices.front(), *index_coords}}, numel, index_reads, false)) {
+      s.read_deps.push_back(std::move(d));
+    }
+  } else {
+    for (const std::int64_t b : index_reads) s.read_deps.push_back(opaque_dep(b));
+  }
   close_scatter(i, dest_buffer);
   return true;
 }

@@ -727,6 +727,20 @@ std::vector<ValueLoad> IndexModel::injective_loads(NodeId n, const Coords& out) 
     return indirect(0, 1, Coords(out.begin(), out.end() - 1));
   }
   if (base == "gather") return indirect(0, 2, out);
+  if ((base == "index" || base == "_unsafe_index") && node.args.size() > 1 &&
+      node.args[1].items().size() == 1 && node.args[1].items().front().is_node()) {
+    // One index tensor on the leading dim (lowering.index_impl): it is loaded at the output's
+    // leading coordinates, the data at the address it holds and the remaining coordinates.
+    const NodeId idx = node.args[1].items().front().as_node();
+    const std::optional<NodeId> data = node_arg(n, 0);
+    const std::size_t idx_rank = sizes_[idx].size();
+    if (data && idx_rank >= 1 && idx_rank <= rank && sizes_[*data].size() == rank - idx_rank + 1) {
+      Coords c{opaque_expr(static_cast<std::int64_t>(n) + 1)};
+      c.insert(c.end(), out.begin() + static_cast<std::ptrdiff_t>(idx_rank), out.end());
+      return {{idx, Coords(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(idx_rank))},
+              {*data, std::move(c)}};
+    }
+  }
   if (base == "index_select") {
     const std::int64_t dim = wrap_dim(int_arg(n, 1).value_or(0), rank);
     if (dim < 0 || dim >= static_cast<std::int64_t>(rank)) return opaque_loads(n);

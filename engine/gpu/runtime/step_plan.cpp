@@ -8,6 +8,7 @@
 
 #include "fxscope/codegen/rng.h"
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/unbacked_sizes.h"
 #include "runtime/conv_bias.h"
@@ -665,10 +666,13 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   order_by_dependences(out.steps, base, [&](graph::NodeId n) {
     return g.node(n).op == graph::OpKind::placeholder || g.node(n).op == graph::OpKind::get_attr;
   });
+  // Inputs are in memory before any step; an uninitialized buffer (empty, Inductor's
+  // NopKernelSchedulerNode) is as soon as it is allocated, no kernel computes it.
   std::vector<bool> written(g.size(), false);
   for (graph::NodeId n = 0; n < g.size(); ++n) {
-    written[n] =
-        g.node(n).op == graph::OpKind::placeholder || g.node(n).op == graph::OpKind::get_attr;
+    const graph::Node& node = g.node(n);
+    written[n] = node.op == graph::OpKind::placeholder || node.op == graph::OpKind::get_attr ||
+                 (node.is_op() && fusion::allocates_only(node.target));
   }
   std::vector<bool> materialised = written;
   for (std::size_t i = 0; i < out.steps.size(); ++i) {

@@ -263,3 +263,71 @@ TEST_CASE("histc counts in-range elements into bins, max in the last", "[codegen
     CHECK(k.error().message.find("min == max") != std::string::npos);
   }
 }
+
+TEST_CASE("a Triton sort stores its consumers: a cast and the scatter inverting the permutation",
+          "[codegen]") {
+  // Mixtral's router (ir.Sort with the int32 cast histc reads and inv_perm[perm] = arange fused
+  // after it): each thread's sorted element feeds the epilogue from registers.
+  const auto g = sort_graph(
+      "        sort = torch.ops.aten.sort.default(arg0_1)\n"
+      "        getitem: \"i64[8][1]cuda:0\" = sort[0]\n"
+      "        getitem_1: \"i64[8][1]cuda:0\" = sort[1];  sort = None\n"
+      "        convert_element_type: \"i32[8][1]cuda:0\" = "
+      "torch.ops.prims.convert_element_type.default(getitem, torch.int32)\n"
+      "        empty: \"i64[8][1]cuda:0\" = torch.ops.aten.empty.memory_format([8], dtype = "
+      "torch.int64, device = device(type='cuda', index=0), pin_memory = False)\n"
+      "        iota: \"i64[8][1]cuda:0\" = torch.ops.prims.iota.default(8, start = 0, step = 1, "
+      "dtype = torch.int64, device = device(type='cuda', index=0), requires_grad = False)\n"
+      "        index_put: \"i64[8][1]cuda:0\" = torch.ops.aten.index_put_.default(empty, "
+      "[getitem_1], iota);  empty = iota = None\n"
+      "        return (getitem, convert_element_type, index_put)\n",
+      "arg0_1: \"i64[8][1]cuda:0\"");
+  fusion::KernelGroup group;
+  group.name = "triton_per_fused__to_copy_arange_index_put_sort_0";
+  group.kind = fusion::GroupKind::persistent_reduction;
+  for (const char* n : {"sort", "convert_element_type", "iota", "index_put"}) {
+    group.nodes.push_back(*g.find(n));
+  }
+  std::sort(group.nodes.begin(), group.nodes.end());
+  group.outputs = {*g.find("sort"), *g.find("convert_element_type"), *g.find("index_put")};
+  const auto k = codegen::generate(g, group, {});
+  INFO((k ? k->source : k.error().message));
+  REQUIRE(k);
+  const std::vector<long long> x = {3, 1, 3, 0, 2, 0, 1, 3};
+  std::vector<long long> values(8, -99), positions(8, -99), inverse(8, -99);
+  std::vector<int> as_int(8, -99);
+  std::vector<void*> args;
+  for (const codegen::KernelParam& p : k->params) {
+    const std::string& name = g.node(p.node).name;
+    INFO(name);
+    if (name == "arg0_1") {
+      args.push_back(const_cast<long long*>(x.data()));
+    } else if (name == "getitem") {
+      args.push_back(values.data());
+    } else if (name == "getitem_1") {
+      args.push_back(positions.data());
+    } else if (name == "convert_element_type") {
+      args.push_back(as_int.data());
+    } else if (name == "index_put" || name == "empty") {
+      args.push_back(inverse.data());
+    } else {
+      FAIL("an unexpected param " << name);
+    }
+  }
+  REQUIRE(args.size() == 5);
+  void* lib = test::build_on_host(*k, sort_dir());
+  using Kernel = void (*)(void*, void*, void*, void*, void*);
+  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
+  REQUIRE(run);
+  run(args[0], args[1], args[2], args[3], args[4]);
+  const auto want = reference_order<long long>(
+      8, [&](long long p) { return x[static_cast<std::size_t>(p)]; }, false);
+  for (std::size_t j = 0; j < 8; ++j) {
+    INFO("position " << j);
+    CHECK(positions[j] == want[j]);
+    CHECK(values[j] == x[static_cast<std::size_t>(want[j])]);
+    CHECK(as_int[j] == static_cast<int>(values[j]));
+    CHECK(inverse[static_cast<std::size_t>(want[j])] == static_cast<long long>(j));
+  }
+  dlclose(lib);
+}

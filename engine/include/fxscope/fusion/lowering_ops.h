@@ -60,6 +60,20 @@ std::size_t foreach_length(const graph::Node& node);
 std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, graph::NodeId id,
                                                   std::size_t k);
 
+// Whether an op of TARGET is a custom operator Inductor has no lowering for: an op of a library
+// outside ATen and prims (torch._library.utils.is_builtin) that GraphLowering.call_function makes
+// an implicit fallback, constrained by config.custom_op_default_layout_constraint
+// (needs_exact_strides) unless the op is tagged otherwise, which the log does not record.
+bool custom_op_fallback(std::string_view target);
+
+// Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
+// ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
+bool allocates_only(std::string_view target);
+
+// Whether an op of TARGET lowers to no IR at all (lowering._assert_scalar returns None; the
+// runtime assert is an AssertScalar written in the wrapper, no kernel).
+bool lowers_to_nothing(std::string_view target);
+
 // Whether an op of TARGET that Inductor lowers as a Pointwise over a window is in lowering.py's
 // needs_realized_inputs (add_needs_realized_inputs: the pooling ops, their backwards and nearest
 // upsampling), so that a reused value it reads gets GraphLowering.run_node's realize_hint.
