@@ -170,8 +170,10 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
   std::set<std::int64_t> written;
   std::set<std::int64_t> read;
   std::set<NodeId> origins;
+  std::set<NodeId> stored_inputs;
   for (const SchedulerNode* s : nodes) {
     origins.insert(s->origins.begin(), s->origins.end());
+    if (s->mutates >= 0) stored_inputs.insert(static_cast<NodeId>(s->mutates));
     written.insert(s->buffer);
     read.insert(s->reads.begin(), s->reads.end());
     if (s->reduction || group.numel == 0) {
@@ -181,6 +183,7 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
     if (!s->note.empty() && group.note.empty()) group.note = s->note;
   }
   group.nodes.assign(origins.begin(), origins.end());
+  group.stored_inputs.assign(stored_inputs.begin(), stored_inputs.end());
   if (launch.combo) {
     // Its grid covers every sub-kernel's elements, one after another.
     group.numel = 0;
