@@ -464,7 +464,10 @@ std::optional<std::int64_t> Lowerer::stride_order_copy(NodeId i, NodeId a,
   std::vector<std::int64_t> reads;
   add_reads(a, reads);
   const std::int64_t buffer = next_buffer_++;
-  push(a, gathered, reads, buffer, numel_of(a), 1, false, true, "");
+  // Alone, a copy to channels-last is the code generator's layout copy; fused, the kernel it
+  // joins computes what it stores.
+  push(a, gathered, reads, buffer, numel_of(a), 1, false, true,
+       channels_last ? "" : std::string(kLayoutCopyNote));
   set_value_deps(a);
   const std::vector<std::int64_t> required =
       channels_last ? std::vector<std::int64_t>{sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3],

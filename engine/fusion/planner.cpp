@@ -180,7 +180,11 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
       group.numel = s->numel;
       group.rnumel = s->rnumel;
     }
-    if (!s->note.empty() && group.note.empty()) group.note = s->note;
+    // A layout copy fused into another kernel names no longer what the kernel does.
+    const bool copy_note = s->note == kLayoutCopyNote || s->note == kMaskCopyNote;
+    if (!s->note.empty() && group.note.empty() && (!copy_note || nodes.size() == 1)) {
+      group.note = s->note;
+    }
   }
   group.nodes.assign(origins.begin(), origins.end());
   group.stored_inputs.assign(stored_inputs.begin(), stored_inputs.end());
