@@ -38,7 +38,11 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
   report.our_launches = ours.launches();
   report.inductor_launches = inductor.launches();
   std::set<std::vector<graph::NodeId>> our_sets;
-  for (const KernelGroup& g : ours.groups) our_sets.insert(g.named_nodes.value_or(g.nodes));
+  std::set<std::vector<graph::NodeId>> our_stores;
+  for (const KernelGroup& g : ours.groups) {
+    our_sets.insert(g.named_nodes.value_or(g.nodes));
+    if (!g.stored_inputs.empty()) our_stores.insert(g.stored_inputs);
+  }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < inductor.groups.size(); ++i) {
     const KernelGroup& theirs = inductor.groups[i];
@@ -47,15 +51,20 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
     if (!per_launch && !seen.insert(theirs.name).second) continue;
     KernelAgreement verdict;
     verdict.inductor_group = i;
-    // A kernel naming no nodes gives nothing to compare.
-    verdict.exact = !theirs.nodes.empty() && our_sets.count(theirs.nodes) > 0;
+    // A kernel naming no nodes is compared by the graph inputs it stores into, where its launch
+    // says; with neither, it matches nothing.
+    const bool by_stores = theirs.nodes.empty();
+    const std::vector<graph::NodeId>& wanted = by_stores ? theirs.stored_inputs : theirs.nodes;
+    verdict.exact =
+        !wanted.empty() && (by_stores ? our_stores.count(wanted) > 0 : our_sets.count(wanted) > 0);
     std::size_t best = 0;
     for (std::size_t j = 0; j < ours.groups.size(); ++j) {
-      const std::vector<graph::NodeId>& nodes =
-          ours.groups[j].named_nodes ? *ours.groups[j].named_nodes : ours.groups[j].nodes;
+      const KernelGroup& g = ours.groups[j];
+      const std::vector<graph::NodeId>& nodes = by_stores       ? g.stored_inputs
+                                                : g.named_nodes ? *g.named_nodes
+                                                                : g.nodes;
       // An exact match outranks any partial one.
-      const std::size_t score =
-          nodes == theirs.nodes ? theirs.nodes.size() + 1 : shared_nodes(nodes, theirs.nodes);
+      const std::size_t score = nodes == wanted ? wanted.size() + 1 : shared_nodes(nodes, wanted);
       if (score > best) {
         best = score;
         verdict.closest_group = j;

@@ -60,6 +60,7 @@ class InductorReader {
         if (group.kind == GroupKind::template_gemm) take(names);
       }
       group.note = exact ? "members from provenance" : "members from the kernel header";
+      if (names.empty()) group.stored_inputs = stored_inputs(launch);
       for (const std::string& name : names) {
         if (const auto id = g_.find(name)) {
           group.nodes.push_back(*id);
@@ -77,6 +78,21 @@ class InductorReader {
   }
 
  private:
+  // The graph inputs LAUNCH stores into, when every buffer it stores is one (by the placeholder's
+  // name, as the call passes it); else none. A combo kernel of fused foreach sub-kernels names no
+  // nodes (its header and provenance are empty), but its launch still says what it updates.
+  std::vector<graph::NodeId> stored_inputs(const inductor::Launch& launch) const {
+    std::vector<graph::NodeId> ids;
+    for (const std::string& arg : launch.stored) {
+      const auto id = g_.find(arg);
+      if (!id || g_.node(*id).op != graph::OpKind::placeholder) return {};
+      ids.push_back(*id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  }
+
   bool from_provenance(const inductor::Launch& launch, std::vector<std::string>& names) const {
     for (const std::string& handle : launch.comments.provenance_handles) {
       if (const auto* post = provenance_->kernel_to_post.find(handle)) {

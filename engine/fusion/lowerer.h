@@ -170,6 +170,14 @@ class Lowerer {
   // Whether NODE's 4-d value is laid out differently in channels-last and contiguous memory.
   bool layouts_differ(const graph::Node& node) const;
 
+  // kernel.conv.convolution without layout_opt: once its inputs are in memory, conv_layout's
+  // output stride order (the convolution's recorded strides: channels-last where its input or
+  // weight is) is required of the input and the weight (require_stride_order). Operand A of
+  // convolution I laid out in the other order is copied by a kernel carrying the convolution's
+  // GATHERED origins; returns the copy's buffer, or nothing where A is laid out as required.
+  std::optional<std::int64_t> stride_order_copy(NodeId i, NodeId a,
+                                                const std::vector<NodeId>& gathered);
+
   // After a pointwise or view is lowered: the realization Inductor decides right away.
   void hint_realize(NodeId i);
 

@@ -315,6 +315,9 @@ bool Lowerer::channels_last(NodeId i, const std::vector<NodeId>& args) const {
   const graph::Node& node = g_.node(i);
   if (!node.meta || node.meta->rank() != 4) return false;
   if (recorded_channels_last(node)) return true;
+  // GraphLowering.run_node requires a graph output in its recorded stride order; only
+  // layout_opt's nodes_prefer_channels_last turns one channels-last against it.
+  if (graph_output_[i] && !layout_opt_) return false;
   const std::string_view base = ops::op_base_name(node.target);
   if (base == "convolution") return layout_opt_;
   if (base == "permute" || base == "transpose" || base == "t") return false;
@@ -412,6 +415,13 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
     if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
     realize(a);
     layout_fixed_[storage(a)] = true;
+    const bool operand = a == arg_node(i, 0) || a == arg_node(i, 1);
+    if (base == "convolution" && !layout_opt_ && operand) {
+      if (const auto copy = stride_order_copy(i, a, gathered)) {
+        reads.push_back(*copy);
+        continue;
+      }
+    }
     add_reads(a, reads);
   }
   // max-autotune: tuned_mm, tuned_bmm and tuned_addmm (kernel/mm.py, kernel/bmm.py) each offer
@@ -481,6 +491,32 @@ void Lowerer::add_view_layout_copies(const std::vector<NodeId>& args,
     layout_fixed_[a] = true;
     channels_last_[a] = true;
   }
+}
+
+std::optional<std::int64_t> Lowerer::stride_order_copy(NodeId i, NodeId a,
+                                                       const std::vector<NodeId>& gathered) {
+  const graph::Node& node = g_.node(a);
+  const std::vector<std::int64_t>& sizes = model_.sizes(a);
+  if (!layouts_differ(node) || sizes.size() != 4) return std::nullopt;
+  const std::vector<std::int64_t> strides = layout_strides(a);
+  const bool channels_last = strides.size() == 4 && strides[1] == 1;
+  if (channels_last == recorded_channels_last(g_.node(i))) return std::nullopt;
+  std::vector<std::int64_t> reads;
+  add_reads(a, reads);
+  const std::int64_t buffer = next_buffer_++;
+  // Alone, a copy to channels-last is the code generator's layout copy; fused, the kernel it
+  // joins computes what it stores.
+  push(a, gathered, reads, buffer, numel_of(a), 1, false, true,
+       channels_last ? "" : std::string(kLayoutCopyNote));
+  set_value_deps(a);
+  const std::vector<std::int64_t> required =
+      channels_last ? std::vector<std::int64_t>{sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3],
+                                                sizes[3], 1}
+                    : std::vector<std::int64_t>{sizes[1] * sizes[2] * sizes[3], 1,
+                                                sizes[3] * sizes[1], sizes[1]};
+  sched_.back().write_dep =
+      make_dep(buffer, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
+  return buffer;
 }
 
 bool Lowerer::layouts_differ(const graph::Node& node) const {

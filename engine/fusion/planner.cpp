@@ -170,17 +170,24 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
   std::set<std::int64_t> written;
   std::set<std::int64_t> read;
   std::set<NodeId> origins;
+  std::set<NodeId> stored_inputs;
   for (const SchedulerNode* s : nodes) {
     origins.insert(s->origins.begin(), s->origins.end());
+    if (s->mutates >= 0) stored_inputs.insert(static_cast<NodeId>(s->mutates));
     written.insert(s->buffer);
     read.insert(s->reads.begin(), s->reads.end());
     if (s->reduction || group.numel == 0) {
       group.numel = s->numel;
       group.rnumel = s->rnumel;
     }
-    if (!s->note.empty() && group.note.empty()) group.note = s->note;
+    // A layout copy fused into another kernel names no longer what the kernel does.
+    const bool copy_note = s->note == kLayoutCopyNote || s->note == kMaskCopyNote;
+    if (!s->note.empty() && group.note.empty() && (!copy_note || nodes.size() == 1)) {
+      group.note = s->note;
+    }
   }
   group.nodes.assign(origins.begin(), origins.end());
+  group.stored_inputs.assign(stored_inputs.begin(), stored_inputs.end());
   if (launch.combo) {
     // Its grid covers every sub-kernel's elements, one after another.
     group.numel = 0;
@@ -212,23 +219,62 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
   return group;
 }
 
-// max-autotune: a template takes its single pointwise consumer as an epilogue when the bytes
-// the epilogue would otherwise write and read back are worth a template's slower main loop.
-// Inductor decides by benchmarking the fused template (Scheduler.speedup_by_fusion); measured on
-// the corpus, a template computing in fp32 (no tensor-core speedup left to spare) keeps its
-// epilogue apart, one computing in bf16 or fp16 takes it. Scheduler.can_fuse refuses, before
-// any benchmark, an epilogue that aliases or mutates a buffer ("template epilogue not
-// satisfied": has_aliasing_or_mutation), such as a cat's piece stored into its slice.
+// The sizes of a node's loops as Inductor's scheduler keeps them under loop_ordering_after_fusion:
+// its value's dims without those of size 1 (index_vars_squeeze), unmerged, in the order
+// pick_loop_order ran them where that is another (MemoryDep::loops).
+std::vector<std::int64_t> loop_sizes_of(const graph::Graph& graph, const SchedulerNode& s,
+                                        const MemoryDep& dep) {
+  if (!dep.loops.empty()) return dep.loops;
+  std::vector<std::int64_t> sizes;
+  const graph::Node& node = graph.node(s.node);
+  if (!node.meta) return sizes;
+  for (const graph::Dim& d : node.meta->sizes) {
+    if (d.is_symbolic()) return {};
+    if (d.value != 1) sizes.push_back(d.value);
+  }
+  return sizes;
+}
+
+// Scheduler.can_fuse for a template and its epilogue: InductorChoices.can_fuse refuses a pair
+// sharing no data, and a MemoryDep is shared only where it is equal: the same buffer, address
+// and loop sizes. A template's store runs over its output's dims (TemplateBuffer.
+// extract_read_writes, not normalized under loop_ordering_after_fusion), so an epilogue reading
+// it through a reshape (a [B*S, N] GEMM output viewed as [B, S, N]) loops otherwise, shares
+// nothing and never reaches the benchmark; templates do not take part in loop reordering.
+bool shares_template_store(const graph::Graph& graph, const LoweredGraph& lowered,
+                           const SchedulerNode& head, const std::vector<std::size_t>& epilogue) {
+  const std::vector<std::int64_t> stored = loop_sizes_of(graph, head, head.write_dep);
+  bool shared = false;
+  for (const std::size_t m : epilogue) {
+    const SchedulerNode& s = lowered.nodes[m];
+    for (const MemoryDep& d : s.read_deps) {
+      if (d.buffer != head.buffer) continue;
+      if (!d.same_address(head.write_dep) || loop_sizes_of(graph, s, d) != stored) return false;
+      shared = true;
+    }
+  }
+  return shared;
+}
+
+// max-autotune: a template takes its single pointwise consumer as an epilogue when the pair
+// shares its store's dep (shares_template_store) and the benchmark of the fused template beats
+// the fastest choice plus the epilogue's own kernel (Scheduler.speedup_by_fusion with
+// benchmark_epilogue_fusion: one Triton choice, the fastest, is tried). The benchmark is not
+// replayed: a template computing in bf16 or fp16 is taken as the autotune's pick, so the fused
+// kernel saves the epilogue's launch; one computing in fp32 (no tensor cores, cuBLAS ahead by
+// more than an epilogue's time, as the logs' autotune records show) keeps its epilogue apart.
+// Scheduler.can_fuse refuses, before any benchmark, an epilogue that aliases or mutates a
+// buffer ("template epilogue not satisfied": has_aliasing_or_mutation), such as a cat's piece
+// stored into its slice.
 void fuse_epilogues(const graph::Graph& graph, const LoweredGraph& lowered,
-                    const PlanOptions& options, std::vector<std::vector<std::size_t>>& groups) {
+                    std::vector<std::vector<std::size_t>>& groups) {
   for (std::size_t t = 0; t < groups.size(); ++t) {
     const SchedulerNode& head = lowered.nodes[groups[t].front()];
     if (!head.template_gemm) continue;
-    const double bytes = static_cast<double>(head.numel) * 4.0;
     const graph::Node& gemm = graph.node(head.node);
     const bool half_precision =
         gemm.meta && (gemm.meta->dtype == "bf16" || gemm.meta->dtype == "f16");
-    if (bytes < options.epilogue_min_bytes || !half_precision) continue;
+    if (!half_precision) continue;
     std::vector<std::size_t> consumers;
     for (std::size_t c = 0; c < groups.size(); ++c) {
       for (const std::size_t m : groups[c]) {
@@ -246,6 +292,7 @@ void fuse_epilogues(const graph::Graph& graph, const LoweredGraph& lowered,
       return s.fusable && !s.reduction && s.numel == head.numel && !s.aliased && s.mutates < 0;
     });
     if (!pointwise || consumers.front() < t) continue;
+    if (!shares_template_store(graph, lowered, head, epilogue)) continue;
     groups[t].insert(groups[t].end(), epilogue.begin(), epilogue.end());
     epilogue.clear();
   }
@@ -312,7 +359,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
   } else {
     const LoweredGraph lowered = lower_graph(graph, options, mode == Mode::max_autotune);
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);
-    if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, options, groups);
+    if (mode == Mode::max_autotune) fuse_epilogues(graph, lowered, groups);
     group_cpp_kernels(graph, lowered, groups);
     // Epilogues and C++ kernels merge groups again: what a merged group reads comes first.
     order_for_dependencies(lowered.nodes, groups);

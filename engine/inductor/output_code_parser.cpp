@@ -197,6 +197,10 @@ void Parser::bind_kernel_args(const Kernel& kernel, std::string_view args, Launc
     if (arg.empty() || is_keyword_arg(arg)) continue;
     if (position >= params.size()) {
       launch.grid.emplace_back(arg);
+    } else if (params[position].starts_with("out_ptr") ||
+               params[position].starts_with("in_out_ptr")) {
+      // TritonKernel names a stored buffer's parameter so (KernelArgs.output, make_inplace).
+      launch.stored.emplace_back(arg);
     } else if (text::ends_with(params[position], "numel")) {
       const auto bound = numel_values_.find(std::string(arg));
       launch.numels.push_back(LaunchArg{

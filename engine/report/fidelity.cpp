@@ -17,10 +17,14 @@
 namespace fxscope::report {
 namespace {
 
-std::vector<std::string> node_names(const graph::Graph& graph, const fusion::KernelGroup& group) {
+// The names a kernel is compared by: its nodes, or, for one of Inductor's naming none
+// (BY_STORES), the graph inputs it stores into.
+std::vector<std::string> node_names(const graph::Graph& graph, const fusion::KernelGroup& group,
+                                    bool by_stores) {
+  const std::vector<graph::NodeId>& ids = by_stores ? group.stored_inputs : group.nodes;
   std::vector<std::string> names;
-  names.reserve(group.nodes.size());
-  for (const graph::NodeId id : group.nodes) names.push_back(graph.node(id).name);
+  names.reserve(ids.size());
+  for (const graph::NodeId id : ids) names.push_back(graph.node(id).name);
   return names;
 }
 
@@ -33,10 +37,11 @@ void add_misses(const fusion::GraphFusion& g, UnitFidelity& unit) {
     MissedKernel miss;
     miss.pattern = fusion::miss_pattern(g.post_grad, theirs, closest);
     miss.inductor_kernel = theirs.name;
-    miss.inductor_nodes = node_names(g.post_grad, theirs);
+    const bool by_stores = theirs.nodes.empty();
+    miss.inductor_nodes = node_names(g.post_grad, theirs, by_stores);
     if (closest) {
       miss.closest_group = closest->name;
-      miss.closest_nodes = node_names(g.post_grad, *closest);
+      miss.closest_nodes = node_names(g.post_grad, *closest, by_stores);
     }
     ++unit.misses[miss.pattern];
     unit.missed.push_back(std::move(miss));

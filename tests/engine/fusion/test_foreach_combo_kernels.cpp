@@ -140,3 +140,32 @@ TEST_CASE("a foreach node takes one producer, the closest of the largest", "[fus
   CHECK(f.agreement.exact_count() == f.agreement.kernels.size());
   CHECK(f.agreement.kernels.size() == 62);
 }
+
+TEST_CASE("a combo kernel naming no nodes is compared by the graph inputs its launch stores",
+          "[fusion][foreach]") {
+  if (!have_corpus()) return;
+  // The SGD step's two combo kernels fuse their sub-kernels, so neither header nor provenance
+  // names a node; their launches store into 31 parameters and 31 momentum buffers each.
+  const auto fusions = unit_fusion("corpus/tv_resnet18_train_bf16", "3/1");
+  REQUIRE(fusions.size() == 1);
+  const fusion::GraphFusion& f = fusions.front();
+  std::size_t unnamed = 0;
+  for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+    if (theirs.kind != fusion::GroupKind::combo) continue;
+    CHECK(theirs.nodes.empty());
+    CHECK(theirs.stored_inputs.size() == 62);
+    for (const graph::NodeId id : theirs.stored_inputs) {
+      CHECK(f.post_grad.node(id).op == graph::OpKind::placeholder);
+    }
+    ++unnamed;
+  }
+  CHECK(unnamed == 2);
+  CHECK(f.agreement.exact_count() == 2);
+  // Cut elsewhere (12 sub-kernels a launch), the planned kernels update other parameters: no
+  // kernel of Inductor's is matched by them.
+  fusion::PlanOptions tight;
+  tight.combo_kernel_max_num_args = 100;
+  const auto cut = unit_fusion("corpus/tv_resnet18_train_bf16", "3/1", tight);
+  REQUIRE(cut.size() == 1);
+  CHECK(cut.front().agreement.exact_count() == 0);
+}

@@ -50,6 +50,10 @@ struct KernelGroup {
   // each, and nothing of those fused from several (set_kernel_post_grad_provenance_tracing reads
   // snode.node, which a fused node lacks). Kernels are compared by them.
   std::optional<std::vector<graph::NodeId>> named_nodes;
+  // The graph inputs it stores into, sorted (an optimizer step's parameters and state, updated in
+  // place). Of an Inductor kernel, read off its launch's arguments, and only where it names no
+  // nodes and every buffer it stores is a graph input: such a kernel is compared by them.
+  std::vector<graph::NodeId> stored_inputs;
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;

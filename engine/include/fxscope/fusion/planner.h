@@ -32,7 +32,6 @@ struct PlanOptions {
   // Fuse by memory dependencies (Inductor's addresses of each load and store, loop reordering
   // included) rather than by the buffers two kernels share.
   bool memory_deps = true;
-  double epilogue_min_bytes = 1 << 20;  // max-autotune: epilogues smaller do not pay
   // config.combo_kernel_max_num_args: the reads and writes one combo kernel (a foreach node's
   // launch) may take; its sub-kernels are cut into several launches past it.
   std::size_t combo_kernel_max_num_args = 250;

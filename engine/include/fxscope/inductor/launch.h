@@ -38,6 +38,9 @@ struct Launch {
   // r0_numel), and the trailing arguments past its parameters, which are a template's grid.
   std::vector<LaunchArg> numels;
   std::vector<std::string> grid;
+  // Kernel launches: the arguments bound to the kernel's out_ptr and in_out_ptr parameters, the
+  // buffers it stores into, as the call writes them (`arg3_1`, `buf7`, `reinterpret_tensor(...)`).
+  std::vector<std::string> stored;
   SourceComments comments;
 };
 

@@ -19,10 +19,11 @@ namespace fxscope::report {
 // One Inductor kernel the plan did not form exactly, beside the planned group sharing most of
 // its nodes: what a rule must change to form it.
 struct MissedKernel {
-  std::string pattern;                      // its miss_pattern key
-  std::string inductor_kernel;              // "triton_poi_fused_cat_2"
-  std::vector<std::string> inductor_nodes;  // post-grad node names, in graph order
-  std::string closest_group;                // empty when the plan has none
+  std::string pattern;          // its miss_pattern key
+  std::string inductor_kernel;  // "triton_poi_fused_cat_2"
+  // post-grad node names, in graph order; of a kernel naming none, the graph inputs it stores
+  std::vector<std::string> inductor_nodes;
+  std::string closest_group;  // empty when the plan has none
   std::vector<std::string> closest_nodes;
 };
 

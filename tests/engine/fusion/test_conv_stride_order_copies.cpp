@@ -1,0 +1,60 @@
+// kernel.conv.convolution without layout optimisation: once its inputs are in memory, the
+// convolution requires its input and weight in the stride order of its own output
+// (require_stride_order with conv_layout's strides, channels-last where the weight is). A
+// channels-last UNet turns layout_opt off (decide_layout_opt), yet its weights are channels-last:
+// each group norm + SiLU, saved for the backward in its recorded (contiguous) order as a graph
+// output, is copied to channels-last for the next convolution, the copy carrying the
+// convolution's origins (and its bias cast, which it gathered), and fusing into the kernel that
+// stores the SiLU: Inductor's kernel stores the value twice.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/ops/op_registry.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+TEST_CASE("a group norm + SiLU stores its output and a channels-last copy for the convolution",
+          "[fusion]") {
+  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  int kernels = 0;
+  int formed = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        const auto holds = [&](std::string_view op) {
+          return std::any_of(theirs.nodes.begin(), theirs.nodes.end(), [&](graph::NodeId id) {
+            return ops::op_base_name(f.post_grad.node(id).target) == op;
+          });
+        };
+        // The forward's normalisation kernels that also name the convolution they feed.
+        if (theirs.kind != fusion::GroupKind::pointwise || !holds("convolution") || !holds("neg") ||
+            !holds("exp")) {
+          continue;
+        }
+        ++kernels;
+        INFO(theirs.name);
+        const bool found = std::any_of(
+            f.ours.groups.begin(), f.ours.groups.end(),
+            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        formed += found ? 1 : 0;
+      }
+    }
+  }
+  // Six launches of five kernels (the last block's launches the second's kernel again); one is
+  // fused into its group norm's reduction here (a prologue Inductor keeps apart).
+  CHECK(kernels == 6);
+  CHECK(formed == 5);
+}
