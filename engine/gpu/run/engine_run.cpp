@@ -184,8 +184,11 @@ std::string bandwidth_verdict(const std::string& mode, const EngineMode& em) {
   return line;
 }
 
+// Each output of ACTUAL against EXPECTED's (eager's), a sum's error against the magnitude of its
+// terms where EAGER_VALUES (eager's digests) hold it.
 void compare(EngineMode& em, const std::vector<HostOutput>& expected,
-             const std::vector<HostOutput>& actual, const ops::SymbolHints& hints) {
+             const std::vector<HostOutput>& actual, const std::vector<ValueDigest>& eager_values,
+             const ops::SymbolHints& hints) {
   if (expected.size() != actual.size()) {
     em.error += (em.error.empty() ? "" : "; ") + std::string("outputs: eager has ") +
                 std::to_string(expected.size()) + ", this mode " + std::to_string(actual.size());
@@ -194,8 +197,14 @@ void compare(EngineMode& em, const std::vector<HostOutput>& expected,
   double worst = 0.0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (expected[i].bytes.empty() || actual[i].bytes.empty()) continue;
+    double magnitude = 0;
+    for (const ValueDigest& v : eager_values) {
+      if (v.node == expected[i].node && !v.node.empty() && v.numel > 0) {
+        magnitude = v.terms_abs_sum / static_cast<double>(v.numel);
+      }
+    }
     const double e = relative_error({&expected[i].meta, expected[i].bytes.data()},
-                                    {&actual[i].meta, actual[i].bytes.data()}, hints);
+                                    {&actual[i].meta, actual[i].bytes.data()}, hints, magnitude);
     em.rel_errs.push_back(e);
     worst = std::max(worst, e);
     // Either side's path sets it: eager's graph and the fused one compute in the same dtypes.
@@ -597,7 +606,7 @@ void compare_modes(std::vector<EngineMode>& modes,
     } else if (!em.coverage.missing.empty()) {
       notes.push_back(name + ": not compared (groups were skipped)");
     } else if (mi < outputs.size()) {
-      compare(em, outputs[*eager_index], outputs[mi], hints);
+      compare(em, outputs[*eager_index], outputs[mi], modes[*eager_index].values, hints);
       if (em.flagged) {
         const std::vector<ValueDigest>& eager = modes[*eager_index].values;
         notes.push_back(

@@ -40,6 +40,7 @@ void to_json(nlohmann::json& j, const ValueDigest& d) {
        {"max_abs", d.max_abs},
        {"sum", d.sum},
        {"abs_sum", d.abs_sum},
+       {"terms_abs_sum", d.terms_abs_sum},
        {"nonfinite", d.nonfinite},
        {"samples", nlohmann::json::binary({first, first + d.samples.size() * sizeof(double)})}};
 }
@@ -57,6 +58,7 @@ void from_json(const nlohmann::json& j, ValueDigest& d) {
   j.at("max_abs").get_to(d.max_abs);
   j.at("sum").get_to(d.sum);
   j.at("abs_sum").get_to(d.abs_sum);
+  d.terms_abs_sum = j.value("terms_abs_sum", 0.0);
   j.at("nonfinite").get_to(d.nonfinite);
   const auto& bytes = j.at("samples").get_binary();
   d.samples.resize(bytes.size() / sizeof(double));
@@ -85,7 +87,8 @@ nlohmann::json outputs_json(const std::vector<HostOutput>& outputs) {
   nlohmann::json out = nlohmann::json::array();
   for (const HostOutput& o : outputs) {
     const auto* first = reinterpret_cast<const std::uint8_t*>(o.bytes.data());
-    out.push_back({{"meta", o.meta.dtype.empty() ? "" : o.meta.to_string()},
+    out.push_back({{"node", o.node},
+                   {"meta", o.meta.dtype.empty() ? "" : o.meta.to_string()},
                    {"computed_in", o.computed_in},
                    {"bytes", nlohmann::json::binary({first, first + o.bytes.size()})}});
   }
@@ -104,6 +107,8 @@ Result<std::vector<HostOutput>> outputs_from(const nlohmann::json& j, const std:
     }
     if (const auto c = o.find("computed_in"); c != o.end() && c->is_string())
       h.computed_in = c->get<std::string>();
+    if (const auto c = o.find("node"); c != o.end() && c->is_string())
+      h.node = c->get<std::string>();
     const auto& bytes = o.at("bytes").get_binary();
     h.bytes.resize(bytes.size());
     std::copy(bytes.begin(), bytes.end(), reinterpret_cast<std::uint8_t*>(h.bytes.data()));

@@ -29,7 +29,7 @@ double element_difference(double expected, double actual) {
 }
 
 double relative_error(const HostView& expected, const HostView& actual,
-                      const ops::SymbolHints& hints) {
+                      const ops::SymbolHints& hints, double magnitude) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const auto sizes = eval_all(expected.meta->sizes, hints);
   if (sizes != eval_all(actual.meta->sizes, hints)) return kInf;
@@ -64,7 +64,7 @@ double relative_error(const HostView& expected, const HostView& actual,
   }
   if (max_diff == 0.0) return 0.0;
   if (exact) return static_cast<double>(differing) / static_cast<double>(numel);
-  return max_diff / std::max(max_ref, std::numeric_limits<double>::min());
+  return max_diff / std::max({max_ref, magnitude, std::numeric_limits<double>::min()});
 }
 
 std::vector<std::string> computed_in_dtypes(const graph::Graph& graph) {

@@ -20,6 +20,9 @@ class StepDigests {
   std::vector<ValueDigest> take() { return std::move(values_); }
 
  private:
+  // ValueDigest::terms_abs_sum of node N (NUMEL elements): from its input's digest, where N is a
+  // sum or mean of a value (through casts and views) this launch digested earlier.
+  double terms_abs_sum(graph::NodeId n, std::int64_t numel) const;
   const Executable& exe_;
   const graph::Graph& graph_;
   ops::SymbolHints hints_;

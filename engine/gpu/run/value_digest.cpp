@@ -94,9 +94,13 @@ double digest_error(const ValueDigest& reference, const ValueDigest& actual) {
                           static_cast<double>(std::max<std::int64_t>(reference.numel, 1));
     return std::max(sampled, summed);
   }
-  const double sampled = max_diff == 0 ? 0 : max_diff / std::max(reference.max_abs, kTiny);
+  const double per_element =
+      reference.numel > 0 ? reference.terms_abs_sum / static_cast<double>(reference.numel) : 0;
+  const double magnitude = std::max({reference.max_abs, per_element, kTiny});
+  const double sampled = max_diff == 0 ? 0 : max_diff / magnitude;
   const double sum_diff = std::fabs(reference.sum - actual.sum);
-  const double summed = sum_diff == 0 ? 0 : sum_diff / std::max(reference.abs_sum, kTiny);
+  const double summed =
+      sum_diff == 0 ? 0 : sum_diff / std::max({reference.abs_sum, reference.terms_abs_sum, kTiny});
   return std::max(sampled, summed);
 }
 

@@ -17,6 +17,7 @@ namespace fxscope::gpu {
 
 // One output of a graph, copied back to the host (its storage bytes and its meta).
 struct HostOutput {
+  std::string node;  // the graph node's name: the same in every mode's graph of a unit
   graph::TensorMeta meta;
   std::vector<std::byte> bytes;
   // The least precise floating dtype on the way to the value (computed_in_dtypes): an f32 output
@@ -60,10 +61,11 @@ struct HostView {
 // same NaN or infinity; infinite where only one side is non-finite or they differ in it.
 double element_difference(double expected, double actual);
 
-// The relative error of ACTUAL against EXPECTED (largest difference over largest magnitude; for
-// integers and booleans, the share of elements that differ); infinity when their shapes differ
-// or when only one side has a NaN or an infinity at some element; 0 for two empty tensors.
+// The relative error of ACTUAL against EXPECTED (largest difference over largest magnitude, at
+// least MAGNITUDE: a sum's terms' magnitude per element, ValueDigest::terms_abs_sum; for integers
+// and booleans, the share of elements that differ); infinity when their shapes differ or when
+// only one side has a NaN or an infinity at some element; 0 for two empty tensors.
 double relative_error(const HostView& expected, const HostView& actual,
-                      const ops::SymbolHints& hints);
+                      const ops::SymbolHints& hints, double magnitude = 0);
 
 }  // namespace fxscope::gpu

@@ -34,6 +34,12 @@ struct ValueDigest {
   double max_abs = 0;               // over finite elements
   double sum = 0;                   // of finite elements
   double abs_sum = 0;
+  // A sum or mean of its input (through casts and views): the absolute sum of its terms (for a
+  // mean, divided by the elements each output averages), from the input's digest; 0 where the
+  // value sums nothing or its input was not digested. Floating summation's error is bounded by
+  // the magnitude of the terms, not of the result, so a sum that cancels (a batch norm's bias
+  // gradient, whose terms have a mean of about zero by construction) is judged against it.
+  double terms_abs_sum = 0;
   std::int64_t nonfinite = 0;
   std::vector<double> samples;  // at sample_positions(numel)
 };
@@ -47,7 +53,8 @@ ValueDigest digest_value(const graph::TensorMeta& meta, const std::byte* data,
 
 // ACTUAL against REFERENCE: the largest sampled difference over the reference's largest
 // magnitude, or the sums' difference over its absolute sum, whichever is larger; infinite when
-// the element counts differ or non-finite elements appear on one side only.
+// the element counts differ or non-finite elements appear on one side only. For a sum, the
+// magnitudes are at least those of its terms (terms_abs_sum, and its share per element).
 double digest_error(const ValueDigest& reference, const ValueDigest& actual);
 double digest_tolerance(const ValueDigest& value);
 // Where ACTUAL's samples differ most from REFERENCE's: "[0, 37, 5, 6]: eager 1.5, here 0"; empty

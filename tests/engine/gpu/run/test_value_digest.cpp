@@ -160,3 +160,28 @@ TEST_CASE("the largest sampled difference is placed in the value's coordinates",
   CHECK(gpu::largest_difference(ref, bad) == "[1, 2, 3]: eager 1, here 5");
   CHECK(gpu::largest_difference(ref, ref).empty());
 }
+
+TEST_CASE("a sum that cancels is judged against the magnitude of its terms", "[gpu][digest]") {
+  // A batch norm's bias gradient: per channel, the sum of 196 terms of about 0.1 whose mean is
+  // about zero by construction. Two summation orders differ by a few units in the terms' last
+  // place, which is a whole multiple of the result.
+  const std::vector<double> eager = {-3.0e-5, 2.0e-5, 1.0e-5, -4.0e-5};
+  const std::vector<double> fused = {2.3e-5, -1.0e-5, 3.0e-5, 1.0e-5};
+  gpu::ValueDigest ref = digest("bf16[4][1]cuda:0", eager, "sum_4", 0);
+  const gpu::ValueDigest act = digest("bf16[4][1]cuda:0", fused, "sum_4", 0);
+  CHECK(!(gpu::digest_error(ref, act) <= gpu::digest_tolerance(act)));
+  ref.terms_abs_sum = 4 * 196 * 0.1;  // what the sums add up, in magnitude
+  CHECK(gpu::digest_error(ref, act) <= gpu::digest_tolerance(act));
+  // The same difference in a sum whose terms are as small as the result stays outside.
+  ref.terms_abs_sum = 4 * 4.0e-5;
+  CHECK(!(gpu::digest_error(ref, act) <= gpu::digest_tolerance(act)));
+  // An output's full comparison takes the same magnitude per element.
+  const auto m = graph::parse_tensor_meta("f32[4][1]cuda:0");
+  REQUIRE(m);
+  const auto e = stored("f32", eager);
+  const auto a = stored("f32", fused);
+  const double unscaled = gpu::relative_error({&*m, e.data()}, {&*m, a.data()}, {});
+  const double scaled = gpu::relative_error({&*m, e.data()}, {&*m, a.data()}, {}, 196 * 0.1);
+  CHECK(unscaled > 1.0);
+  CHECK(scaled < 1e-4);
+}
