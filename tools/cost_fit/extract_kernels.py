@@ -13,6 +13,9 @@ so a group's kernels carry its nodes: a generated kernel, or a library's kernels
 group). Writes OUT_kernels.csv.gz (one row a planned group; `measured_us` empty where no kernel ran
 its nodes; gzip-compressed) and OUT_totals.csv (one row a graph and mode: the run's CUPTI kernel time).
 Re-run it when new runs arrive; it reads nothing but the runs, the corpus and the CLI.
+`--exclude-kernel PREFIX` (repeatable) leaves the kernels whose name starts with PREFIX out of
+every group's time and every graph's total: for runs where the engine launched a helper kernel
+in a way that times the engine's fault, not the work (a dense copy on one block).
 
     tools/cost_fit/extract_kernels.py --cli build/app/cli/fxscope-cli \
         --augment tests/data/cost_fit/h100
@@ -88,6 +91,21 @@ def join(groups, run_mode):
     return measured, count
 
 
+def exclude(run, prefixes, excluded):
+    """Drops the kernels named by PREFIXES from each mode of RUN, and their time from its total."""
+    modes = list(run.get("modes", []))
+    if run.get("backward"):
+        modes += run["backward"].get("modes", [])
+    for m in modes:
+        gone = [k for k in m.get("kernels", []) if k["name"].startswith(prefixes)]
+        if not gone:
+            continue
+        m["kernels"] = [k for k in m["kernels"] if not k["name"].startswith(prefixes)]
+        m["kernel_us"] -= sum(k["us"] for k in gone)
+        excluded[0] += len(gone)
+        excluded[1] += sum(k["us"] for k in gone)
+
+
 def write_csv(path, fields, data):
     text = io.StringIO()
     w = csv.DictWriter(text, fieldnames=fields, lineterminator="\n")
@@ -135,6 +153,8 @@ def main():
     ap.add_argument("--runs", help="folder of engine run JSONs")
     ap.add_argument("--corpus", default="sample_graphs/corpus")
     ap.add_argument("--out", help="output prefix: PREFIX_kernels.csv.gz, PREFIX_totals.csv")
+    ap.add_argument("--exclude-kernel", action="append", default=[], metavar="PREFIX",
+                    help="leave out the run's kernels whose name starts with PREFIX")
     ap.add_argument("--augment", metavar="PREFIX",
                     help="fill the plan-only columns of an existing PREFIX_kernels.csv.gz")
     args = ap.parse_args()
@@ -144,6 +164,7 @@ def main():
     if not args.runs or not args.out:
         ap.error("--runs and --out are required unless --augment is given")
     rows, totals = [], []
+    excluded = [0, 0.0]
     for name in sorted(os.listdir(args.runs)):
         if not name.endswith(".json"):
             continue
@@ -158,6 +179,8 @@ def main():
             print(f"{name}: backend {run.get('backend')}, not engine: skipped", file=sys.stderr)
             continue
         unit = run["unit"]
+        if args.exclude_kernel:
+            exclude(run, tuple(args.exclude_kernel), excluded)
         sides = [("forward", run.get("modes", []))]
         if run.get("backward"):
             sides.append(("backward", run["backward"].get("modes", [])))
@@ -200,6 +223,8 @@ def main():
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     write_csv(args.out + "_kernels.csv.gz", KERNEL_FIELDS, rows)
     write_csv(args.out + "_totals.csv", TOTAL_FIELDS, totals)
+    if args.exclude_kernel:
+        print(f"left out {excluded[0]} kernels, {excluded[1]:.0f} us", file=sys.stderr)
     matched = sum(1 for r in rows if r["measured_us"])
     print(f"{len(rows)} planned kernels, {matched} measured, {len(totals)} graph-modes",
           file=sys.stderr)

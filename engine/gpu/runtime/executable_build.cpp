@@ -476,6 +476,7 @@ struct Executable::Builder {
     auto dense = im.allocate(static_cast<std::size_t>(c.shape.n) * element,
                              "a dense copy of " + g.node(node).name);
     if (!dense) return dense.error();
+    c.blocks = std::clamp<long long>((c.shape.n + 255) / 256, 1, 65536);
     c.src = result ? *dense : ptr(node);
     c.dst = result ? ptr(node) : *dense;
     copies.push_back(c);

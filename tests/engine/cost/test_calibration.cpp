@@ -31,6 +31,25 @@ TEST_CASE("the compiled-in calibration names its device and covers the common cl
   CHECK(bf16->precision == "bf16");
 }
 
+TEST_CASE("the compiled-in calibration prices a backward pass by its own curve",
+          "[cost][calibration]") {
+  // A pass is another kernel, not another size: its bucket needs fewer kernels than a size
+  // bucket (fit_cost_model.py's MIN_PASS_SAMPLES). The engine's attention backward runs at a
+  // small share of the forward's FLOP rate; the class curve alone prices it at a sixth of its time.
+  const Calibration& cal = builtin_calibration();
+  const ClassCurve* attention_bwd = cal.find(KernelClass::attention, "bf16", "bwd/none/d<=64");
+  const ClassCurve* attention_fwd = cal.find(KernelClass::attention, "bf16", "fwd/bias/d<=64");
+  REQUIRE(attention_bwd != nullptr);
+  REQUIRE(attention_fwd != nullptr);
+  CHECK(attention_bwd->shape == "bwd");
+  CHECK(attention_bwd->compute_efficiency < attention_fwd->compute_efficiency / 2);
+  // cuDNN's dgrad and wgrad kernels, timed since the 2026-12-06 runs.
+  const ClassCurve* conv_bwd = cal.find(KernelClass::conv, "bf16", "bwd/cl/3x3/s1/c>=64");
+  REQUIRE(conv_bwd != nullptr);
+  CHECK(conv_bwd->shape.starts_with("bwd"));
+  CHECK(conv_bwd->precision == "bf16");
+}
+
 TEST_CASE("a calibrated kernel costs its class's latency plus its curve", "[cost][calibration]") {
   const DeviceSpec h100 = *find_device("H100");
   KernelWork add{"add", WorkClass::elementwise, 64e6, 8e6, Precision::fp32,

@@ -208,16 +208,16 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   device.calibrated = false;
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
-  // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 113 graph-modes):
-  // the per-kernel median within 1.25x on 82, the p90 within 2x on 81, the total within 15% on
-  // 56, all three on 45; the typical graph's median 1.17x and p90 1.48x. A ratchet: a change to
+  // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
+  // the per-kernel median within 1.25x on 92, the p90 within 2x on 92, the total within 15% on
+  // 61, all three on 49; the typical graph's median 1.17x and p90 1.54x. A ratchet: a change to
   // the model or its fit may not meet all three on fewer graphs.
   CHECK(fitted.median_of_medians <= 1.18);
-  CHECK(fitted.median_of_p90s <= 1.50);
-  CHECK(fitted.median_ok >= 82);
-  CHECK(fitted.p90_ok >= 81);
-  CHECK(fitted.total_ok >= 56);
-  CHECK(fitted.all_ok >= 45);
+  CHECK(fitted.median_of_p90s <= 1.54);
+  CHECK(fitted.median_ok >= 92);
+  CHECK(fitted.p90_ok >= 92);
+  CHECK(fitted.total_ok >= 61);
+  CHECK(fitted.all_ok >= 49);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);
