@@ -199,7 +199,19 @@ class Lowerer {
   // The node whose storage a chain of unrealized views reads.
   NodeId storage(NodeId i) const;
 
-  void realize(NodeId i);
+  // Stores the value node I reads (its storage) in a buffer of its own. REQUIRED: the strides a
+  // caller requires of it (ExternKernel.require_stride_order), which fix its layout; empty: the
+  // layout stays flexible and is decided by its reads (get_fill_order).
+  void realize(NodeId i, std::vector<std::int64_t> required = {});
+
+  // GraphLowering.run_node's maybe_apply_channels_last_stride_order: whether value I, about to
+  // be realized for its reuse or its reads, is required in channels-last stride order: a dense
+  // 4-d value (its FX strides) that prefers channels-last (nodes_prefer_channels_last), no
+  // graph output and read by no as_strided or resize.
+  bool stores_channels_last(NodeId i) const;
+  // The value node I (a pointwise value not in memory) stored channels-last, as its 4-d sizes
+  // read as N, C, H, W.
+  void realize_channels_last(NodeId i);
 
   bool is_sym(NodeId i) const;
 
@@ -308,6 +320,7 @@ class Lowerer {
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
+  std::vector<bool> prefer_channels_last_;  // nodes_prefer_channels_last, with layout_opt_
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a
   // convolution's bias added after the library call, a mean divided after its sum): that buffer.
