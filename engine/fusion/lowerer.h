@@ -187,6 +187,10 @@ class Lowerer {
   // with ORIGINS; what A reads stays unrealized for its other users.
   // Sets lazy_view_ and flat_view_ for view I of ARGS.
   void mark_flat_view(NodeId i, const std::vector<NodeId>& args);
+  // Which dims of node I's value have symbolic sizes in Inductor's IR: as the graph records
+  // them, except for an adaptive average pooling whose sizes agree (lowering._adaptive_avg_pool2d
+  // returns clone(x), sized as its input, whose sizes the guard only hints).
+  std::vector<bool> ir_symbolic_dims(NodeId i) const;
   // GraphLowering.run_node for a graph output that is a flat view: result.realize() stores the
   // value it views, then require_stride_order fails to reinterpret the view (
   // convert_to_reinterpret_view) and copies it (copy_input), the copy carrying the view's

@@ -12,6 +12,7 @@
 #include "fill_order.h"
 #include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "lowerer.h"
 
 namespace fxscope::fusion {
@@ -169,6 +170,16 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
   if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered) || lower_sort(i, gathered)) {
     return;
+  }
+  if (ops::adaptive_pool_is_clone(g_, i, options_.hints) && !args.empty()) {
+    // lowering._adaptive_avg_pool2d: x.realize_hint(), then clone(x), a Pointwise inlined into
+    // its readers like any other.
+    const NodeId in = storage(args.front());
+    if (!realized_[in] && inlinable_[in] && inner_fn_count(in).nontrivial_reads > 1) realize(in);
+    origins_[i] = std::move(gathered);
+    inlinable_[i] = true;
+    opcount_[i] = 1 + (realized_[args.front()] ? 0 : opcount_[args.front()]);
+    return hint_realize(i);
   }
   switch (info_[i].lowering) {
     case Lowering::getitem:
@@ -416,6 +427,13 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   for (const NodeId a : args) {
     if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
     realize(a);
+    if (flat_view_[a] && !realized_[a]) {
+      // ExternKernel.realize_input: a view whose index convert_to_reinterpret_view cannot turn
+      // into strides is copied (copy_input) with the call's origins; its index matches no store.
+      push(a, gathered, read_set(a), a, numel_of(a), 1, false, true, "");
+      realized_[a] = true;
+      alias_[a] = a;
+    }
     layout_fixed_[storage(a)] = true;
     const bool operand = a == arg_node(i, 0) || a == arg_node(i, 1);
     if (base == "convolution" && !layout_opt_ && operand) {
@@ -627,8 +645,20 @@ void Lowerer::mark_flat_view(NodeId i, const std::vector<NodeId>& args) {
   if (!lazy_view_[i]) return;
   const std::string_view base = ops::op_base_name(g_.node(i).target);
   const bool reshape = base == "view" || base == "reshape" || base == "_unsafe_view";
-  flat_view_[i] =
-      flat_view_[a] || (reshape && reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)));
+  flat_view_[i] = flat_view_[a] ||
+                  (reshape && (reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)) ||
+                               reshape_merges_symbolic_dims(model_.sizes(a), ir_symbolic_dims(a),
+                                                            model_.sizes(i), ir_symbolic_dims(i))));
+}
+
+std::vector<bool> Lowerer::ir_symbolic_dims(NodeId i) const {
+  const NodeId sized =
+      ops::adaptive_pool_is_clone(g_, i, options_.hints) ? g_.node(i).args.front().as_node() : i;
+  std::vector<bool> symbolic;
+  if (const graph::Node& node = g_.node(sized); node.meta) {
+    for (const graph::Dim& d : node.meta->sizes) symbolic.push_back(d.is_symbolic());
+  }
+  return symbolic;
 }
 
 bool Lowerer::inlined_constant(const graph::Node& node) const {
