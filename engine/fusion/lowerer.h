@@ -213,8 +213,8 @@ class Lowerer {
   // 4-d value (its FX strides) that prefers channels-last (nodes_prefer_channels_last), no
   // graph output and read by no as_strided or resize.
   bool stores_channels_last(NodeId i) const;
-  // The value node I (a pointwise value not in memory) stored channels-last, as its 4-d sizes
-  // read as N, C, H, W.
+  // The value node I (a pointwise value not in memory, or a view of one) stored channels-last,
+  // as its 4-d sizes read as N, C, H, W; a view is copied, its storage left inlined.
   void realize_channels_last(NodeId i);
 
   bool is_sym(NodeId i) const;

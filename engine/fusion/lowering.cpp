@@ -572,7 +572,7 @@ void Lowerer::hint_realize(NodeId i) {
   if ((users > 1 && (reads > options_.realize_reads_threshold ||
                      opcount_[base] > options_.realize_opcount_threshold)) ||
       reads > options_.realize_acc_reads_threshold) {
-    return base == i && stores_channels_last(i) ? realize_channels_last(i) : realize(base);
+    return stores_channels_last(i) ? realize_channels_last(i) : realize(base);
   }
   // has_exceeded_max_reads also holds for a Pointwise (a reduction unrolled into one included)
   // whose inner function makes more than realize_acc_reads_threshold distinct loads
@@ -626,7 +626,14 @@ void Lowerer::realize_channels_last(NodeId i) {
   if (layouts_differ(g_.node(i))) {
     strides = {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
   }
-  realize(i, std::move(strides));
+  if (storage(i) == i) return realize(i, std::move(strides));
+  // A view of a value not in memory: the copy is of the view, its storage left inlined.
+  push(i, origins_[i], read_set(i), i, numel_of(i), 1, false, true, "");
+  set_value_deps(i);
+  realized_[i] = true;
+  alias_[i] = i;
+  layout_fixed_[i] = true;
+  if (strides != layout_strides(i)) store_in_order(i, std::move(strides));
 }
 
 bool Lowerer::fixed_layout_user(NodeId i) const {

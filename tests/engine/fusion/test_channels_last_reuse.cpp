@@ -91,3 +91,30 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
   }
   CHECK(split_passes >= 4);
 }
+
+TEST_CASE("a reused view preferring channels-last is copied, its storage inlined (ConvNeXt)",
+          "[fusion]") {
+  const std::string path = test::sample("corpus/tv_convnext_tiny_cl_fp16");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  std::size_t kernels = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      // The stem's layer norm, permuted back to N, C, H, W and read by the residual add and the
+      // next block: the view is stored, and each reader computes the layer norm again.
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        if (!theirs.name.starts_with("triton_")) continue;  // library calls are not compared
+        ++kernels;
+        INFO(theirs.name);
+        CHECK(std::any_of(
+            f.ours.groups.begin(), f.ours.groups.end(),
+            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+      }
+    }
+  }
+  CHECK(kernels > 100);
+}
