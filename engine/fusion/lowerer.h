@@ -107,6 +107,12 @@ class Lowerer {
   // int64, made with the sort's origins. Returns false for ATen's sort (sort_fallback).
   bool lower_sort(NodeId i, const std::vector<NodeId>& gathered);
 
+  // The loads of reduction I's loop as Reduction.num_splits votes on them (inner_by_reads): its
+  // loads (reduction_reads), an address opaque as a whole replaced by its steps along the
+  // reduced dims where those are plain (the kept coordinates at zero), OUT rows.
+  std::vector<MemoryDep> vote_reads(NodeId i, const std::vector<NodeId>& args,
+                                    const std::vector<std::int64_t>& reads, std::int64_t out);
+
   // The store of reduction I's buffer: its output, over the kept dims.
   void set_reduction_write(NodeId i, std::int64_t buffer);
 

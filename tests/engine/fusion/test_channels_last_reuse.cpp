@@ -65,17 +65,19 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
   std::size_t split_passes = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
-      // The passes of a split layer norm: Inductor's kernels holding its var_mean and, at most,
-      // the clone that lays its input out.
+      // The passes of a split layer norm: Inductor's kernels holding its var_mean and what it
+      // reads, without the normalisation (the third stage's grid-attention layer norm reads the
+      // residual sum through a window partition undone and a grid partition made: its loads
+      // vote by their steps along the channels, stride 4 and 1, a tie that splits it).
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
         const auto is = [&](graph::NodeId id, std::string_view op) {
           return ops::op_base_name(f.post_grad.node(id).target) == op;
         };
-        const bool split_pass =
-            std::any_of(theirs.nodes.begin(), theirs.nodes.end(),
-                        [&](graph::NodeId id) { return is(id, "var_mean"); }) &&
-            std::all_of(theirs.nodes.begin(), theirs.nodes.end(),
-                        [&](graph::NodeId id) { return is(id, "var_mean") || is(id, "clone"); });
+        const auto holds = [&](std::string_view op) {
+          return std::any_of(theirs.nodes.begin(), theirs.nodes.end(),
+                             [&](graph::NodeId id) { return is(id, op); });
+        };
+        const bool split_pass = holds("var_mean") && !holds("rsqrt");
         if (!split_pass) continue;
         ++split_passes;
         INFO(theirs.name);
@@ -89,7 +91,7 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
       CHECK(std::abs(ours - inductor) <= 0.05 * inductor);
     }
   }
-  CHECK(split_passes >= 4);
+  CHECK(split_passes >= 6);
 }
 
 TEST_CASE("a reused view preferring channels-last is copied, its storage inlined (ConvNeXt)",
