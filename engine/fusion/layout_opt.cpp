@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "fxscope/ops/op_cost.h"
@@ -97,6 +99,35 @@ bool decide_layout_opt(const graph::Graph& graph, const PlanOptions& options) {
     return false;
   }
   return !std::all_of(convs.begin(), convs.end(), [](const Conv& c) { return c.small_channel(); });
+}
+
+std::vector<bool> nodes_prefer_channels_last(const graph::Graph& graph) {
+  const auto n = static_cast<graph::NodeId>(graph.size());
+  const std::vector<std::vector<graph::NodeId>> users = graph.users();
+  const auto target_is = [&](graph::NodeId i, std::string_view op) {
+    return graph.node(i).is_op() && ops::op_base_name(graph.node(i).target) == op;
+  };
+  std::vector<bool> prefer(n, false);
+  std::optional<graph::NodeId> last_conv;
+  for (graph::NodeId i = n; i-- > 0;) {
+    if (target_is(i, "convolution")) {
+      prefer[i] = true;
+      if (!last_conv) last_conv = i;
+      continue;
+    }
+    if (target_is(i, "bmm")) continue;
+    prefer[i] =
+        std::any_of(users[i].begin(), users[i].end(), [&](graph::NodeId u) { return prefer[u]; });
+  }
+  // The layout spreads forward to what flagged nodes feed, ending at the last convolution (the
+  // vision transformer after a convolutional stem keeps its own layouts).
+  for (graph::NodeId i = 0; i < n && i != last_conv; ++i) {
+    if (!prefer[i]) continue;
+    for (const graph::NodeId u : users[i]) {
+      if (!target_is(u, "bmm")) prefer[u] = true;
+    }
+  }
+  return prefer;
 }
 
 }  // namespace fxscope::fusion

@@ -107,6 +107,12 @@ class Lowerer {
   // int64, made with the sort's origins. Returns false for ATen's sort (sort_fallback).
   bool lower_sort(NodeId i, const std::vector<NodeId>& gathered);
 
+  // The loads of reduction I's loop as Reduction.num_splits votes on them (inner_by_reads): its
+  // loads (reduction_reads), an address opaque as a whole replaced by its steps along the
+  // reduced dims where those are plain (the kept coordinates at zero), OUT rows.
+  std::vector<MemoryDep> vote_reads(NodeId i, const std::vector<NodeId>& args,
+                                    const std::vector<std::int64_t>& reads, std::int64_t out);
+
   // The store of reduction I's buffer: its output, over the kept dims.
   void set_reduction_write(NodeId i, std::int64_t buffer);
 
@@ -187,6 +193,10 @@ class Lowerer {
   // with ORIGINS; what A reads stays unrealized for its other users.
   // Sets lazy_view_ and flat_view_ for view I of ARGS.
   void mark_flat_view(NodeId i, const std::vector<NodeId>& args);
+  // Which dims of node I's value have symbolic sizes in Inductor's IR: as the graph records
+  // them, except for an adaptive average pooling whose sizes agree (lowering._adaptive_avg_pool2d
+  // returns clone(x), sized as its input, whose sizes the guard only hints).
+  std::vector<bool> ir_symbolic_dims(NodeId i) const;
   // GraphLowering.run_node for a graph output that is a flat view: result.realize() stores the
   // value it views, then require_stride_order fails to reinterpret the view (
   // convert_to_reinterpret_view) and copies it (copy_input), the copy carrying the view's
@@ -199,7 +209,19 @@ class Lowerer {
   // The node whose storage a chain of unrealized views reads.
   NodeId storage(NodeId i) const;
 
-  void realize(NodeId i);
+  // Stores the value node I reads (its storage) in a buffer of its own. REQUIRED: the strides a
+  // caller requires of it (ExternKernel.require_stride_order), which fix its layout; empty: the
+  // layout stays flexible and is decided by its reads (get_fill_order).
+  void realize(NodeId i, std::vector<std::int64_t> required = {});
+
+  // GraphLowering.run_node's maybe_apply_channels_last_stride_order: whether value I, about to
+  // be realized for its reuse or its reads, is required in channels-last stride order: a dense
+  // 4-d value (its FX strides) that prefers channels-last (nodes_prefer_channels_last), no
+  // graph output and read by no as_strided or resize.
+  bool stores_channels_last(NodeId i) const;
+  // The value node I (a pointwise value not in memory, or a view of one) stored channels-last,
+  // as its 4-d sizes read as N, C, H, W; a view is copied, its storage left inlined.
+  void realize_channels_last(NodeId i);
 
   bool is_sym(NodeId i) const;
 
@@ -308,6 +330,7 @@ class Lowerer {
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
+  std::vector<bool> prefer_channels_last_;  // nodes_prefer_channels_last, with layout_opt_
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a
   // convolution's bias added after the library call, a mean divided after its sum): that buffer.

@@ -12,6 +12,7 @@
 #include "fill_order.h"
 #include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "lowerer.h"
 
 namespace fxscope::fusion {
@@ -50,6 +51,8 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   flat_view_.assign(n_, false);
   channels_last_.assign(n_, false);
   layout_opt_ = decide_layout_opt(g, options);
+  prefer_channels_last_ =
+      layout_opt_ ? nodes_prefer_channels_last(g) : std::vector<bool>(n_, false);
   alias_.resize(n_);
   origins_.resize(n_);
   opcount_.assign(n_, 0);
@@ -167,6 +170,16 @@ void Lowerer::lower(NodeId i) {
   if (ops::op_base_name(g_.node(i).target) == "cat" && lower_cat(i, gathered)) return;
   if (lower_scatter(i, gathered) || lower_dim_scatter(i, gathered) || lower_sort(i, gathered)) {
     return;
+  }
+  if (ops::adaptive_pool_is_clone(g_, i, options_.hints) && !args.empty()) {
+    // lowering._adaptive_avg_pool2d: x.realize_hint(), then clone(x), a Pointwise inlined into
+    // its readers like any other.
+    const NodeId in = storage(args.front());
+    if (!realized_[in] && inlinable_[in] && inner_fn_count(in).nontrivial_reads > 1) realize(in);
+    origins_[i] = std::move(gathered);
+    inlinable_[i] = true;
+    opcount_[i] = 1 + (realized_[args.front()] ? 0 : opcount_[args.front()]);
+    return hint_realize(i);
   }
   switch (info_[i].lowering) {
     case Lowering::getitem:
@@ -414,6 +427,13 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   for (const NodeId a : args) {
     if (bias && a == *bias && std::count(args.begin(), args.end(), a) == 1) continue;
     realize(a);
+    if (flat_view_[a] && !realized_[a]) {
+      // ExternKernel.realize_input: a view whose index convert_to_reinterpret_view cannot turn
+      // into strides is copied (copy_input) with the call's origins; its index matches no store.
+      push(a, gathered, read_set(a), a, numel_of(a), 1, false, true, "");
+      realized_[a] = true;
+      alias_[a] = a;
+    }
     layout_fixed_[storage(a)] = true;
     const bool operand = a == arg_node(i, 0) || a == arg_node(i, 1);
     if (base == "convolution" && !layout_opt_ && operand) {
@@ -546,17 +566,20 @@ void Lowerer::hint_realize(NodeId i) {
     // a view of a value not in memory is copied, with the view's origins.
     return realize_copy(i, origins_[i]);
   }
-  if ((users > 1 && extern_user) ||
-      (users > 1 && (reads > options_.realize_reads_threshold ||
+  if (users > 1 && extern_user) return realize(base);
+  // should_realize_on_reuse and has_exceeded_max_reads: run_node first requires a value that
+  // prefers channels-last in that stride order (maybe_apply_channels_last_stride_order).
+  if ((users > 1 && (reads > options_.realize_reads_threshold ||
                      opcount_[base] > options_.realize_opcount_threshold)) ||
       reads > options_.realize_acc_reads_threshold) {
-    return realize(base);
+    return stores_channels_last(i) ? realize_channels_last(i) : realize(base);
   }
   // has_exceeded_max_reads also holds for a Pointwise (a reduction unrolled into one included)
   // whose inner function makes more than realize_acc_reads_threshold distinct loads
   // (num_reads: OpCounterCSE's read_buffers, one per buffer and address) or is large
   // (has_large_inner_fn: its count over realize_opcount_threshold); realize_hint then stores it
-  // when it makes more than one nontrivial load. A value past run_node's last check
+  // when it makes more than one nontrivial load, and the channels-last requirement stores it
+  // whatever it loads. A value past run_node's last check
   // (has_large_inner_fn(threshold=100)) is stored whatever it loads.
   if (base != i || (info_[i].lowering != Lowering::pointwise && !ops::reduces(info_[i].lowering))) {
     return;
@@ -564,9 +587,53 @@ void Lowerer::hint_realize(NodeId i) {
   const InnerFnCount count = inner_fn_count(i);
   const bool exceeded = count.ops > options_.realize_opcount_threshold ||
                         count.loads > options_.realize_acc_reads_threshold;
+  if (exceeded && stores_channels_last(i)) return realize_channels_last(i);
   if ((exceeded && count.nontrivial_reads > 1) || count.ops > kInlineOpcountLimit) {
     realize(i);
   }
+}
+
+bool Lowerer::stores_channels_last(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  if (!prefer_channels_last_[i] || graph_output_[i] || !node.meta || node.meta->rank() != 4) {
+    return false;
+  }
+  for (const NodeId u : users_[i]) {
+    const std::string_view op = ops::op_base_name(g_.node(u).target);
+    if (op.starts_with("as_strided") || op.starts_with("resize")) return false;
+  }
+  // torch._prims_common.is_non_overlapping_and_dense: some order of the dims is contiguous.
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  const std::vector<std::int64_t>& strides = model_.strides(i);
+  if (sizes.size() != 4 || strides.size() != 4) return false;
+  std::vector<std::size_t> dims{0, 1, 2, 3};
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+  std::int64_t expected = 1;
+  for (const std::size_t d : dims) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+void Lowerer::realize_channels_last(NodeId i) {
+  // ExternKernel.require_stride_order on a value not in memory: copy_input, a Pointwise of its
+  // loader with the node's origins, stored in the order asked; the copy is the node's value.
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  std::vector<std::int64_t> strides = layout_strides(i);
+  if (layouts_differ(g_.node(i))) {
+    strides = {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
+  }
+  if (storage(i) == i) return realize(i, std::move(strides));
+  // A view of a value not in memory: the copy is of the view, its storage left inlined.
+  push(i, origins_[i], read_set(i), i, numel_of(i), 1, false, true, "");
+  set_value_deps(i);
+  realized_[i] = true;
+  alias_[i] = i;
+  layout_fixed_[i] = true;
+  if (strides != layout_strides(i)) store_in_order(i, std::move(strides));
 }
 
 bool Lowerer::fixed_layout_user(NodeId i) const {
@@ -585,8 +652,20 @@ void Lowerer::mark_flat_view(NodeId i, const std::vector<NodeId>& args) {
   if (!lazy_view_[i]) return;
   const std::string_view base = ops::op_base_name(g_.node(i).target);
   const bool reshape = base == "view" || base == "reshape" || base == "_unsafe_view";
-  flat_view_[i] =
-      flat_view_[a] || (reshape && reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)));
+  flat_view_[i] = flat_view_[a] ||
+                  (reshape && (reshape_needs_flat_index(model_.sizes(a), model_.sizes(i)) ||
+                               reshape_merges_symbolic_dims(model_.sizes(a), ir_symbolic_dims(a),
+                                                            model_.sizes(i), ir_symbolic_dims(i))));
+}
+
+std::vector<bool> Lowerer::ir_symbolic_dims(NodeId i) const {
+  const NodeId sized =
+      ops::adaptive_pool_is_clone(g_, i, options_.hints) ? g_.node(i).args.front().as_node() : i;
+  std::vector<bool> symbolic;
+  if (const graph::Node& node = g_.node(sized); node.meta) {
+    for (const graph::Dim& d : node.meta->sizes) symbolic.push_back(d.is_symbolic());
+  }
+  return symbolic;
 }
 
 bool Lowerer::inlined_constant(const graph::Node& node) const {
@@ -644,7 +723,7 @@ NodeId Lowerer::storage(NodeId i) const {
   return i;
 }
 
-void Lowerer::realize(NodeId i) {
+void Lowerer::realize(NodeId i, std::vector<std::int64_t> required) {
   const NodeId base = storage(i);
   if (realized_[base] || !inlinable_[base]) return;
   std::vector<std::int64_t> reads = read_set(base);
@@ -652,6 +731,11 @@ void Lowerer::realize(NodeId i) {
   loadless_[base] = reads.empty() && !is_sym(base);
   push(base, origins_[base], std::move(reads), base, output_numel(base), 1, false, true, "");
   set_value_deps(base);
+  if (!required.empty()) {
+    layout_fixed_[base] = true;
+    if (required != layout_strides(base)) store_in_order(base, std::move(required));
+    return;
+  }
   // GraphLowering.finalize -> ComputedBuffer.decide_layout: a buffer nothing fixes the layout
   // of is stored in the order its loads step through (get_fill_order), not the FX graph's.
   const std::vector<std::int64_t>& sizes = model_.sizes(base);

@@ -238,4 +238,37 @@ bool reshape_needs_flat_index(const std::vector<std::int64_t>& old_sizes,
   return std::any_of(olds.begin(), olds.end(), [](std::int64_t s) { return s != 1; });
 }
 
+bool reshape_merges_symbolic_dims(const std::vector<std::int64_t>& old_sizes,
+                                  const std::vector<bool>& old_symbolic,
+                                  const std::vector<std::int64_t>& new_sizes,
+                                  const std::vector<bool>& new_symbolic) {
+  if (old_symbolic.size() != old_sizes.size() || new_symbolic.size() != new_sizes.size()) {
+    return false;
+  }
+  // _dynamic_reshape_indexer's walk from the innermost dims out, comparing size hints: only a
+  // new dim larger than the old one is reached through ModularIndexing of the old dims.
+  std::size_t o = old_sizes.size();
+  std::size_t k = new_sizes.size();
+  while (k > 0 && o > 0) {
+    std::int64_t size_new = new_sizes[--k];
+    const bool static_new = !new_symbolic[k];
+    std::int64_t size_old = old_sizes[--o];
+    if (size_new == 1) {
+      ++o;
+    } else if (size_old == 1) {
+      ++k;
+    } else if (size_new < size_old) {
+      while (size_new < size_old && k > 0) size_new *= new_sizes[--k];
+    } else if (size_new > size_old) {
+      bool symbolic = old_symbolic[o];
+      while (size_new > size_old && o > 0) {
+        size_old *= old_sizes[--o];
+        symbolic = symbolic || old_symbolic[o];
+      }
+      if (static_new && symbolic) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace fxscope::fusion

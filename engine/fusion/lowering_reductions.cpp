@@ -55,7 +55,7 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
   // The loads of the reduction's loop decide, where their addresses are known; else the layout.
   const std::optional<bool> voted = scan || args.empty() || !model_.reduced_dims(i)
                                         ? std::nullopt
-                                        : inner_by_reads(reduction_reads(i, args, reads), rnumel);
+                                        : inner_by_reads(vote_reads(i, args, reads, out), rnumel);
   const bool inner = voted.value_or(inner_reduction(i, args));
   const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
   if (split > 1) {
@@ -147,6 +147,46 @@ bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
   origins_[i] = gathered;
   sort_indices_[i] = indices;
   return true;
+}
+
+std::vector<MemoryDep> Lowerer::vote_reads(NodeId i, const std::vector<NodeId>& args,
+                                           const std::vector<std::int64_t>& reads,
+                                           std::int64_t out) {
+  std::vector<MemoryDep> deps = reduction_reads(i, args, reads);
+  const auto opaque = [](const MemoryDep& d) { return d.opaque; };
+  const NodeId in = arg_node(i, 0).value_or(args.front());
+  const std::optional<std::vector<std::int64_t>> dims = model_.reduced_dims(i);
+  if (std::none_of(deps.begin(), deps.end(), opaque) || !dims) return deps;
+  // Reduction.num_splits takes each load's strides along the reduced variables with the others
+  // at zero (stride_hints): an address that re-splits the kept dims (a window partition undone,
+  // then a grid partition made) is no sum of digits, yet steps the reduced dims plainly. Walked
+  // again with the kept coordinates at zero, such a load keeps only its reduced steps; it spans
+  // the kept variables too, which one more digit above the reduced ones stands for.
+  Coords coords = reduction_coords(model_.sizes(in), *dims);
+  for (std::size_t d = 0; d < coords.size(); ++d) {
+    if (std::find(dims->begin(), dims->end(), static_cast<std::int64_t>(d)) == dims->end()) {
+      coords[d] = IndexExpr{};
+    }
+  }
+  std::vector<MemoryDep> reduced = walk_deps({{in, coords}}, model_.numel(in), reads, false);
+  const std::int64_t rnumel =
+      std::max<std::int64_t>(1, model_.numel(in) / std::max<std::int64_t>(1, out));
+  for (MemoryDep& d : deps) {
+    if (!d.opaque || d.tag != 0) continue;
+    // A load that no reduced dim steps does not span the reduction's variables: no vote.
+    const auto steps = std::find_if(reduced.begin(), reduced.end(), [&](const MemoryDep& r) {
+      return r.buffer == d.buffer && !r.opaque &&
+             std::any_of(r.terms.begin(), r.terms.end(),
+                         [](const IndexTerm& t) { return t.mult != 0; });
+    });
+    if (steps == reduced.end()) continue;
+    MemoryDep voted = *steps;
+    std::erase_if(voted.terms, [](const IndexTerm& t) { return t.mult == 0; });
+    voted.terms.push_back({rnumel, std::max<std::int64_t>(1, out), 1});
+    d = std::move(voted);
+    reduced.erase(steps);
+  }
+  return deps;
 }
 
 void Lowerer::set_reduction_write(NodeId i, std::int64_t buffer) {

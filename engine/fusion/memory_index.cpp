@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::fusion {
@@ -434,6 +435,10 @@ std::vector<ValueLoad> IndexModel::loads(NodeId n, const Coords& out) const {
   const std::string_view base = ops::op_base_name(node.target);
   if (info.lowering == ops::Lowering::getitem) return getitem_loads(n, out);
   if (info.lowering == ops::Lowering::view) return view_loads(n, out);
+  if (ops::adaptive_pool_is_clone(g_, n, hints_)) {
+    const std::optional<NodeId> in = node_arg(n, 0);
+    return in ? std::vector<ValueLoad>{{*in, out}} : std::vector<ValueLoad>{};
+  }
   if (ops::reduces(info.lowering) && reduced_dims(n)) return unrolled_loads(n, out);
   if (info.op_class == ops::OpClass::injective) return injective_loads(n, out);
   static const std::string_view kNoLoads[] = {"full_like",  "zeros_like", "ones_like",

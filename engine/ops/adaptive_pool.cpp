@@ -46,4 +46,10 @@ std::optional<AdaptiveWindow> adaptive_window(const graph::Graph& graph, graph::
   return w;
 }
 
+bool adaptive_pool_is_clone(const graph::Graph& graph, graph::NodeId node,
+                            const SymbolHints& hints) {
+  const std::optional<AdaptiveWindow> w = adaptive_window(graph, node, hints);
+  return w && w->in_h == w->out_h && w->in_w == w->out_w;
+}
+
 }  // namespace fxscope::ops

@@ -229,11 +229,25 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
 // pointwise group also lists: Inductor put the reduction's final step (a mean's division) in that
 // kernel, which the planner records by listing the reduction in both, and the pointwise kernel
 // reads the reduction's buffer (codegen computes a reduction in a pointwise group elsewhere).
+// A reduction a group before computed whole (not a split's partial pass) is among this one's
+// nodes as an origin of something it computes (an SE block's mean behind a convolution's bias
+// epilogue): this group stores none of it.
 fusion::KernelGroup with_read_reductions(const graph::Graph& g, const fusion::FusionPlan& plan,
                                          std::size_t index) {
   fusion::KernelGroup group = plan.groups[index];
+  const auto lists = [&](std::size_t i, graph::NodeId n) {
+    const fusion::KernelGroup& other = plan.groups[i];
+    if (other.note.starts_with(fusion::kSplitFirstPassNote) ||
+        other.note == fusion::kSplitMiddlePassNote) {
+      return false;
+    }
+    return std::find(other.nodes.begin(), other.nodes.end(), n) != other.nodes.end();
+  };
   for (const graph::NodeId n : plan.groups[index].nodes) {
     if (!g.node(n).is_op() || !ops::reduces(ops::classify(g.node(n).target).lowering)) continue;
+    bool listed_before = false;
+    for (std::size_t i = 0; i < index && !listed_before; ++i) listed_before = lists(i, n);
+    if (listed_before) continue;
     for (std::size_t i = index + 1; i < plan.groups.size(); ++i) {
       const auto& other = plan.groups[i];
       if (other.kind == fusion::GroupKind::pointwise &&

@@ -44,5 +44,8 @@ TEST_CASE("a reduction no store of its group needs is computed elsewhere", "[cod
       ++checked;
     }
   }
-  CHECK(checked >= 8);  // the MBConv blocks' SE means before each block's attention layer norm
+  // The MBConv blocks' SE means before each block's attention layer norm; the third stage's
+  // residual sum, stored channels-last for its reuse, is its own kernel (the mean among its
+  // origins) and its layer norm splits, as Inductor's.
+  CHECK(checked >= 7);
 }

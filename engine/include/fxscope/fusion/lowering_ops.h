@@ -38,6 +38,16 @@ bool pointless_view(const graph::Graph& graph, graph::NodeId id);
 bool reshape_needs_flat_index(const std::vector<std::int64_t>& old_sizes,
                               const std::vector<std::int64_t>& new_sizes);
 
+// Whether a reshape from OLD_SIZES to NEW_SIZES (each dim flagged where its size is symbolic)
+// merges old dims, one of them symbolic, into a new dim of static size: the new index reaches
+// them through ModularIndexing whose modulus holds a symbol, which simplify_with_ranges cannot
+// drop for an index of static range, so ExternKernel.convert_to_reinterpret_view finds no
+// strides for the view (AlexNet with dynamic shapes: 256 x h x w read as 9216).
+bool reshape_merges_symbolic_dims(const std::vector<std::int64_t>& old_sizes,
+                                  const std::vector<bool>& old_symbolic,
+                                  const std::vector<std::int64_t>& new_sizes,
+                                  const std::vector<bool>& new_symbolic);
+
 // Whether an op of TARGET is in GraphLowering.run_node's need_fixed_layout: a reused input of it
 // is asked for its own strides (a GEMM, a convolution's backward, and without layout
 // optimisation a convolution).

@@ -34,4 +34,9 @@ struct AdaptiveWindow {
 std::optional<AdaptiveWindow> adaptive_window(const graph::Graph& graph, graph::NodeId node,
                                               const SymbolHints& hints);
 
+// Whether NODE's output sizes are its input's (by the hints): lowering._adaptive_avg_pool2d then
+// returns clone(x), a Pointwise loading its input where it stores, sized as the input.
+bool adaptive_pool_is_clone(const graph::Graph& graph, graph::NodeId node,
+                            const SymbolHints& hints);
+
 }  // namespace fxscope::ops
