@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
@@ -35,13 +36,8 @@ TEST_CASE("a reshape merging symbolic dims into a static size keeps its ModularI
 
 TEST_CASE("AlexNet's classifier copies the flattened clone of its pooling (dynamic shapes)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_alexnet_dynamic");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_alexnet_dynamic");
+  if (!log) return;
   std::size_t copies = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

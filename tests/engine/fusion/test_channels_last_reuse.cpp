@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/layout_opt.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -55,13 +56,8 @@ TEST_CASE("nodes prefer channels-last around convolutions, not past a bmm or the
 }
 
 TEST_CASE("a reused window-partitioned residual sum is stored channels-last (MaxViT)", "[fusion]") {
-  const std::string path = test::sample("corpus/tv_maxvit_small");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_maxvit_small");
+  if (!log) return;
   std::size_t split_passes = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
@@ -96,13 +92,8 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
 
 TEST_CASE("a reused view preferring channels-last is copied, its storage inlined (ConvNeXt)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_convnext_tiny_cl_fp16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_convnext_tiny_cl_fp16");
+  if (!log) return;
   std::size_t kernels = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

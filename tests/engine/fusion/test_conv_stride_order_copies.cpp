@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
@@ -22,13 +23,8 @@ using namespace fxscope;
 
 TEST_CASE("a group norm + SiLU stores its output and a channels-last copy for the convolution",
           "[fusion]") {
-  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("hand_unet_train_cl_bf16");
+  if (!log) return;
   int kernels = 0;
   int formed = 0;
   for (const auto& unit : log->units()) {

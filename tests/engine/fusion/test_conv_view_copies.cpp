@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
@@ -19,13 +20,8 @@ using namespace fxscope;
 
 TEST_CASE("a convolution copies a view of a contiguous buffer to channels-last (ShuffleNet)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_shufflenet_v2_fp16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_shufflenet_v2_fp16");
+  if (!log) return;
   int copies = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
@@ -16,13 +17,8 @@
 using namespace fxscope;
 
 TEST_CASE("the CPU nodes between two flushes are one C++ kernel (SSDLite's anchors)", "[fusion]") {
-  const std::string path = test::sample("corpus/tv_ssdlite320_detection");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_ssdlite320_detection");
+  if (!log) return;
   int cpp_kernels = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -18,13 +19,8 @@ using namespace fxscope;
 
 TEST_CASE("a batch norm's running stats are static inputs: the training step keeps CUDA graphs",
           "[fusion][cuda_graphs]") {
-  const std::string path = test::sample("corpus/tv_resnet18_train_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_resnet18_train_bf16");
+  if (!log) return;
   const trace::CompileUnit& unit = log->units().front();
   const std::set<std::size_t> statics = fusion::cudagraph_static_inputs(unit);
   // conv1.weight, then the input x, then bn1's num_batches_tracked, running_mean, running_var...

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
@@ -19,13 +20,8 @@ using namespace fxscope;
 
 TEST_CASE("small tensor constants are inlined with their get_attr as an origin (SSDLite)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_ssdlite320_detection");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_ssdlite320_detection");
+  if (!log) return;
   std::set<std::string> theirs;
   std::set<std::string> ours;
   for (const auto& unit : log->units()) {

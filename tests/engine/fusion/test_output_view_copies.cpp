@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
@@ -32,13 +33,8 @@ TEST_CASE("a reshape neither splitting nor merging is indexed through the flat t
 
 TEST_CASE("graph outputs viewing q, k and v through a flat reshape are copied (ViT-S)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_vit_small_train_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_vit_small_train_bf16");
+  if (!log) return;
   int copies = 0;
   int kernels = 0;
   for (const auto& unit : log->units()) {

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/loop_order.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
@@ -38,13 +39,8 @@ TEST_CASE("pick_loop_order puts the dim the loads step least inside", "[fusion]"
 
 TEST_CASE("a layer norm backward's transposed row sum is a kernel of its own (ViT-S training)",
           "[fusion]") {
-  const std::string path = test::sample("corpus/tv_vit_small_train_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_vit_small_train_bf16");
+  if (!log) return;
   int checked = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
@@ -84,13 +80,8 @@ TEST_CASE("an outer split's first pass takes the buffer laid out in its parts (G
   // in two parts of 128: the first pass reads the buffer through its own three loops, so the
   // GELU backward, reordering its loops, is computed in that pass (Inductor's
   // triton_red_fused_add_mul_pow_sum_tanh_tanh_backward_view kernels).
-  const std::string path = test::sample("corpus/hf_gpt2_train");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("hf_gpt2_train");
+  if (!log) return;
   int passes = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

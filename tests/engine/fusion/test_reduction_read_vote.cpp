@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/reduction_split.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
@@ -18,13 +19,8 @@
 using namespace fxscope;
 
 TEST_CASE("a layer norm over a transpose not in memory votes outer and splits", "[fusion]") {
-  const std::string path = test::sample("corpus/hf_wav2vec2");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("hf_wav2vec2");
+  if (!log) return;
   int split_norms = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
@@ -67,13 +63,8 @@ TEST_CASE("a channels-last group norm votes inner as a whole and outer part by p
 
 TEST_CASE("a group norm's split first pass splits again into Inductor's three kernels",
           "[fusion]") {
-  const std::string path = test::sample("corpus/hand_unet_train_cl_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("hand_unet_train_cl_bf16");
+  if (!log) return;
   int chains = 0;
   for (const auto& unit : log->units()) {
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {

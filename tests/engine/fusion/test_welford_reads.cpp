@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
@@ -18,13 +19,8 @@
 using namespace fxscope;
 
 TEST_CASE("a value loading a var_mean's mean and variance makes two reads (BERT)", "[fusion]") {
-  const std::string path = test::sample("corpus/hf_bert_max_autotune_fp16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("hf_bert_max_autotune_fp16");
+  if (!log) return;
   int templates = 0;
   int matched = 0;
   for (const auto& unit : log->units()) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
@@ -24,13 +25,8 @@ TEST_CASE("pooling and nearest upsampling need realized inputs", "[fusion]") {
 }
 
 TEST_CASE("a reused value read by a pooling op is stored first (MaxViT)", "[fusion]") {
-  const std::string path = test::sample("corpus/tv_maxvit_small");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_maxvit_small");
+  if (!log) return;
   int pools = 0;
   int alone = 0;
   for (const auto& unit : log->units()) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/conv_spec.h"
 #include "fxscope/gpu/dense_copy.h"
@@ -55,13 +56,8 @@ TEST_CASE("convolution operands the graph lays out otherwise than cuDNN takes th
           "[gpu][dense_copy]") {
   // ResNet-18 bf16 training: the last block's backward starts from the pool's gradient, an
   // expand of the mean's (strides 0); cuDNN offers no bf16 algorithm for it until it is dense.
-  const std::string path = test::sample("corpus/tv_resnet18_train_bf16");
-  if (!std::filesystem::exists(path)) {
-    WARN("sample_graphs/corpus/ is absent from this checkout");
-    return;
-  }
-  auto log = trace::read_trace(path);
-  REQUIRE(log);
+  const auto log = test::corpus_log("tv_resnet18_train_bf16");
+  if (!log) return;
   std::size_t convs = 0;
   std::size_t not_dense = 0;
   for (const auto& f : fusion::fuse_unit(log->units().front(), fusion::Mode::default_mode)) {
