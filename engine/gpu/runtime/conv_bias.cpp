@@ -39,25 +39,31 @@ bool bias_in_epilogue(const graph::Graph& g, const fusion::FusionPlan& plan, std
 
 namespace {
 
-// Whether the runtime runs convolution CONV without its bias (bias_in_epilogue for the library
-// group that calls it).
-bool runs_without_bias(const graph::Graph& g, const fusion::FusionPlan& plan, graph::NodeId conv) {
+// Whether CONV's buffer holds the value without its bias when a kernel reads it: the library
+// call runs without the bias (bias_in_epilogue for the extern group that calls it; a template
+// group lists a convolution among its origins but calls a GEMM) and no generated kernel stores
+// the convolution's whole value back into it (a bias epilogue of the convolution's own, as
+// Inductor's kernel `buf0 = buf0 + bias` does, which later readers then read whole).
+bool holds_partial_value(const graph::Graph& g, const fusion::FusionPlan& plan,
+                         graph::NodeId conv) {
+  bool partial = false;
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
     const auto& group = plan.groups[i];
-    if (group.kind != fusion::GroupKind::extern_kernel &&
-        group.kind != fusion::GroupKind::template_gemm) {
-      continue;
-    }
-    if (std::find(group.nodes.begin(), group.nodes.end(), conv) != group.nodes.end()) {
-      return bias_in_epilogue(g, plan, i, conv);
+    const auto lists = [&](const std::vector<graph::NodeId>& v) {
+      return std::find(v.begin(), v.end(), conv) != v.end();
+    };
+    if (group.kind == fusion::GroupKind::extern_kernel) {
+      if (lists(group.nodes)) partial = partial || bias_in_epilogue(g, plan, i, conv);
+    } else if (group.kind != fusion::GroupKind::template_gemm && lists(group.outputs)) {
+      return false;
     }
   }
-  return false;
+  return partial;
 }
 
 }  // namespace
 
-// GROUP with the bias of each convolution it reads that the runtime runs without its bias, and
+// GROUP with the bias of each convolution it reads whose buffer holds it without its bias, and
 // the views it reads that convolution through: the group's kernel then computes the bias and adds
 // it to what it loads (codegen's epilogue_bias), as each of Inductor's kernels reading the
 // convolution's buffer does. Without it, a kernel other than the one the bias's group names (an
@@ -78,7 +84,7 @@ fusion::KernelGroup with_conv_biases(const graph::Graph& g, const fusion::Fusion
       }
       if (members.count(in)) continue;
       const auto bias = conv_bias(g, in);
-      if (!bias || members.count(*bias) || !runs_without_bias(g, plan, in)) continue;
+      if (!bias || members.count(*bias) || !holds_partial_value(g, plan, in)) continue;
       for (const graph::NodeId v : views) {
         if (members.insert(v).second) added.push_back(v);
       }

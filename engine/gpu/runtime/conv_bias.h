@@ -18,8 +18,9 @@ std::optional<graph::NodeId> conv_bias(const graph::Graph& g, graph::NodeId conv
 // the library call then runs without the bias.
 bool bias_in_epilogue(const graph::Graph& g, const fusion::FusionPlan& plan, std::size_t conv_group,
                       graph::NodeId conv);
-// GROUP with the bias of each convolution it reads that runs without it, and the views it reads
-// that convolution through, among its nodes: its kernel then adds the bias to what it loads.
+// GROUP with the bias of each convolution it reads whose buffer holds the value without it (no
+// kernel stores the whole value back), and the views it reads that convolution through, among
+// its nodes: its kernel then adds the bias to what it loads.
 fusion::KernelGroup with_conv_biases(const graph::Graph& g, const fusion::FusionPlan& plan,
                                      fusion::KernelGroup group);
 
