@@ -96,7 +96,9 @@ Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) co
   const std::vector<std::string> computed_in = computed_in_dtypes(*impl_->graph);
   for (const graph::NodeId n : output_nodes(*impl_->graph)) {
     HostOutput h;
-    h.node = impl_->graph->node(n).name;
+    // The node whose buffer holds it: a gradient returned as a view of a sum is judged as the
+    // sum (ValueDigest::terms_abs_sum).
+    h.node = impl_->graph->node(impl_->locate(n).base).name;
     h.computed_in = computed_in[n];
     const auto& meta = impl_->graph->node(n).meta;
     char* p = impl_->pointer(n);

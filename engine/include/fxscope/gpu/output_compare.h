@@ -17,7 +17,9 @@ namespace fxscope::gpu {
 
 // One output of a graph, copied back to the host (its storage bytes and its meta).
 struct HostOutput {
-  std::string node;  // the graph node's name: the same in every mode's graph of a unit
+  // The name of the graph node whose buffer holds it (itself, or what it is a view of): the same
+  // in every mode's graph of a unit.
+  std::string node;
   graph::TensorMeta meta;
   std::vector<std::byte> bytes;
   // The least precise floating dtype on the way to the value (computed_in_dtypes): an f32 output
