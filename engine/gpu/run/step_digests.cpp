@@ -15,7 +15,15 @@ double StepDigests::terms_abs_sum(graph::NodeId n, std::int64_t numel) const {
   const graph::Node& node = graph_.node(n);
   if (!node.is_op()) return 0;
   const std::string_view op = ops::op_base_name(node.target);
-  if ((op != "sum" && op != "mean") || node.args.empty() || !node.args[0].is_node()) return 0;
+  if (node.args.empty() || !node.args[0].is_node()) return 0;
+  if (op == "convert_element_type" || ops::classify(node.target).lowering == ops::Lowering::view) {
+    // A cast or a view of a sum holds the sum's elements: its terms are the sum's.
+    const auto it = index_.find(node.args[0].as_node());
+    if (it == index_.end()) return 0;
+    const ValueDigest& of = values_[it->second];
+    return of.numel == numel ? of.terms_abs_sum : 0;
+  }
+  if (op != "sum" && op != "mean") return 0;
   // The terms: the input, through the casts and views between it and a stored value.
   graph::NodeId in = node.args[0].as_node();
   while (!index_.count(in)) {

@@ -21,7 +21,8 @@ class StepDigests {
 
  private:
   // ValueDigest::terms_abs_sum of node N (NUMEL elements): from its input's digest, where N is a
-  // sum or mean of a value (through casts and views) this launch digested earlier.
+  // sum or mean of a value (through casts and views) this launch digested earlier, or a cast or
+  // view of such a sum.
   double terms_abs_sum(graph::NodeId n, std::int64_t numel) const;
   const Executable& exe_;
   const graph::Graph& graph_;

@@ -34,11 +34,12 @@ struct ValueDigest {
   double max_abs = 0;               // over finite elements
   double sum = 0;                   // of finite elements
   double abs_sum = 0;
-  // A sum or mean of its input (through casts and views): the absolute sum of its terms (for a
-  // mean, divided by the elements each output averages), from the input's digest; 0 where the
-  // value sums nothing or its input was not digested. Floating summation's error is bounded by
-  // the magnitude of the terms, not of the result, so a sum that cancels (a batch norm's bias
-  // gradient, whose terms have a mean of about zero by construction) is judged against it.
+  // A sum or mean of its input (through casts and views), or a cast or view of one: the absolute
+  // sum of its terms (for a mean, divided by the elements each output averages), from the
+  // input's digest; 0 where the value sums nothing or its input was not digested. Floating
+  // summation's error is bounded by the magnitude of the terms, not of the result, so a sum that
+  // cancels (a batch norm's bias gradient, whose terms have a mean of about zero by construction)
+  // is judged against it.
   double terms_abs_sum = 0;
   std::int64_t nonfinite = 0;
   std::vector<double> samples;  // at sample_positions(numel)
