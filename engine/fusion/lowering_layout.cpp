@@ -1,0 +1,202 @@
+// The layouts of Inductor's lowering (torch/_inductor/graph.py run_node, ir.py's
+// FlexibleLayout and ExternKernel.require_stride_order): which values are stored channels-last,
+// and the copies a library call or a fixed-layout user makes of an input in another layout.
+
+#include <algorithm>
+#include <iterator>
+#include <numeric>
+#include <string_view>
+
+#include "fill_order.h"
+#include "fxscope/fusion/layout_opt.h"
+#include "fxscope/fusion/lowering.h"
+#include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/ops/adaptive_pool.h"
+#include "lowerer.h"
+
+namespace fxscope::fusion {
+namespace detail {
+
+using ops::Lowering;
+
+bool Lowerer::channels_last(NodeId i, const std::vector<NodeId>& args) const {
+  const graph::Node& node = g_.node(i);
+  if (!node.meta || node.meta->rank() != 4) return false;
+  if (recorded_channels_last(node)) return true;
+  // GraphLowering.run_node requires a graph output in its recorded stride order; only
+  // layout_opt's nodes_prefer_channels_last turns one channels-last against it.
+  if (graph_output_[i] && !layout_opt_) return false;
+  const std::string_view base = ops::op_base_name(node.target);
+  if (base == "convolution") return layout_opt_;
+  if (base == "permute" || base == "transpose" || base == "t") return false;
+  return std::any_of(args.begin(), args.end(), [&](NodeId a) {
+    const graph::Node& in = g_.node(a);
+    return channels_last_[a] && in.meta && in.meta->rank() == 4;
+  });
+}
+
+bool Lowerer::recorded_channels_last(const graph::Node& node) const {
+  if (!layouts_differ(node) || node.meta->strides.size() != 4) return false;
+  return ops::eval_dim(node.meta->strides[1], options_.hints) == 1;
+}
+
+void Lowerer::add_layout_copies(const std::vector<NodeId>& args,
+                                const std::vector<NodeId>& gathered) {
+  if (args.size() < 2) return;
+  for (const NodeId a : {args[1], args[0]}) {
+    const graph::Node& node = g_.node(a);
+    if (node.op != graph::OpKind::placeholder || !layouts_differ(node) ||
+        recorded_channels_last(node)) {
+      continue;
+    }
+    push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
+         std::string(kLayoutCopyNote));
+    sched_.back().read_deps = {make_dep(a, iteration_coords(model_.sizes(a)), layout_strides(a),
+                                        model_.numel(a), model_.element_bytes(a))};
+  }
+}
+
+void Lowerer::add_view_layout_copies(const std::vector<NodeId>& args,
+                                     const std::vector<NodeId>& gathered) {
+  if (args.size() < 2) return;
+  for (const NodeId a : {args[0], args[1]}) {
+    // A getitem of a split is one of its views; of a pooling op's tuple, the value itself.
+    const std::vector<NodeId> inputs = g_.inputs(a);
+    const bool view = info_[a].lowering == Lowering::view ||
+                      (info_[a].lowering == Lowering::getitem && !inputs.empty() &&
+                       info_[inputs.front()].lowering == Lowering::view);
+    if (realized_[a] || !view || pointless_view(g_, a)) continue;
+    // x.realize() stores what the view reads with its own origins; the view is then a
+    // ReinterpretView of that buffer, laid out as the view says.
+    realize(storage(a));
+    if (realized_[a] || channels_last_[a] || !layouts_differ(g_.node(a))) continue;
+    push(a, gathered, read_set(a), a, numel_of(a), 1, false, true, "");
+    set_value_deps(a);
+    realized_[a] = true;
+    alias_[a] = a;
+    layout_fixed_[a] = true;
+    channels_last_[a] = true;
+  }
+}
+
+std::optional<std::int64_t> Lowerer::stride_order_copy(NodeId i, NodeId a,
+                                                       const std::vector<NodeId>& gathered) {
+  const graph::Node& node = g_.node(a);
+  const std::vector<std::int64_t>& sizes = model_.sizes(a);
+  if (!layouts_differ(node) || sizes.size() != 4) return std::nullopt;
+  const std::vector<std::int64_t> strides = layout_strides(a);
+  const bool channels_last = strides.size() == 4 && strides[1] == 1;
+  if (channels_last == recorded_channels_last(g_.node(i))) return std::nullopt;
+  std::vector<std::int64_t> reads;
+  add_reads(a, reads);
+  const std::int64_t buffer = next_buffer_++;
+  // Alone, a copy to channels-last is the code generator's layout copy; fused, the kernel it
+  // joins computes what it stores.
+  push(a, gathered, reads, buffer, numel_of(a), 1, false, true,
+       channels_last ? "" : std::string(kLayoutCopyNote));
+  set_value_deps(a);
+  const std::vector<std::int64_t> required =
+      channels_last ? std::vector<std::int64_t>{sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3],
+                                                sizes[3], 1}
+                    : std::vector<std::int64_t>{sizes[1] * sizes[2] * sizes[3], 1,
+                                                sizes[3] * sizes[1], sizes[1]};
+  sched_.back().write_dep =
+      make_dep(buffer, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
+  return buffer;
+}
+
+bool Lowerer::layouts_differ(const graph::Node& node) const {
+  if (!node.meta || node.meta->rank() != 4) return false;
+  const auto dim = [&](std::size_t d) {
+    return ops::eval_dim(node.meta->sizes[d], options_.hints);
+  };
+  return dim(1) > 1 && dim(2) * dim(3) > 1;
+}
+
+bool Lowerer::stores_channels_last(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  if (!prefer_channels_last_[i] || graph_output_[i] || !node.meta || node.meta->rank() != 4) {
+    return false;
+  }
+  for (const NodeId u : users_[i]) {
+    const std::string_view op = ops::op_base_name(g_.node(u).target);
+    if (op.starts_with("as_strided") || op.starts_with("resize")) return false;
+  }
+  // torch._prims_common.is_non_overlapping_and_dense: some order of the dims is contiguous.
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  const std::vector<std::int64_t>& strides = model_.strides(i);
+  if (sizes.size() != 4 || strides.size() != 4) return false;
+  std::vector<std::size_t> dims{0, 1, 2, 3};
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+  std::int64_t expected = 1;
+  for (const std::size_t d : dims) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+void Lowerer::realize_channels_last(NodeId i) {
+  // ExternKernel.require_stride_order on a value not in memory: copy_input, a Pointwise of its
+  // loader with the node's origins, stored in the order asked; the copy is the node's value.
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  std::vector<std::int64_t> strides = layout_strides(i);
+  if (layouts_differ(g_.node(i))) {
+    strides = {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
+  }
+  if (storage(i) == i) return realize(i, std::move(strides));
+  // A view of a value not in memory: the copy is of the view, its storage left inlined.
+  push(i, origins_[i], read_set(i), i, numel_of(i), 1, false, true, "");
+  set_value_deps(i);
+  realized_[i] = true;
+  alias_[i] = i;
+  layout_fixed_[i] = true;
+  if (strides != layout_strides(i)) store_in_order(i, std::move(strides));
+}
+
+bool Lowerer::fixed_layout_user(NodeId i) const {
+  return std::any_of(users_[i].begin(), users_[i].end(),
+                     [&](NodeId u) { return needs_fixed_layout(g_.node(u).target, layout_opt_); });
+}
+
+bool Lowerer::layout_stays_flexible(NodeId i) const {
+  for (const NodeId u : users_[i]) {
+    if (graph_output_[u]) return false;
+    const std::string_view base = ops::op_base_name(g_.node(u).target);
+    if (base == "cat" || base.starts_with("index_put") || base.starts_with("as_strided")) {
+      return false;
+    }
+    switch (info_[u].lowering) {
+      case Lowering::extern_kernel:
+      case Lowering::getitem:
+      case Lowering::scan:
+        return false;
+      case Lowering::view:
+        if (!layout_stays_flexible(u)) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return g_.node(i).is_op();
+}
+
+std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
+  if (!fill_strides_[i].empty()) return fill_strides_[i];
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  if (channels_last_[i] && sizes.size() == 4) {
+    return {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
+  }
+  const graph::Node& node = g_.node(i);
+  if (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel) {
+    return model_.strides(i);
+  }
+  std::vector<std::int64_t> strides(sizes.size(), 1);
+  for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
+  return strides;
+}
+
+}  // namespace detail
+}  // namespace fxscope::fusion
