@@ -363,8 +363,10 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   // Plans first: they need no GPU, and an unusable unit is reported before the device opens.
   std::vector<fusion::GraphFusion> graphs;
   std::vector<std::optional<fusion::GraphFusion>> backwards;  // per mode; empty for inference
+  std::string eager_note;
   for (const std::string& name : modes) {
-    auto f = fusion::fuse_unit(*unit, *fusion::parse_mode(name));
+    auto f = name == "eager" ? std::vector<fusion::GraphFusion>{eager_reference(*unit, eager_note)}
+                             : fusion::fuse_unit(*unit, *fusion::parse_mode(name));
     if (f.empty() || f.front().post_grad.empty()) {
       return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
     }
@@ -385,6 +387,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
   run.cuda_version =
       version(device->runtime_version) + " (driver " + version(device->driver_version) + ")";
   run.cudnn = cudnn_location();
+  if (!eager_note.empty()) run.notes.push_back(eager_note);
   say("device " + run.device + " (" + device->arch() + "), " +
       (o.unit.empty() ? default_unit_line(*unit) : "unit " + run.unit));
   cudaStream_t stream = nullptr;

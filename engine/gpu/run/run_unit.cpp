@@ -1,5 +1,6 @@
 #include "fxscope/gpu/run_unit.h"
 
+#include "fxscope/fusion/planner.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/random_inputs.h"
 
@@ -56,6 +57,26 @@ std::string unrecorded_constants(const graph::Graph& eager, const trace::Compile
          " tensor constants (torch.tensor(...) in the model) that the compiled graph folded into "
          "numbers; the log records no constant's value, so eager's are random here and its "
          "outputs are no reference";
+}
+
+fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string& note) {
+  auto aot = fusion::fuse_unit(unit, fusion::Mode::eager);
+  fusion::GraphFusion eager = aot.empty() ? fusion::GraphFusion{} : std::move(aot.front());
+  const std::string unrecorded = unrecorded_constants(eager.post_grad, unit);
+  if (unrecorded.empty()) return eager;
+  auto compiled = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+  if (compiled.empty() || compiled.front().post_grad.empty()) return eager;
+  fusion::GraphFusion post = std::move(compiled.front());
+  fusion::PlanOptions options;
+  options.hints = post.hints;
+  post.ours = fusion::plan(post.post_grad, fusion::Mode::eager, options);
+  post.inductor = {};
+  post.agreement = {};
+  note =
+      "eager runs the post-grad graph one op a kernel, whose constants Inductor folded, not "
+      "the AOT graph: " +
+      unrecorded;
+  return post;
 }
 
 }  // namespace fxscope::gpu

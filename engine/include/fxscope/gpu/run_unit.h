@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/graph.h"
 #include "fxscope/trace/trace_log.h"
 
@@ -21,5 +22,11 @@ std::string default_unit_line(const trace::CompileUnit& unit);
 // log records no constant's value, so eager computes from random ones where Inductor folded the
 // constant into a number. Empty when eager is a reference; else one line saying how many.
 std::string unrecorded_constants(const graph::Graph& eager, const trace::CompileUnit& unit);
+
+// The graph eager runs for UNIT, planned one op a kernel: the AOT graph, as PyTorch's eager runs
+// it; or, where that computes from tensor constants the log does not record
+// (unrecorded_constants), the first post-grad graph, whose constants Inductor folded into numbers,
+// so that the compiled modes have a reference of the same values. NOTE then says which.
+fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string& note);
 
 }  // namespace fxscope::gpu

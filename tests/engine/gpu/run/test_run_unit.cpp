@@ -10,6 +10,7 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
+#include "fxscope/gpu/step_plan.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -89,4 +90,48 @@ TEST_CASE("eager computing from tensor constants that Inductor folded is no refe
   const auto e2 = fusion::fuse_unit(*u2, fusion::Mode::eager);
   REQUIRE(!e2.empty());
   CHECK(gpu::unrecorded_constants(e2.front().post_grad, *u2).empty());
+}
+
+TEST_CASE("eager's reference is the post-grad graph where the AOT graph's constants are unknown",
+          "[gpu]") {
+  auto log = trace::read_trace(test::sample("corpus/hf_deberta_v2"));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = gpu::default_run_unit(*log);
+  REQUIRE(unit);
+  std::string note;
+  const fusion::GraphFusion eager = gpu::eager_reference(*unit, note);
+  CHECK(note.find("eager runs the post-grad graph one op a kernel") == 0);
+  // The graph the compiled modes run, planned one op a kernel: every tensor constant it reads is
+  // one the post-grad graph keeps, so eager's values are the compiled modes' reference again.
+  const auto compiled = fusion::fuse_unit(*unit, fusion::Mode::default_mode);
+  REQUIRE(!compiled.empty());
+  CHECK(eager.post_grad.size() == compiled.front().post_grad.size());
+  CHECK(gpu::unrecorded_constants(eager.post_grad, *unit).empty());
+  CHECK(eager.ours.mode == fusion::Mode::eager);
+  CHECK(eager.ours.groups.size() > compiled.front().ours.groups.size());
+  // Each of its ops has a runtime, in DeBERTa and in Swin-T (whose window attention computes
+  // from 45 such constants).
+  for (const char* name : {"corpus/hf_deberta_v2", "corpus/tv_swin_t"}) {
+    auto l = trace::read_trace(test::sample(name));
+    REQUIRE(l);
+    const trace::CompileUnit* u = gpu::default_run_unit(*l);
+    REQUIRE(u);
+    std::string why;
+    const fusion::GraphFusion ref = gpu::eager_reference(*u, why);
+    CHECK(!why.empty());
+    const auto steps = gpu::plan_steps(ref.post_grad, ref.ours, ref.hints, false, 1);
+    INFO(name << ": " << (steps.skipped.empty() ? "" : steps.skipped.front().why));
+    CHECK(steps.skipped.empty());
+    CHECK(steps.ran_ops == steps.ops);
+  }
+  // Where the AOT graph has no such constants, eager runs it.
+  auto gpt2 = trace::read_trace(test::sample("corpus/hf_gpt2_max_autotune"));
+  REQUIRE(gpt2);
+  const trace::CompileUnit* u2 = gpu::default_run_unit(*gpt2);
+  REQUIRE(u2);
+  std::string none;
+  const fusion::GraphFusion e2 = gpu::eager_reference(*u2, none);
+  CHECK(none.empty());
+  CHECK(e2.post_grad.size() ==
+        fusion::fuse_unit(*u2, fusion::Mode::eager).front().post_grad.size());
 }
