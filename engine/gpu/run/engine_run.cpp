@@ -371,7 +371,14 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       return make_error(log->path() + ": unit " + unit->id.str() + " has no ATen graph to run");
     }
     graphs.push_back(std::move(f.front()));
-    backwards.push_back(backward_fusion(*unit, *fusion::parse_mode(name)));
+    if (name == "eager" && !eager_note.empty()) {
+      // Eager's forward is the post-grad graph: so is its backward, whose inputs it saves.
+      auto backward = backward_fusion(*unit, fusion::Mode::default_mode);
+      if (backward) backward = planned_as_eager(std::move(*backward));
+      backwards.push_back(std::move(backward));
+    } else {
+      backwards.push_back(backward_fusion(*unit, *fusion::parse_mode(name)));
+    }
   }
   if (auto missing = missing_run_libraries()) return *missing;
   auto device = open_cuda_device();

@@ -59,6 +59,15 @@ std::string unrecorded_constants(const graph::Graph& eager, const trace::Compile
          "outputs are no reference";
 }
 
+fusion::GraphFusion planned_as_eager(fusion::GraphFusion f) {
+  fusion::PlanOptions options;
+  options.hints = f.hints;
+  f.ours = fusion::plan(f.post_grad, fusion::Mode::eager, options);
+  f.inductor = {};
+  f.agreement = {};
+  return f;
+}
+
 fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string& note) {
   auto aot = fusion::fuse_unit(unit, fusion::Mode::eager);
   fusion::GraphFusion eager = aot.empty() ? fusion::GraphFusion{} : std::move(aot.front());
@@ -66,12 +75,7 @@ fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string&
   if (unrecorded.empty()) return eager;
   auto compiled = fusion::fuse_unit(unit, fusion::Mode::default_mode);
   if (compiled.empty() || compiled.front().post_grad.empty()) return eager;
-  fusion::GraphFusion post = std::move(compiled.front());
-  fusion::PlanOptions options;
-  options.hints = post.hints;
-  post.ours = fusion::plan(post.post_grad, fusion::Mode::eager, options);
-  post.inductor = {};
-  post.agreement = {};
+  fusion::GraphFusion post = planned_as_eager(std::move(compiled.front()));
   note =
       "eager runs the post-grad graph one op a kernel, whose constants Inductor folded, not "
       "the AOT graph: " +

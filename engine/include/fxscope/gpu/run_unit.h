@@ -28,5 +28,8 @@ std::string unrecorded_constants(const graph::Graph& eager, const trace::Compile
 // (unrecorded_constants), the first post-grad graph, whose constants Inductor folded into numbers,
 // so that the compiled modes have a reference of the same values. NOTE then says which.
 fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string& note);
+// F (a compiled graph) planned one op a kernel, without Inductor's plan: eager's reference on the
+// post-grad graph (eager_reference), forward and backward alike.
+fusion::GraphFusion planned_as_eager(fusion::GraphFusion f);
 
 }  // namespace fxscope::gpu
