@@ -176,7 +176,13 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const NodeId n = group.nodes.back();
     const ops::OpInfo info = ops::classify(graph.node(n).target);
     if (!has_generated_kernel(graph, group)) {
-      return make_error(where + ": " + std::string(ops::op_key(graph.node(n).target)) +
+      const std::string op(ops::op_key(graph.node(n).target));
+      if (op.starts_with("higher_order.")) {
+        // torch.cond, while_loop, a user's Triton kernel, flex attention: a subgraph or a kernel
+        // the log does not hold as code this engine runs.
+        return make_error(where + ": " + op + " is a higher-order op, which has no runtime here");
+      }
+      return make_error(where + ": " + op +
                         " runs on a library kernel or ATen, not generated code");
     }
     add_buffers(graph, n, ctx.writes);
