@@ -53,6 +53,14 @@ template <class T> inline T atomicAdd(T* p, T v) {
 }
 )";
 
+// A folder of this process's own under the temp directory, named PREFIX and the process id,
+// made if missing: where a test builds kernels on the host.
+inline std::filesystem::path host_dir(const std::string& prefix) {
+  const auto dir = std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR,
 // with EXTRA (what else of the prelude the kernel uses) after the shim.
 inline void* build_on_host(const codegen::GeneratedKernel& kernel, const std::filesystem::path& dir,
@@ -78,9 +86,7 @@ inline void* build_on_host(const codegen::GeneratedKernel& kernel, const std::fi
 // THREADS with ARGS (its params, in order); the folder and the library removed after.
 template <class... Args>
 void run_one_block_on_host(const codegen::GeneratedKernel& kernel, unsigned threads, Args... args) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-host-" + kernel.entry + "-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-host-" + kernel.entry + "-");
   void* lib = build_on_host(kernel, dir);
   using Kernel = void (*)(Args...);
   const auto run = reinterpret_cast<Kernel>(dlsym(lib, kernel.entry.c_str()));

@@ -49,9 +49,7 @@ TEST_CASE("adaptive average pooling averages each output's window of the input",
       want[static_cast<std::size_t>(oh * 3 + ow)] = sum / static_cast<float>((h1 - h0) * (w1 - w0));
     }
   }
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-adaptive-pool-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-adaptive-pool-");
   void* lib = test::build_on_host(*k, dir);
   using Kernel = void (*)(const float*, float*);
   const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));

@@ -37,9 +37,7 @@ using StemOffsetsKernel = void (*)(const float*, const float*, const float*, con
 }  // namespace
 
 TEST_CASE("channels-last copies of the ResNet samples transpose each image exactly", "[codegen]") {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-copy-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-copy-on-host-");
   std::set<std::string> shapes_seen;
   int checked = 0;
   int rgb_inputs = 0;
@@ -120,9 +118,7 @@ std::int64_t stem_pool_errors(const codegen::GeneratedKernel& kernel, const grap
   REQUIRE(kernel.params[5].written);
   const bool offsets = kernel.params.size() == 7;
   CHECK(kernel.source.find("continue;") == std::string::npos);  // no branch around a read
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-pool-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-pool-on-host-");
   void* lib = test::build_on_host(kernel, dir);
   void* entry = dlsym(lib, kernel.entry.c_str());
   REQUIRE(entry);

@@ -73,9 +73,7 @@ TEST_CASE("a pointwise group sums top-k weights over k inline, then a weighted s
   INFO((k ? k->source : k.error().message));
   REQUIRE(k);
   REQUIRE(k->params.size() == 4);  // w, x, bias and the output: no sum is loaded
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-unrolled-sums-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-unrolled-sums-");
   void* lib = test::build_on_host(*k, dir);
   std::vector<float> w = {0.5f, 1.5f, 2.0f, 0.25f, 1.0f, 1.0f, 3.0f, 0.75f};
   std::vector<float> x(24);

@@ -43,10 +43,7 @@ fusion::KernelGroup scatter_group(const graph::Graph& g, fusion::GroupKind kind,
 }
 
 std::filesystem::path fused_scatter_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-fused-scatter-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-fused-scatter-on-host-");
 }
 
 // What the shim lacks for a reduction kernel of one thread a row: the team reduction of one

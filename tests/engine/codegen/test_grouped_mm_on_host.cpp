@@ -26,10 +26,7 @@ using namespace fxscope;
 namespace grouped_mm_on_host {
 
 std::filesystem::path grouped_mm_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-grouped-mm-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-grouped-mm-on-host-");
 }
 
 }  // namespace grouped_mm_on_host

@@ -36,10 +36,7 @@ fusion::KernelGroup eager_group(const graph::Graph& g, const char* node) {
 }
 
 std::filesystem::path shim_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-index-put-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-index-put-on-host-");
 }
 
 }  // namespace

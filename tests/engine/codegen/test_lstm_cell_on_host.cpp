@@ -41,10 +41,7 @@ fusion::KernelGroup group_of(const graph::Graph& g, const char* node, fusion::Gr
 }
 
 std::filesystem::path lstm_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-lstm-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-lstm-on-host-");
 }
 
 std::vector<float> ramp(std::size_t n, float scale, float shift) {

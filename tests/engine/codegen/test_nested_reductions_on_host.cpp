@@ -30,10 +30,7 @@ using namespace fxscope;
 namespace nested_reductions_on_host {
 
 std::filesystem::path nested_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-nested-reductions-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-nested-reductions-on-host-");
 }
 
 // What the shim lacks for a reduction kernel of one thread a row: the team reduction of one

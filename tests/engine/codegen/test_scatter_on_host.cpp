@@ -56,9 +56,7 @@ TEST_CASE("scatter stores src along its dim at each index over a copy of self", 
   std::vector<void*> args;
   for (const auto& p : k->params) args.push_back(buffers.at(g.node(p.node).name));
   REQUIRE(args.size() == 4);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-scatter-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test::host_dir("fxscope-scatter-on-host-");
   void* lib = test::build_on_host(*k, dir);
   using Kernel = void (*)(void*, void*, void*, void*);
   const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));

@@ -41,10 +41,7 @@ fusion::KernelGroup extern_group(const graph::Graph& g, const char* node) {
 }
 
 std::filesystem::path sort_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("fxscope-sort-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-sort-on-host-");
 }
 
 // ATen's order of positions P within a row read by VALUE(p): stable, NaN above every number.
