@@ -194,17 +194,18 @@ void compare(EngineMode& em, const std::vector<HostOutput>& expected,
                 std::to_string(expected.size()) + ", this mode " + std::to_string(actual.size());
     return;
   }
+  // A sum's terms' magnitude per element, by the node holding it (a digest's last write wins).
+  std::map<std::string, double> magnitude;
+  for (const ValueDigest& v : eager_values) {
+    if (v.numel > 0) magnitude[v.node] = v.terms_abs_sum / static_cast<double>(v.numel);
+  }
   double worst = 0.0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (expected[i].bytes.empty() || actual[i].bytes.empty()) continue;
-    double magnitude = 0;
-    for (const ValueDigest& v : eager_values) {
-      if (v.node == expected[i].node && !v.node.empty() && v.numel > 0) {
-        magnitude = v.terms_abs_sum / static_cast<double>(v.numel);
-      }
-    }
+    const auto m = magnitude.find(expected[i].node);
     const double e = relative_error({&expected[i].meta, expected[i].bytes.data()},
-                                    {&actual[i].meta, actual[i].bytes.data()}, hints, magnitude);
+                                    {&actual[i].meta, actual[i].bytes.data()}, hints,
+                                    m == magnitude.end() ? 0.0 : m->second);
     em.rel_errs.push_back(e);
     worst = std::max(worst, e);
     // Either side's path sets it: eager's graph and the fused one compute in the same dtypes.

@@ -43,20 +43,24 @@ std::size_t live_constants(const graph::Graph& g) {
   return count;
 }
 
-}  // namespace
-
-std::string unrecorded_constants(const graph::Graph& eager, const trace::CompileUnit& unit) {
+// unrecorded_constants against the compiled graphs COMPILED of the unit.
+std::string unrecorded_against(const graph::Graph& eager,
+                               const std::vector<fusion::GraphFusion>& compiled) {
   const std::size_t read = live_constants(eager);
-  if (read == 0) return "";
   std::size_t kept = 0;
-  for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
-    kept += live_constants(f.post_grad);
-  }
+  for (const auto& f : compiled) kept += live_constants(f.post_grad);
   if (read <= kept) return "";
   return "eager computes from " + std::to_string(read - kept) +
          " tensor constants (torch.tensor(...) in the model) that the compiled graph folded into "
          "numbers; the log records no constant's value, so eager's are random here and its "
          "outputs are no reference";
+}
+
+}  // namespace
+
+std::string unrecorded_constants(const graph::Graph& eager, const trace::CompileUnit& unit) {
+  if (live_constants(eager) == 0) return "";
+  return unrecorded_against(eager, fusion::fuse_unit(unit, fusion::Mode::default_mode));
 }
 
 fusion::GraphFusion planned_as_eager(fusion::GraphFusion f) {
@@ -71,10 +75,10 @@ fusion::GraphFusion planned_as_eager(fusion::GraphFusion f) {
 fusion::GraphFusion eager_reference(const trace::CompileUnit& unit, std::string& note) {
   auto aot = fusion::fuse_unit(unit, fusion::Mode::eager);
   fusion::GraphFusion eager = aot.empty() ? fusion::GraphFusion{} : std::move(aot.front());
-  const std::string unrecorded = unrecorded_constants(eager.post_grad, unit);
-  if (unrecorded.empty()) return eager;
+  if (live_constants(eager.post_grad) == 0) return eager;
   auto compiled = fusion::fuse_unit(unit, fusion::Mode::default_mode);
-  if (compiled.empty() || compiled.front().post_grad.empty()) return eager;
+  const std::string unrecorded = unrecorded_against(eager.post_grad, compiled);
+  if (unrecorded.empty() || compiled.empty() || compiled.front().post_grad.empty()) return eager;
   fusion::GraphFusion post = planned_as_eager(std::move(compiled.front()));
   note =
       "eager runs the post-grad graph one op a kernel, whose constants Inductor folded, not "
