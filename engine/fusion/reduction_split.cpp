@@ -98,12 +98,14 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
 namespace {
 
 // Inner when more of READS' addresses vote inner than outer by IS_OUTER; nullopt where a read's
-// address is opaque or none votes (a read that skips a loop variable does not vote).
+// address is opaque or none votes (a read that skips a loop variable does not vote, nor does an
+// indirect one, whose temporary stands in for the variables).
 std::optional<bool> vote_inner(const std::vector<MemoryDep>& reads,
                                const std::function<bool(const MemoryDep&)>& is_outer) {
   std::size_t inner = 0;
   std::size_t outer = 0;
   for (const MemoryDep& d : reads) {
+    if (d.opaque && d.tag != 0) continue;
     if (d.opaque) return std::nullopt;
     const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
     if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;

@@ -86,3 +86,45 @@ TEST_CASE("a group norm's split first pass splits again into Inductor's three ke
   }
   CHECK(chains >= 3);
 }
+
+// Reduction.num_splits votes with the addresses extract_read_writes records, where an indirect
+// load's address holds the index's temporary in place of the loop variables (no
+// IndexPropagation there, so an embedding of an iota is no exception): it spans too few of them
+// and casts no vote. Whisper's first layer norm (a convolution's output, transposed, plus the
+// position embedding) is then voted outer by the convolution's load alone and splits in two.
+TEST_CASE("an indirect load casts no vote on inner or outer", "[fusion]") {
+  // 1,500 rows of 256, read transposed (a row's elements 1,500 apart) and through an index.
+  fusion::MemoryDep transposed;
+  transposed.terms = {{256, 1500, 1}, {1, 256, 1500}};
+  fusion::MemoryDep indirect;
+  indirect.opaque = true;
+  indirect.tag = 7;
+  CHECK(fusion::inner_by_reads({transposed, indirect}, 256) == std::optional<bool>(false));
+  CHECK(fusion::inner_by_reads({indirect}, 256) == std::nullopt);
+  // An opaque address that is no indirect load still leaves the choice to the layout.
+  fusion::MemoryDep window;
+  window.opaque = true;
+  CHECK(fusion::inner_by_reads({transposed, window}, 256) == std::nullopt);
+  // Outer over 1,500 rows of 256: two parts, as Inductor's kernels of 128.
+  CHECK(fusion::reduction_split(256, 1500, false, fusion::PlanOptions{}) == 2);
+}
+
+TEST_CASE("a layer norm reading an embedding splits as its other loads vote", "[fusion]") {
+  const auto log = test::corpus_log("hf_whisper_fp16");
+  if (!log) return;
+  int first_passes = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const auto& g : f.inductor.groups) {
+        if (!g.name.starts_with("triton_red_fused__to_copy_add_arange_convolution_embedding")) {
+          continue;
+        }
+        ++first_passes;
+        INFO(g.name);
+        CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
+                          [&](const fusion::KernelGroup& o) { return o.nodes == g.nodes; }));
+      }
+    }
+  }
+  CHECK(first_passes >= 2);
+}

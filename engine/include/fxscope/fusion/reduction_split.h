@@ -21,9 +21,12 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
 // Reduction.num_splits tells inner from outer by the loads of the reduction's own loop, its
 // inlined producers included (READS, over the kept dims then the RNUMEL reduced ones): each load
 // over every loop variable votes outer when no reduction variable steps it by one, and the
-// reduction is inner only on a majority. nullopt when an address is not known or no load spans
-// every variable (Inductor then does not split; the addresses modelled here miss variables more
-// often than that happens, so the layout decides).
+// reduction is inner only on a majority. An indirect load (an embedding, a gather) casts no vote:
+// its recorded address holds the index's temporary where the loop variables were
+// (extract_read_writes runs no IndexPropagation, so an iota index is no exception), so it spans
+// too few of them. nullopt when another address is not known or no load spans every variable
+// (Inductor then does not split; the addresses modelled here miss variables more often than that
+// happens, so the layout decides).
 std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel);
 
 // The same vote for a split's first pass (Reduction.create_multilayer, whose
