@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -79,8 +80,35 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
       stack.push_back(std::move(next));
     }
   }
+  // LoopBody.add_indirect names a kernel's indirect variables indirect0, indirect1, ... in the
+  // order its loads make them, so two kernels whose indirect loads of a buffer come in the same
+  // place hold equal MemoryDeps (the same text), whatever indices they load through.
+  std::vector<std::int64_t> order;
+  for (MemoryDep& d : deps) {
+    if (!d.opaque || d.tag == 0) continue;
+    auto at = std::find(order.begin(), order.end(), d.tag);
+    if (at == order.end()) at = order.insert(order.end(), d.tag);
+    d.tag = static_cast<std::int64_t>(at - order.begin()) + 1;
+  }
   return deps;
 }
+
+namespace {
+
+// A position's text, as OpCounterCSE names an index_expr of it.
+std::string position_key(const Coords& coords) {
+  std::string key;
+  for (const IndexExpr& e : coords) {
+    key += e.opaque ? " ?" : " +" + std::to_string(e.offset);
+    for (const IndexTerm& t : e.terms) {
+      key += " " + std::to_string(t.place) + ":" + std::to_string(t.radix) + "*" +
+             std::to_string(t.mult);
+    }
+  }
+  return key;
+}
+
+}  // namespace
 
 Lowerer::InnerFnCount Lowerer::inner_fn_count(NodeId root) {
   ValueNumbering numbering;
@@ -135,6 +163,33 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
     }
     return name(std::move(key), 1);
   }
+  if (inlined_constant(g_.node(v)) && coords.size() == 1) {
+    // lowering.tensor: a binary search over the values by the position, index_expr of it
+    // compared (lt) with each midpoint's constant, a where per midpoint, a constant per value.
+    // The values are not in the post-grad graph: each is taken as a constant named already,
+    // the same at a position in every such tensor (an image normalisation's 0.5s).
+    const std::size_t index = name("index_expr" + position_key(coords), 1);
+    const std::function<std::size_t(std::int64_t, std::int64_t)> search =
+        [&](std::int64_t start, std::int64_t end) -> std::size_t {
+      if (end - start == 1) {
+        return name("constant " + std::to_string(start), 0);
+      }
+      const std::int64_t mid = (end - start) / 2 + start;
+      // The midpoint is an int64 constant, the same name as an integral scalar of that value.
+      const std::string mid_key =
+          std::to_string(static_cast<int>(graph::Argument::Kind::integer)) + std::to_string(mid);
+      const std::size_t mid_ops = state.constants.insert(mid_key).second ? 1 : 0;
+      const std::size_t lt =
+          name("lt " + std::to_string(index) + " " + std::to_string(mid), 1 + mid_ops);
+      const std::size_t lo = search(start, mid);
+      const std::size_t hi = search(mid, end);
+      return name(
+          "where " + std::to_string(lt) + " " + std::to_string(lo) + " " + std::to_string(hi), 1);
+    };
+    const std::size_t id = search(0, std::max<std::int64_t>(1, model_.numel(v)));
+    state.by_load.emplace(at, id);
+    return id;
+  }
   const std::vector<ValueLoad> inputs = model_.loads(v, coords);
   const ops::Lowering lowering = info_[v].lowering;
   if ((lowering == ops::Lowering::view || lowering == ops::Lowering::getitem) &&
@@ -150,24 +205,33 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
   for (const graph::Argument& a : node.args) {
     if (!a.is_node()) key += " " + a.to_string();
   }
-  // An indirect load (index, embedding, gather): its data is loaded at an address held in a
-  // temporary, the index's value, so through another index it is another load.
+  if (ops::op_base_name(node.target) == "iota") {
+    // lowering.iota is ops.index_expr of the position: iotas broadcast along different dims
+    // (an upsampling's rows and columns) are different names.
+    key += " at" + position_key(coords);
+  }
+  // An indirect load (index, embedding, gather): its data is loaded at an address held in
+  // temporaries, the indices' values (one per index tensor: a bilinear upsampling's four corner
+  // loads differ by the row index, the column index or both), so through other indices it is
+  // another load.
   const std::optional<std::size_t> index_pos = indirect_indices_position(node.target);
-  std::optional<NodeId> index_arg;
+  std::vector<NodeId> index_args;
   if (index_pos && node.args.size() > *index_pos) {
-    node.args[*index_pos].for_each_node([&](NodeId n) { index_arg = index_arg.value_or(n); });
+    node.args[*index_pos].for_each_node([&](NodeId n) { index_args.push_back(n); });
   }
   const std::optional<NodeId> data_arg = index_pos ? arg_node(v, 0) : std::nullopt;
-  std::optional<std::size_t> index_name;
-  if (index_arg) {
+  std::int64_t index_salt = 0;
+  for (const NodeId index_arg : index_args) {
     for (const ValueLoad& in : inputs) {
-      if (in.value == *index_arg) index_name = value_number(in.value, in.coords, state, false);
+      if (in.value != index_arg) continue;
+      const std::size_t index_name = value_number(in.value, in.coords, state, false);
+      index_salt = index_salt * 1000003 + static_cast<std::int64_t>(index_name) + 1;
     }
   }
   for (const ValueLoad& in : inputs) {
     const std::int64_t salt = state.indirect_salt;
-    if (index_name && data_arg && in.value == *data_arg) {
-      state.indirect_salt = salt * 1000003 + static_cast<std::int64_t>(*index_name) + 1;
+    if (index_salt != 0 && data_arg && in.value == *data_arg) {
+      state.indirect_salt = salt * 1000003 + index_salt;
     }
     key += " " + std::to_string(value_number(in.value, in.coords, state, false));
     state.indirect_salt = salt;
@@ -197,8 +261,8 @@ std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const 
   }
   // Ops whose lowering only loads (clone, an index or embedding through indirect_indexing, a
   // cast to the dtype it has) name no value of their own; iota is one index_expr.
-  if (base == "clone" || base == "alias" || base == "embedding" || base == "index" ||
-      base == "_unsafe_index") {
+  if (base == "clone" || base == "lift_fresh_copy" || base == "alias" || base == "embedding" ||
+      base == "index" || base == "_unsafe_index") {
     return 0;
   }
   if (base == "iota") return 1;

@@ -746,6 +746,45 @@ std::vector<ValueLoad> IndexModel::injective_loads(NodeId n, const Coords& out) 
               {*data, std::move(c)}};
     }
   }
+  if ((base == "index" || base == "_unsafe_index") && node.args.size() > 1) {
+    // Index tensors on adjacent dims, None elsewhere (lowering.index_impl_helper): they are
+    // broadcast together and take those dims' place in the output; each is loaded at the
+    // broadcast coordinates its own dims cover (none along a dim of size 1), the data at the
+    // addresses they hold. An upsampling gathers a row index along the rows and a column index
+    // along the columns.
+    const auto& items = node.args[1].items();
+    std::vector<NodeId> indices;
+    std::size_t first = items.size();
+    bool adjacent = true;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (!items[i].is_node()) {
+        if (items[i].kind() != graph::Argument::Kind::none) return opaque_loads(n);
+        continue;
+      }
+      if (first == items.size()) first = i;
+      adjacent = adjacent && i == first + indices.size();
+      indices.push_back(items[i].as_node());
+    }
+    const std::optional<NodeId> data = node_arg(n, 0);
+    std::size_t broadcast = 0;
+    for (const NodeId idx : indices) broadcast = std::max(broadcast, sizes_[idx].size());
+    if (!data || indices.empty() || !adjacent ||
+        sizes_[*data].size() + broadcast != rank + indices.size()) {
+      return opaque_loads(n);
+    }
+    std::vector<ValueLoad> loads;
+    for (const NodeId idx : indices) {
+      const std::vector<std::int64_t>& idx_sizes = sizes_[idx];
+      Coords c;
+      for (std::size_t j = 0; j < idx_sizes.size(); ++j) {
+        const std::size_t dim = first + broadcast - idx_sizes.size() + j;
+        c.push_back(idx_sizes[j] == 1 ? IndexExpr{} : out[dim]);
+      }
+      loads.push_back({idx, std::move(c)});
+    }
+    loads.push_back({*data, opaque_coords(sizes_[*data].size(), n + 1)});
+    return loads;
+  }
   if (base == "index_select") {
     const std::int64_t dim = wrap_dim(int_arg(n, 1).value_or(0), rank);
     if (dim < 0 || dim >= static_cast<std::int64_t>(rank)) return opaque_loads(n);
