@@ -152,6 +152,10 @@ class Lowerer {
   // The further reads of unrealized value ROOT that Inductor counts and the buffers here do
   // not: each output of a Welford reduction it loads beyond the first.
   std::size_t welford_extra_reads(NodeId root);
+  // Whether getitem I is the variance of a var_mean (a Pointwise of its m2 in Inductor), and
+  // the correction var_mean WELFORD divides by.
+  bool welford_variance(NodeId i) const;
+  double welford_correction(NodeId welford) const;
 
   void lower_extern(NodeId i, const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 

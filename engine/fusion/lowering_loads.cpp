@@ -192,6 +192,25 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
   }
   const std::vector<ValueLoad> inputs = model_.loads(v, coords);
   const ops::Lowering lowering = info_[v].lowering;
+  if (lowering == ops::Lowering::getitem && inputs.size() == 1 && welford_variance(v) &&
+      realized_[inputs.front().value]) {
+    // var_mean_welford_: the variance is a Pointwise of m2, a buffer of its own (not the mean's),
+    // m2 / maximum(0, N - correction): the load, the three constants (a correction of 0 is the
+    // zero's name), a sub, a maximum and a truediv.
+    const NodeId parent = inputs.front().value;
+    const std::size_t m2 = load(-2 - static_cast<std::int64_t>(alias_[parent]));
+    const double correction = welford_correction(parent);
+    const double rnumel = static_cast<double>(model_.numel(arg_node(parent, 0).value_or(parent))) /
+                          static_cast<double>(std::max<std::int64_t>(1, model_.numel(v)));
+    const std::string floating = std::to_string(static_cast<int>(graph::Argument::Kind::floating));
+    std::size_t ops = 3;
+    for (const double c : {0.0, correction, rnumel}) {
+      if (state.constants.insert(floating + graph::Argument::floating(c).to_string()).second) {
+        ++ops;
+      }
+    }
+    return name("variance " + std::to_string(m2), ops);
+  }
   if ((lowering == ops::Lowering::view || lowering == ops::Lowering::getitem) &&
       inputs.size() == 1) {
     // A view only re-indexes its input: it names what the input names there.
@@ -239,6 +258,24 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
   return name(std::move(key), node_ops(v, state.constants));
 }
 
+bool Lowerer::welford_variance(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  const std::vector<NodeId> args = g_.inputs(i);
+  return info_[i].lowering == Lowering::getitem && !args.empty() &&
+         info_[args.front()].lowering == Lowering::welford && node.args.size() > 1 &&
+         node.args[1].kind() == graph::Argument::Kind::integer && node.args[1].as_int() == 0;
+}
+
+double Lowerer::welford_correction(NodeId welford) const {
+  // var_mean.correction: correction=None (or absent) is Bessel's 1.
+  for (const auto& [name, value] : g_.node(welford).kwargs) {
+    if (name != "correction") continue;
+    if (value.kind() == graph::Argument::Kind::integer) return static_cast<double>(value.as_int());
+    if (value.kind() == graph::Argument::Kind::floating) return value.as_float();
+  }
+  return 1.0;
+}
+
 std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const {
   switch (info_[i].lowering) {
     case ops::Lowering::view:
@@ -256,8 +293,13 @@ std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const 
     // its start and its end, and a masked load (a start is the previous input's end, the same
     // name); an and of the two tests for an input in the middle, and a where per input but the
     // last.
+    // lowering.cat first casts each input of another dtype to the promoted one (to_dtype).
     const std::size_t n = node.args[0].items().size();
-    return 2 + 4 * n + (n - 1) + (n > 2 ? n - 2 : 0);
+    std::size_t casts = 0;
+    node.args[0].for_each_node([&](NodeId in) {
+      if (node.meta && g_.node(in).meta && g_.node(in).meta->dtype != node.meta->dtype) ++casts;
+    });
+    return 2 + 4 * n + (n - 1) + (n > 2 ? n - 2 : 0) + casts;
   }
   // Ops whose lowering only loads (clone, an index or embedding through indirect_indexing, a
   // cast to the dtype it has) name no value of their own; iota is one index_expr.
