@@ -82,7 +82,21 @@ void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGrou
     return sum;
   };
   for (const NodeId id : group.inputs) group.bytes_read += bytes(id);
-  for (const NodeId id : group.outputs) group.bytes_written += bytes(id);
+  // SIMDKernel.remove_kernel_local_buffers: of a kernel storing several buffers, one that only
+  // the kernel itself reads and no graph output is, is never stored (a layer norm's realized
+  // input is overwritten in place by its output: in_out_ptr).
+  std::vector<std::vector<NodeId>> users;
+  if (group.outputs.size() > 1 && group.kind != GroupKind::eager_op) users = graph.users();
+  const auto kernel_local = [&](NodeId id) {
+    if (users.empty() || users[id].empty()) return false;
+    return std::all_of(users[id].begin(), users[id].end(), [&](NodeId u) {
+      return graph.node(u).op != graph::OpKind::output &&
+             std::find(group.nodes.begin(), group.nodes.end(), u) != group.nodes.end();
+    });
+  };
+  for (const NodeId id : group.outputs) {
+    if (!kernel_local(id)) group.bytes_written += bytes(id);
+  }
   // The copy's own buffer is no graph node: it is as large as what it copies.
   if (is_layout_copy(group)) group.bytes_written = group.bytes_read;
 }
