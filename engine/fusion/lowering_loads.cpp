@@ -80,6 +80,15 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
       stack.push_back(std::move(next));
     }
   }
+  // A pooling window loads its input once per position, each a MemoryDep of its own over the
+  // whole loop: they weigh that many times in score_fusion_memory.
+  for (MemoryDep& d : deps) {
+    if (!d.opaque || d.tag <= 0 || d.tag > static_cast<std::int64_t>(n_)) continue;
+    const auto window = static_cast<NodeId>(d.tag - 1);
+    if (info_[window].lowering == Lowering::window && window_reads_[window] > 1) {
+      d.bytes *= static_cast<std::int64_t>(window_reads_[window]);
+    }
+  }
   // LoopBody.add_indirect names a kernel's indirect variables indirect0, indirect1, ... in the
   // order its loads make them, so two kernels whose indirect loads of a buffer come in the same
   // place hold equal MemoryDeps (the same text), whatever indices they load through.

@@ -49,3 +49,36 @@ TEST_CASE("a reused value read by a pooling op is stored first (MaxViT)", "[fusi
   CHECK(pools == 4);
   CHECK(alone == 1);
 }
+
+// A pooling window loads its input at each of its positions, each a MemoryDep of its own, so two
+// kernels computing the same window share that many loads (score_fusion_memory). DenseNet's
+// transition pooling is computed by the next batch norm (inlined) and, stored into the first
+// wide cat's slice, by a kernel whose copies into the other cats read it: the batch norm and the
+// pooling, sharing four loads each, fuse before the copies join (which would take the kernel
+// past are_long_distant_nodes for the batch norm), one kernel as in Inductor.
+TEST_CASE("a window's loads weigh once per position in the shared bytes (DenseNet)", "[fusion]") {
+  const auto log = test::corpus_log("tv_densenet121");
+  if (!log) return;
+  int kernels = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const auto& g : f.inductor.groups) {
+        if (!g.name.starts_with(
+                "triton_poi_fused__native_batch_norm_legit_no_training_avg_pool2d_cat_relu")) {
+          continue;
+        }
+        bool copies = false;
+        for (const graph::NodeId id : g.nodes) {
+          copies = copies || f.post_grad.node(id).name == "cat_14" ||
+                   f.post_grad.node(id).name == "cat_26" || f.post_grad.node(id).name == "cat_50";
+        }
+        if (!copies) continue;
+        ++kernels;
+        INFO(g.name);
+        CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
+                          [&](const fusion::KernelGroup& o) { return o.nodes == g.nodes; }));
+      }
+    }
+  }
+  CHECK(kernels == 3);
+}
