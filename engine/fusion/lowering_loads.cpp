@@ -337,6 +337,16 @@ std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const 
     }
   }
   std::size_t n = 1;
+  if (info_[i].lowering == ops::Lowering::pointwise && node.meta && node.meta->dtype != "b8") {
+    // lowering.transform_args (type promotion): each tensor input of another dtype than the
+    // promoted one is cast first (to_dtype), one op; where's condition is not promoted.
+    const bool where = base == "where";
+    for (std::size_t k = where ? 1 : 0; k < node.args.size(); ++k) {
+      if (!node.args[k].is_node()) continue;
+      const graph::Node& in = g_.node(node.args[k].as_node());
+      if (in.meta && !in.meta->is_sym_scalar() && in.meta->dtype != node.meta->dtype) ++n;
+    }
+  }
   for (const graph::Argument& a : node.args) {
     const auto kind = a.kind();
     if (kind == graph::Argument::Kind::integer || kind == graph::Argument::Kind::floating ||

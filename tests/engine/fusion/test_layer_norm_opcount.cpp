@@ -35,3 +35,28 @@ TEST_CASE("layer norms recompute the pre-layer-norm bias add as Inductor's (CLIP
   }
   CHECK(kernels >= 3);
 }
+
+// lowering.transform_args casts an input of another dtype than the promoted one before the op:
+// Whisper's fp16 convolution output plus the f32 position embedding is a cast and an add. Its
+// first layer norm's weight mul so passes 30 ops and is stored; the bias add is recomputed by the
+// pads of the GEMMs reading it (pad_mm), whose kernels carry it, as Inductor's.
+TEST_CASE("an input of another dtype is cast before a pointwise op (Whisper)", "[fusion]") {
+  const auto log = test::corpus_log("hf_whisper_fp16");
+  if (!log) return;
+  int kernels = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const auto& g : f.inductor.groups) {
+        if (!g.name.starts_with("triton_poi_fused__to_copy_") ||
+            g.name.find("native_layer_norm_view") == std::string::npos) {
+          continue;
+        }
+        ++kernels;
+        INFO(g.name);
+        CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
+                          [&](const fusion::KernelGroup& o) { return o.nodes == g.nodes; }));
+      }
+    }
+  }
+  CHECK(kernels >= 2);
+}
