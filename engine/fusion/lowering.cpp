@@ -63,6 +63,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   foreach_index_.assign(n_, 0);
   graph_output_.assign(n_, false);
   for (NodeId i = 0; i < n_; ++i) {
+    if (g.node(i).name.starts_with("tangents_")) backward_ = true;
     if (g.node(i).op != graph::OpKind::output) continue;
     for (const NodeId out : g.inputs(i)) graph_output_[out] = true;
   }
@@ -378,11 +379,13 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
   // its bias included.
   // A custom operator's implicit fallback requires its inputs' exact strides
-  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too.
+  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too,
+  // as it is for an ATen fallback asking for dense inputs (require_contiguous in a backward).
   const bool constrained =
       info_[i].op_class == ops::OpClass::attention ||
       (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_)) ||
-      custom_op_fallback(g_.node(i).target);
+      custom_op_fallback(g_.node(i).target) ||
+      fallback_requires_dense(g_.node(i).target, backward_);
   if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
       realized_[storage(args[3])]) {
     // A mask already in memory is copied to an aligned layout all the same.
@@ -415,7 +418,9 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
     }
     layout_fixed_[storage(a)] = true;
     const bool operand = a == arg_node(i, 0) || a == arg_node(i, 1);
-    if (base == "convolution" && !layout_opt_ && operand) {
+    // With layout_opt only a 2-d convolution is required channels-last; any other keeps
+    // conv_layout's stride order.
+    if (base == "convolution" && (!layout_opt_ || model_.sizes(i).size() != 4) && operand) {
       if (const auto copy = stride_order_copy(i, a, gathered)) {
         reads.push_back(*copy);
         continue;
