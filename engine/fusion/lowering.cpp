@@ -459,6 +459,12 @@ std::optional<NodeId> Lowerer::arg_node(NodeId i, std::size_t pos) const {
 }
 
 void Lowerer::hint_realize(NodeId i) {
+  // GraphLowering.run_node: a graph output that is a view first realizes its storage ("so that
+  // outputs are correctly aliased"), before its users ask for anything; the storage keeps its
+  // own origins, and a view that reinterprets it needs no copy for a GEMM reading it.
+  if (graph_output_[i] && info_[i].lowering == Lowering::view && storage(i) != i) {
+    realize(storage(i));
+  }
   const NodeId base = storage(i);
   if (realized_[base] || !inlinable_[base]) return;
   const std::size_t users = users_[i].size();
@@ -471,10 +477,12 @@ void Lowerer::hint_realize(NodeId i) {
             op != "index_put_") ||
            window_needs_realized_inputs(g_.node(u).target);
   });
-  if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 && fixed_layout_user(i)) {
-    // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a
-    // user in need_fixed_layout then asks for the view's own strides (require_stride_order):
-    // a view of a value not in memory is copied, with the view's origins.
+  if (users > 1 && extern_user && base != i && inner_fn_count(base).nontrivial_reads <= 1 &&
+      fixed_layout_user(i)) {
+    // GraphLowering.run_node: realize_hint stores only a value making several nontrivial loads
+    // (one buffer at two addresses is two: a sum unrolled over 2 elements), and a user in
+    // need_fixed_layout then asks for the view's own strides (require_stride_order): a view of
+    // a value not in memory is copied, with the view's origins.
     return realize_copy(i, origins_[i]);
   }
   if (users > 1 && extern_user) return realize(base);
