@@ -439,7 +439,10 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   sched_.back().template_gemm = is_template;
   if (!bias) {
     realized_[i] = true;
-    layout_fixed_[i] = true;
+    // tuned_mm and tuned_addmm: not autotuning, the library call's output layout is flexible
+    // ("to get fusion optimizations to kick in, e.g. ConcatFusion"), so a cat can be realized
+    // into it without a copy until a reader fixes it.
+    layout_fixed_[i] = is_template || (base != "mm" && base != "addmm");
     template_output_[i] = is_template;
     return;
   }

@@ -1,8 +1,10 @@
+// What library calls ask of their inputs and give their outputs (docs/fusion-rules.md).
 // An ATen op Inductor neither lowers nor lists as a fallback runs as an implicit fallback; in a
 // backward graph it requires contiguous inputs (GraphLowering.call_function: require_contiguous
 // for a builtin op without a layout tag), so an input not in memory is a copy made while the
 // call is lowered, carrying the call's origins (docs/fusion-rules.md, dense-fallback-inputs).
 // A 1-d convolution requires its operands in its output's stride order (conv-stride-order-copy).
+// A library GEMM outside max-autotune has a flexible output layout, so a cat is realized into it.
 
 #include <catch2/catch.hpp>
 
@@ -72,4 +74,24 @@ TEST_CASE("a 1-d convolution copies an input laid out in another stride order", 
       CHECK(f.agreement.exact_count() == f.agreement.kernels.size());
     }
   }
+}
+
+TEST_CASE("a cat of addmm results is written by the library calls themselves", "[fusion]") {
+  if (!std::filesystem::exists(test::sample("corpus"))) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  // tuned_addmm binds the library call to a flexible layout outside max-autotune: the 12 head
+  // projections of the LSTM's steps are realized into the stacked output, no copy kernels.
+  auto log = trace::read_trace(test::sample("corpus/hand_lstmcell_loop_train"));
+  REQUIRE(log);
+  int graphs = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      if (f.inductor.groups.empty()) continue;
+      ++graphs;
+      CHECK(f.agreement.our_launches == f.agreement.inductor_launches);
+    }
+  }
+  CHECK(graphs == 2);
 }
