@@ -110,9 +110,9 @@ std::optional<std::int64_t> Lowerer::other_rank_copy(NodeId i, NodeId a,
                                                      const std::vector<NodeId>& gathered) {
   const std::vector<std::int64_t>& sizes = model_.sizes(a);
   // An operand realized here has a flexible layout, frozen in the required order: no copy. A
-  // view of a buffer, a graph input or a library result has the strides the graph recorded.
-  const bool fixed = info_[a].lowering == Lowering::view || !g_.node(a).is_op() ||
-                     info_[a].lowering == Lowering::extern_kernel;
+  // view of a buffer has the strides the graph recorded; the copy stores the view's value.
+  // (A graph input or a library result in another order would be copied too; not modelled.)
+  const bool fixed = info_[a].lowering == Lowering::view;
   const std::vector<std::int64_t>& have = model_.strides(a);
   const std::vector<std::int64_t>& want = model_.strides(i);
   if (!fixed || sizes.size() < 3 || have.size() != sizes.size() || want.size() != sizes.size()) {
@@ -143,12 +143,14 @@ std::optional<std::int64_t> Lowerer::other_rank_copy(NodeId i, NodeId a,
   }
   std::vector<std::int64_t> reads;
   add_reads(a, reads);
-  const std::int64_t buffer = next_buffer_++;
-  push(a, gathered, reads, buffer, numel_of(a), 1, false, true, "");
+  push(a, gathered, reads, a, numel_of(a), 1, false, true, "");
   set_value_deps(a);
   sched_.back().write_dep =
-      make_dep(buffer, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
-  return buffer;
+      make_dep(a, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
+  realized_[a] = true;
+  alias_[a] = a;
+  layout_fixed_[a] = true;
+  return a;
 }
 
 bool Lowerer::layouts_differ(const graph::Node& node) const {
