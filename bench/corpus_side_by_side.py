@@ -42,6 +42,16 @@ def run_json(cmd, timeout):
         return {"error": f"exit {done.returncode}: {tail[0][:200]}"}
 
 
+def load_run(folder, name):
+    """NAME's saved `run --json` output in FOLDER, or a dict with 'error' saying why there is
+    none."""
+    try:
+        with open(os.path.join(folder, name + ".json")) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        return {"error": f"no saved run: {e}"}
+
+
 def mode_figures(result, mode):
     """MODE's figures in one backend's result: kernel and whole-call times, the ops it ran, its
     largest relative error against the eager run with the tolerance it was held to, and a note
@@ -91,6 +101,8 @@ def main():
     parser.add_argument("--engine-runs", help="build the table from engine runs saved here "
                         "(MODEL.json, `run --json` output) instead of running; the PyTorch "
                         "columns then say they were not run")
+    parser.add_argument("--torch-runs", help="with --engine-runs: the PyTorch backend's runs "
+                        "saved here (MODEL.json, `run --backend pytorch --json` output)")
     args = parser.parse_args()
 
     modes = args.modes.split(",")
@@ -106,13 +118,8 @@ def main():
             continue
         base = [args.cli, "run", path, "--mode", ",".join(modes), "--json"]
         if args.engine_runs:
-            saved = os.path.join(args.engine_runs, name + ".json")
-            try:
-                with open(saved) as f:
-                    engine = json.load(f)
-            except (OSError, json.JSONDecodeError) as e:
-                engine = {"error": f"no saved run: {e}"}
-            torch_run = {"error": "not run"}
+            engine = load_run(args.engine_runs, name)
+            torch_run = load_run(args.torch_runs, name) if args.torch_runs else {"error": "not run"}
         else:
             engine = run_json(base, args.timeout)
             torch_run = run_json(base + ["--backend", "pytorch"], args.timeout)

@@ -9,7 +9,9 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -210,6 +212,16 @@ void report_run(const RunArgs& args, const Run& run, const report::RunResult& me
   }
 }
 
+// Progress lines on stderr, each with the seconds since this process began the run, so that a
+// slow stage (planning, NVRTC, timing) shows in a saved .err file.
+std::function<void(const std::string&)> stderr_progress() {
+  const auto start = std::chrono::steady_clock::now();
+  return [start](const std::string& line) {
+    const std::chrono::duration<double> at = std::chrono::steady_clock::now() - start;
+    std::fprintf(stderr, "fxscope: %s (%.1f s)\n", line.c_str(), at.count());
+  };
+}
+
 void run_engine_backend(const RunArgs& args) {
   gpu::EngineRunOptions o;
   o.log_path = args.path;
@@ -217,7 +229,7 @@ void run_engine_backend(const RunArgs& args) {
   o.mode = args.mode;
   o.repeats = args.repeat;
   o.seed = args.seed;
-  o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
+  o.progress = stderr_progress();
   if (!args.mode_result.empty()) {
     set_exit_code(gpu::run_mode_child(o, args.mode_result));
     return;
@@ -303,7 +315,7 @@ void run_pytorch_backend(const RunArgs& args) {
   o.driver = gpu::default_torch_driver();
   o.cupti_lib = gpu::default_cupti_lib();
   o.work_dir = args.work_dir;
-  o.progress = [](const std::string& line) { std::fprintf(stderr, "fxscope: %s\n", line.c_str()); };
+  o.progress = stderr_progress();
   if (o.work_dir.empty()) {
     auto temp = gpu::make_temp_work_dir();
     if (!temp) {

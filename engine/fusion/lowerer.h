@@ -187,6 +187,10 @@ class Lowerer {
   // GATHERED origins; returns the copy's buffer, or nothing where A is laid out as required.
   std::optional<std::int64_t> stride_order_copy(NodeId i, NodeId a,
                                                 const std::vector<NodeId>& gathered);
+  // The same for a 1-d or 3-d convolution: operand A, laid out as the graph recorded it in
+  // another stride order than convolution I's output, is copied in that order.
+  std::optional<std::int64_t> other_rank_copy(NodeId i, NodeId a,
+                                              const std::vector<NodeId>& gathered);
 
   // After a pointwise or view is lowered: the realization Inductor decides right away.
   void hint_realize(NodeId i);
@@ -334,6 +338,8 @@ class Lowerer {
   std::vector<bool> flat_view_;
   std::vector<bool> channels_last_;
   bool layout_opt_ = false;
+  // GraphLowering.is_backward: the graph takes incoming gradients (tangents).
+  bool backward_ = false;
   std::vector<bool> prefer_channels_last_;  // nodes_prefer_channels_last, with layout_opt_
   std::set<std::int64_t> reduction_buffers_;
   // For a value Inductor computes as a Pointwise over a buffer of its own making (a

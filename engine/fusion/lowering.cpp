@@ -63,6 +63,7 @@ Lowerer::Lowerer(const graph::Graph& g, const PlanOptions& options, bool gemm_te
   foreach_index_.assign(n_, 0);
   graph_output_.assign(n_, false);
   for (NodeId i = 0; i < n_; ++i) {
+    if (g.node(i).name.starts_with("tangents_")) backward_ = true;
     if (g.node(i).op != graph::OpKind::output) continue;
     for (const NodeId out : g.inputs(i)) graph_output_[out] = true;
   }
@@ -378,11 +379,13 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   // Without channels-last layout a convolution is constrained too (constrain_conv_to_fx_strides),
   // its bias included.
   // A custom operator's implicit fallback requires its inputs' exact strides
-  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too.
+  // (constrain_to_fake_tensors, require_exact_strides): an input not in memory is copied so too,
+  // as it is for an ATen fallback asking for dense inputs (require_contiguous in a backward).
   const bool constrained =
       info_[i].op_class == ops::OpClass::attention ||
       (info_[i].op_class == ops::OpClass::conv && (base != "convolution" || !layout_opt_)) ||
-      custom_op_fallback(g_.node(i).target);
+      custom_op_fallback(g_.node(i).target) ||
+      fallback_requires_dense(g_.node(i).target, backward_);
   if (info_[i].op_class == ops::OpClass::attention && args.size() > 3 &&
       realized_[storage(args[3])]) {
     // A mask already in memory is copied to an aligned layout all the same.
@@ -415,7 +418,9 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
     }
     layout_fixed_[storage(a)] = true;
     const bool operand = a == arg_node(i, 0) || a == arg_node(i, 1);
-    if (base == "convolution" && !layout_opt_ && operand) {
+    // With layout_opt only a 2-d convolution is required channels-last; any other keeps
+    // conv_layout's stride order.
+    if (base == "convolution" && (!layout_opt_ || model_.sizes(i).size() != 4) && operand) {
       if (const auto copy = stride_order_copy(i, a, gathered)) {
         reads.push_back(*copy);
         continue;
@@ -434,7 +439,10 @@ void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
   sched_.back().template_gemm = is_template;
   if (!bias) {
     realized_[i] = true;
-    layout_fixed_[i] = true;
+    // tuned_mm and tuned_addmm: not autotuning, the library call's output layout is flexible
+    // ("to get fusion optimizations to kick in, e.g. ConcatFusion"), so a cat can be realized
+    // into it without a copy until a reader fixes it.
+    layout_fixed_[i] = is_template || (base != "mm" && base != "addmm");
     template_output_[i] = is_template;
     return;
   }
@@ -454,6 +462,12 @@ std::optional<NodeId> Lowerer::arg_node(NodeId i, std::size_t pos) const {
 }
 
 void Lowerer::hint_realize(NodeId i) {
+  // GraphLowering.run_node: a graph output that is a view first realizes its storage ("so that
+  // outputs are correctly aliased"), before its users ask for anything; the storage keeps its
+  // own origins, and a view that reinterprets it needs no copy for a GEMM reading it.
+  if (graph_output_[i] && info_[i].lowering == Lowering::view && storage(i) != i) {
+    realize(storage(i));
+  }
   const NodeId base = storage(i);
   if (realized_[base] || !inlinable_[base]) return;
   const std::size_t users = users_[i].size();
@@ -466,10 +480,12 @@ void Lowerer::hint_realize(NodeId i) {
             op != "index_put_") ||
            window_needs_realized_inputs(g_.node(u).target);
   });
-  if (users > 1 && extern_user && base != i && read_set(base).size() <= 1 && fixed_layout_user(i)) {
-    // GraphLowering.run_node: realize_hint stores only a value reading several buffers, and a
-    // user in need_fixed_layout then asks for the view's own strides (require_stride_order):
-    // a view of a value not in memory is copied, with the view's origins.
+  if (users > 1 && extern_user && base != i && inner_fn_count(base).nontrivial_reads <= 1 &&
+      fixed_layout_user(i)) {
+    // GraphLowering.run_node: realize_hint stores only a value making several nontrivial loads
+    // (one buffer at two addresses is two: a sum unrolled over 2 elements), and a user in
+    // need_fixed_layout then asks for the view's own strides (require_stride_order): a view of
+    // a value not in memory is copied, with the view's origins.
     return realize_copy(i, origins_[i]);
   }
   if (users > 1 && extern_user) return realize(base);

@@ -83,7 +83,8 @@ std::optional<std::int64_t> Lowerer::stride_order_copy(NodeId i, NodeId a,
                                                        const std::vector<NodeId>& gathered) {
   const graph::Node& node = g_.node(a);
   const std::vector<std::int64_t>& sizes = model_.sizes(a);
-  if (!layouts_differ(node) || sizes.size() != 4) return std::nullopt;
+  if (sizes.size() != 4) return other_rank_copy(i, a, gathered);
+  if (!layouts_differ(node)) return std::nullopt;
   const std::vector<std::int64_t> strides = layout_strides(a);
   const bool channels_last = strides.size() == 4 && strides[1] == 1;
   if (channels_last == recorded_channels_last(g_.node(i))) return std::nullopt;
@@ -103,6 +104,53 @@ std::optional<std::int64_t> Lowerer::stride_order_copy(NodeId i, NodeId a,
   sched_.back().write_dep =
       make_dep(buffer, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
   return buffer;
+}
+
+std::optional<std::int64_t> Lowerer::other_rank_copy(NodeId i, NodeId a,
+                                                     const std::vector<NodeId>& gathered) {
+  const std::vector<std::int64_t>& sizes = model_.sizes(a);
+  // An operand realized here has a flexible layout, frozen in the required order: no copy. A
+  // view of a buffer has the strides the graph recorded; the copy stores the view's value.
+  // (A graph input or a library result in another order would be copied too; not modelled.)
+  const bool fixed = info_[a].lowering == Lowering::view;
+  const std::vector<std::int64_t>& have = model_.strides(a);
+  const std::vector<std::int64_t>& want = model_.strides(i);
+  if (!fixed || sizes.size() < 3 || have.size() != sizes.size() || want.size() != sizes.size()) {
+    return std::nullopt;
+  }
+  // ir.get_stride_order of each (argsort: of equal strides the later dim is the inner), over
+  // the dims that are not of size 1 (FixedLayout.is_stride_ordered ignores those).
+  const auto order = [&](const std::vector<std::int64_t>& strides) {
+    std::vector<std::size_t> dims;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] > 1) dims.push_back(d);
+    }
+    std::sort(dims.begin(), dims.end(), [&](std::size_t x, std::size_t y) {
+      return strides[x] != strides[y] ? strides[x] < strides[y] : x > y;
+    });
+    return dims;
+  };
+  const std::vector<std::size_t> required_order = order(want);
+  if (order(have) == required_order) return std::nullopt;
+  std::vector<std::int64_t> required(sizes.size(), 0);
+  std::int64_t next = 1;
+  for (const std::size_t d : required_order) {
+    required[d] = next;
+    next *= sizes[d];
+  }
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) required[d] = next;
+  }
+  std::vector<std::int64_t> reads;
+  add_reads(a, reads);
+  push(a, gathered, reads, a, numel_of(a), 1, false, true, "");
+  set_value_deps(a);
+  sched_.back().write_dep =
+      make_dep(a, iteration_coords(sizes), required, model_.numel(a), model_.element_bytes(a));
+  realized_[a] = true;
+  alias_[a] = a;
+  layout_fixed_[a] = true;
+  return a;
 }
 
 bool Lowerer::layouts_differ(const graph::Node& node) const {

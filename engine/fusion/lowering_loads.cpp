@@ -5,8 +5,10 @@
 #include <bit>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "fxscope/fusion/lowering_ops.h"
 #include "lowerer.h"
@@ -285,6 +287,30 @@ double Lowerer::welford_correction(NodeId welford) const {
   return 1.0;
 }
 
+namespace {
+
+// The constant a fill of NODE holds, keyed by its dtype and its value as written; nothing for
+// other ops.
+std::optional<std::string> fill_constant(const graph::Node& node) {
+  const std::string_view base = ops::op_base_name(node.target);
+  std::optional<std::size_t> at;
+  std::string value;
+  if (base == "full" || base == "full_like") at = 1;
+  if (base == "new_full") at = 2;
+  if (base == "scalar_tensor") at = 0;
+  if (base == "zeros" || base == "zeros_like" || base == "new_zeros") value = "0";
+  if (base == "ones" || base == "ones_like" || base == "new_ones") value = "1";
+  if (at) {
+    if (node.args.size() <= *at || node.args[*at].is_node()) return std::nullopt;
+    value = node.args[*at].to_string();
+  }
+  if (value.empty() || !node.meta) return std::nullopt;
+  // OpCounterCSE names ops.constant by its text: 0 and 0.0 are two names.
+  return "fill " + node.meta->dtype + " " + value;
+}
+
+}  // namespace
+
 std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const {
   switch (info_[i].lowering) {
     case ops::Lowering::view:
@@ -317,6 +343,11 @@ std::size_t Lowerer::node_ops(NodeId i, std::set<std::string>& constants) const 
     return 0;
   }
   if (base == "iota") return 1;
+  if (const std::optional<std::string> fill = fill_constant(node)) {
+    // lowering.full, scalar_tensor, zeros, ones (tensor_constructor): the value is one
+    // ops.constant of the fill's dtype, named once however many fills hold it, and no op.
+    return constants.insert(*fill).second ? 1 : 0;
+  }
   if (base == "convert_element_type" || base == "_to_copy") {
     const std::optional<NodeId> in = arg_node(i, 0);
     const bool same =

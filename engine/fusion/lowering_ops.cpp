@@ -59,6 +59,49 @@ bool custom_op_fallback(std::string_view target) {
   return kLowered.count(key.substr(0, dot)) == 0;
 }
 
+bool fallback_requires_dense(std::string_view target, bool backward) {
+  const std::string_view base = ops::op_base_name(target);
+  static const std::set<std::string_view> kDense = {"_adaptive_avg_pool2d_backward",
+                                                    "_cudnn_rnn",
+                                                    "_cudnn_rnn_backward",
+                                                    "_embedding_bag",
+                                                    "_embedding_bag_forward_only",
+                                                    "grid_sampler_2d_backward",
+                                                    "_thnn_fused_lstm_cell",
+                                                    "upsample_bicubic2d_backward",
+                                                    "view_as_complex"};
+  if (kDense.count(base) > 0) return true;
+  if (!backward || ops::find_op(target)) return false;
+  const std::string_view key = ops::op_key(target);
+  if (!key.starts_with("aten.") && !key.starts_with("prims.")) return false;
+  // Explicit fallbacks registered without a layout constraint (the backward ones).
+  static const std::set<std::string_view> kFree = {
+      "upsample_linear1d_backward",
+      "upsample_trilinear3d_backward",
+      "_adaptive_avg_pool3d_backward",
+      "adaptive_max_pool2d_backward",
+      "adaptive_max_pool3d_backward",
+      "avg_pool3d_backward",
+      "_cdist_backward",
+      "_embedding_bag_dense_backward",
+      "fractional_max_pool2d_backward",
+      "fractional_max_pool3d_backward",
+      "max_pool3d_with_indices_backward",
+      "multilabel_margin_loss_backward",
+      "multi_margin_loss_backward",
+      "_pdist_backward",
+      "reflection_pad1d_backward",
+      "replication_pad1d_backward",
+      "soft_margin_loss_backward",
+      "softshrink_backward",
+      "_segment_reduce_backward",
+      "_embedding_bag_per_sample_weights_backward",
+      "_scaled_dot_product_efficient_attention_backward",
+      "_scaled_dot_product_flash_attention_backward",
+      "_flash_attention_backward"};
+  return kFree.count(base) == 0;
+}
+
 bool allocates_only(std::string_view target) {
   static const std::set<std::string_view> kEmpty = {"empty", "empty_like", "empty_strided",
                                                     "new_empty", "new_empty_strided"};

@@ -79,6 +79,7 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split, split2);
     SchedulerNode& first = sched_[sched_.size() - passes];
     first.no_prologue = (!inner && out > 1) || (split2 > 1 && !inner_part);
+    first.outer_reduction = !inner && out > 1;
     // The first pass reads its input re-indexed by the split: for an inner reduction the same
     // addresses, for an outer one addresses no producer's store matches.
     if (!args.empty()) {
@@ -97,6 +98,7 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
          scan ? "scan" : "");
     if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
+    sched_.back().outer_reduction = !scan && !inner && out > 1;
     set_reduction_write(i, buffer);
     if (!scan && !args.empty()) order_reduction_loops(i, buffer, rnumel);
     if (mean) hint_realize(i);

@@ -193,6 +193,7 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
     if (s->reduction || group.numel == 0) {
       group.numel = s->numel;
       group.rnumel = s->rnumel;
+      group.outer_reduction = s->outer_reduction;
     }
     // A layout copy fused into another kernel names no longer what the kernel does.
     const bool copy_note = s->note == kLayoutCopyNote || s->note == kMaskCopyNote;

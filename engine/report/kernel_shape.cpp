@@ -153,12 +153,16 @@ std::string attention_shape(const graph::Node& node, const graph::Graph& graph, 
 // few elements per thread, a warp's worth, a block's; its rows how many blocks fill the device
 // (fewer than 1024 rows: under 8 a streaming multiprocessor on an H100, where latency is not
 // hidden). Fitted per width, a persistent reduction's time spans 2x at the same bytes without it.
+// Last, how the reduced axis lies in memory: `inner` where a row's elements are contiguous,
+// `outer` where they lie a row apart (a batch norm's statistics over N, H and W per channel),
+// whose loads do not coalesce along the row (a batch norm backward's first split pass runs at a
+// fifth of the bandwidth of an inner reduction of its bytes).
 std::string reduction_shape(const fusion::KernelGroup& group) {
   const std::int64_t r = group.rnumel;
   const std::int64_t rows = group.numel;
   const char* width = r <= 16 ? "r<=16" : r <= 128 ? "r<=128" : r <= 1024 ? "r<=1024" : "r>1024";
   const char* count = rows < 1024 ? "rows<1k" : rows < 65536 ? "rows<64k" : "rows>=64k";
-  return std::string(width) + "/" + count;
+  return std::string(width) + "/" + count + (group.outer_reduction ? "/outer" : "/inner");
 }
 
 }  // namespace
@@ -180,6 +184,10 @@ std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& g
     case cost::KernelClass::reduction:
     case cost::KernelClass::persistent_reduction:
       return reduction_shape(group);
+    case cost::KernelClass::gemm:
+      // max-autotune's generated template is another kernel than cuBLAS's at the same sizes:
+      // priced by one curve, held-out fp32 templates were predicted at 0.65x of their time.
+      return group.kind == fusion::GroupKind::template_gemm ? "template" : "library";
     default:
       break;
   }

@@ -6,16 +6,17 @@
 
 Reads PREFIX_kernels.csv.gz and PREFIX_totals.csv (tools/cost_fit/extract_kernels.py; PREFIX
 names the device's data set, tests/data/cost_fit/<device>). Each kernel class, each precision of
-the tensor-core classes (GEMM, convolution), and within convolutions, attention and reductions
-each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ..., "r<=128",
-"r<=128/rows<64k", engine/report/kernel_shape.cpp), where it has enough kernels, gets time =
-latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak FLOP/s), issue slots / (i x issue
-rate)), with latency, m, c and i chosen to minimise the squared log error over the training logs;
-a shape prefix's curve is held toward its parent's (PRIOR_WEIGHT). Attention's FLOPs are shares
-of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other log of the
-sorted list of logs (the first, third ...); the others are held out, for bench_cost_fit and the
-test to check the fit against, and for --held-out-report, which prints where the curves miss on
-them.
+the tensor-core classes (GEMM, convolution), and within GEMMs, convolutions, attention and
+reductions each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "fwd/cl/3x3" ...,
+"r<=128", "r<=128/rows<64k/outer", "template", engine/report/kernel_shape.cpp), where it has
+enough kernels, gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak
+FLOP/s), issue slots / (i x issue rate)), with latency, m, c and i chosen to minimise the squared
+log error over the training logs; a shape prefix's curve is held toward its parent's
+(PRIOR_WEIGHT), except a pass's or a GEMM's kernel's (is_pass), fitted free. Attention's FLOPs
+are shares of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other
+log of the sorted list of logs (the first, third ...); the others are held out, for
+bench_cost_fit and the test to check the fit against, and for --held-out-report, which prints
+where the curves miss on them.
 """
 import argparse
 import csv
@@ -37,9 +38,11 @@ DENSE_CLASSES = {"gemm", "conv", "attention"}
 # as in fp32 at the same FLOPs (33.6 MFLOP forward: 40 us in fp32, bf16 and fp16 alike).
 # Their curves are fitted to all precisions together.
 CUDA_CORE_CLASSES = {"attention"}
-# Classes whose kernels carry a shape class: the library picks its kernel by shape; a reduction's
-# block shape follows its width and rows.
-SHAPED_CLASSES = {"conv", "grouped_conv", "attention", "reduction", "persistent_reduction"}
+# Classes whose kernels carry a shape class: the library picks its kernel by shape, a GEMM is
+# cuBLAS's or a template; a reduction's block shape follows its width and rows, its coalescing
+# how the reduced axis lies in memory.
+SHAPED_CLASSES = {"conv", "grouped_conv", "attention", "gemm", "reduction",
+                  "persistent_reduction"}
 MIN_SAMPLES = 40
 # A catch-all of unrelated kernels (sort, top-k, a histogram, a grouped GEMM's fallback): one
 # curve fits none of them (Mixtral's held out 2.9x median, 47x p90), so they keep the datasheet
@@ -52,13 +55,23 @@ MIN_SHAPE_SAMPLES = 30
 # log errors. A bucket's kernels span a narrow range of sizes; unheld, its fit would price the
 # sizes it lacks (a large 3x3 convolution in a bucket of 1x1s) at any rate that fits the others.
 PRIOR_WEIGHT = 5.0
-# A shape's first component is the pass ("fwd", "bwd", "bwd_w"): another kernel, not another
-# size, whose kernels a size bucket's threshold would leave to the forward-dominated class curve
-# (18 attention backward kernels at a sixth of the forward's FLOP rate). The prior above holds
-# a small pass bucket toward its class.
+# A convolution's and attention's shape starts with the pass ("fwd", "bwd", "bwd_w"), a GEMM's is
+# the kernel ("template", max-autotune's; "library", cuBLAS's): another kernel, not another size,
+# whose kernels a size bucket's threshold would leave to the class curve. It is fitted free, as a
+# class is: held toward the forward's curve, the attention backward's (a fixed ~29 us, then an
+# eighth of the forward's FLOP rate) would price its training kernels at 1.4x under their time
+# and the held-out ones at 1.5x.
 MIN_PASS_SAMPLES = 15
+# The classes whose shape class starts with the pass or the kernel (kernel_shape.cpp).
+PASS_CLASSES = {"conv", "grouped_conv", "attention", "gemm"}
 # Above 1: kernels whose bytes stay in L2 (50 MB on an H100) outrun the HBM peak.
 MAX_EFFICIENCY = 2.0
+
+
+def is_pass(cls, shape):
+    """Whether SHAPE is a pass or kernel of its class (conv's and attention's "fwd", "bwd",
+    "bwd_w", a GEMM's "template"): another kernel, fitted free as a class is."""
+    return cls in PASS_CLASSES and bool(shape) and "/" not in shape
 
 
 def shape_prefixes(shape):
@@ -208,14 +221,14 @@ def fit_buckets(buckets):
     curves = []
     fitted = {}  # (class, precision, shape) -> ((latency, m, c, i), additive), parents first
     for (cls, prec, shape), samples in sorted(buckets.items()):
-        least = MIN_PASS_SAMPLES if shape and "/" not in shape else MIN_SHAPE_SAMPLES
+        least = MIN_PASS_SAMPLES if is_pass(cls, shape) else MIN_SHAPE_SAMPLES
         if len(samples) < (least if shape else MIN_SAMPLES):
             continue
         parent = (cls, prec, shape.rpartition("/")[0]) if shape else None
         tensor = cls in TENSOR_CLASSES
         uses = (True, tensor, not tensor)
         prior = None
-        while parent and not prior:  # the nearest shorter prefix with a curve
+        while parent and not prior and not is_pass(cls, shape):  # the nearest shorter curve
             prior = fitted.get(parent)
             parent = (cls, prec, parent[2].rpartition("/")[0]) if parent[2] else None
         if prior and len(buckets[(cls, prec, shape.rpartition("/")[0])]) == len(samples):

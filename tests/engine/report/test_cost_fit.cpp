@@ -139,12 +139,27 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
   for (const auto& w : gpt2) {
     if (w.kernel_class == cost::KernelClass::persistent_reduction) reductions.insert(w.shape);
   }
-  CHECK(reductions.count("r<=1024/rows<1k") >= 3);
+  CHECK(reductions.count("r<=1024/rows<1k/inner") >= 3);
+  for (const auto& s : reductions) CHECK(s.ends_with("/inner"));
+  // A batch norm's statistics reduce N, H and W per channel: the reduced axis lies across memory.
+  // ResNet-18's training step splits them (few rows, long ones) into first passes over 128-wide
+  // parts of the strided axis; its backward's weight gradients' sums likewise.
+  const auto resnet_reductions = shapes_of("tv_resnet18_train_bf16", fusion::Mode::default_mode,
+                                           cost::KernelClass::persistent_reduction);
+  CHECK(resnet_reductions.count("r<=128/rows<64k/outer") >= 20);
+  CHECK(resnet_reductions.count("r<=128/rows<64k/inner") == 0);
+  // A GEMM by its kernel: cuBLAS's by default, max-autotune's generated templates.
+  CHECK(shapes_of("hf_gpt2_max_autotune", fusion::Mode::default_mode, cost::KernelClass::gemm)
+            .count("library") > 0);
+  const auto autotuned =
+      shapes_of("hf_gpt2_max_autotune", fusion::Mode::max_autotune, cost::KernelClass::gemm);
+  CHECK(autotuned.count("template") > 0);
   // Other classes have none.
   for (const auto& w : gpt2) {
     if (w.kernel_class != cost::KernelClass::attention &&
         w.kernel_class != cost::KernelClass::persistent_reduction &&
-        w.kernel_class != cost::KernelClass::reduction) {
+        w.kernel_class != cost::KernelClass::reduction &&
+        w.kernel_class != cost::KernelClass::gemm) {
       CHECK(w.shape.empty());
     }
   }
@@ -209,15 +224,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 92, the p90 within 2x on 92, the total within 15% on
-  // 61, all three on 49; the typical graph's median 1.17x and p90 1.54x. A ratchet: a change to
-  // the model or its fit may not meet all three on fewer graphs.
-  CHECK(fitted.median_of_medians <= 1.18);
-  CHECK(fitted.median_of_p90s <= 1.54);
-  CHECK(fitted.median_ok >= 92);
-  CHECK(fitted.p90_ok >= 92);
-  CHECK(fitted.total_ok >= 61);
-  CHECK(fitted.all_ok >= 49);
+  // the per-kernel median within 1.25x on 93, the p90 within 2x on 94, the total within 15% on
+  // 75, all three on 61; the typical graph's median 1.16x and p90 1.51x. A ratchet: a change to
+  // the model or its fit may not meet any target, or all three, on fewer graphs.
+  CHECK(fitted.median_of_medians <= 1.17);
+  CHECK(fitted.median_of_p90s <= 1.52);
+  CHECK(fitted.median_ok >= 93);
+  CHECK(fitted.p90_ok >= 94);
+  CHECK(fitted.total_ok >= 75);
+  CHECK(fitted.all_ok >= 61);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);

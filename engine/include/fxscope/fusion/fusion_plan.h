@@ -62,7 +62,9 @@ struct KernelGroup {
   double alu_slots = 0.0;
   std::int64_t numel = 0;   // launch grid: output elements
   std::int64_t rnumel = 1;  // reduced elements per output (1 for pointwise)
-  std::string note;         // why it is as it is: "eager launches 2 kernels", "split reduction"
+  // Its reduction reduces an axis that lies across memory (SchedulerNode::outer_reduction).
+  bool outer_reduction = false;
+  std::string note;  // why it is as it is: "eager launches 2 kernels", "split reduction"
 };
 
 // The notes of the groups that copy one buffer into a layout of its own, which no graph node

@@ -39,6 +39,10 @@ struct SchedulerNode {
   // The first pass of an outer split reduction: it reads its input re-indexed by the split, so
   // no producer's writes match its reads and nothing fuses into it as a prologue.
   bool no_prologue = false;
+  // A reduction whose loads voted its reduced axis across memory (Inductor's ReductionHint.OUTER,
+  // reduction_split.cpp's vote): consecutive reduced elements lie a row apart, so a row's loads
+  // do not coalesce. Set on the kernel that reads the input (the first pass of a split one).
+  bool outer_reduction = false;
   // An element of a foreach op realized with its list (lowering.make_foreach_pointwise registers
   // the list with V.graph.register_operation_list; the scheduler makes one
   // ForeachKernelSchedulerNode of it): the list's number among the graph's lists, or -1, and the

@@ -76,6 +76,13 @@ std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, gra
 // (needs_exact_strides) unless the op is tagged otherwise, which the log does not record.
 bool custom_op_fallback(std::string_view target);
 
+// Whether a library fallback of an ATen op of TARGET asks for dense inputs, so that one not in
+// memory is copied while the call is lowered: an explicit fallback registered with
+// require_dense, require_contiguous or constrain_to_fx_strides (lowering.make_fallback), or, in a
+// BACKWARD graph, an op Inductor neither lowers nor lists (GraphLowering.call_function makes it
+// an implicit fallback and, for a builtin op without a layout tag, require_contiguous).
+bool fallback_requires_dense(std::string_view target, bool backward);
+
 // Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
 bool allocates_only(std::string_view target);
