@@ -485,8 +485,20 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       if (!s || s->sizes != ref.input_sizes) return std::nullopt;
       return ref_idx;
     };
-    return index_through_views(g, n, ctx.hints, in_rows).value_or(full_index(n));
+    if (auto forward = index_through_views(g, n, ctx.hints, in_rows)) return *forward;
+    // A value the rows read through views of it (a convolution permuted for a layer norm) is
+    // stored where the row's element was loaded from.
+    for (const ReductionShape& r : reds) {
+      if (auto back = index_of_view_base(g, r.input, full_index(r.input), n, ctx.hints)) {
+        return *back;
+      }
+    }
+    return full_index(n);
   };
+  // The pass that stores full write W: the one its value is ready in, but a value the kernel loads
+  // from W's own buffer and stores back whole (a convolution's bias added in place, as Inductor's
+  // in_out_ptr) is stored in the last pass, so that every pass loads what the library call left.
+  const auto store_pass = [&](NodeId w) { return ctx.members.count(w) ? level(w) : passes - 1; };
 
   // Each shifted-sum variance's K: its input at the row's first element (0 past the last row).
   for (std::size_t k = 0; k < reds.size(); ++k) {
@@ -522,7 +534,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
         if (pass[k] == p) (void)rehearsal.value(reds[k].input, full_index(reds[k].input));
       }
       for (const NodeId w : full_writes) {
-        if (level(w) == p) (void)rehearsal.value(w, full_index(w));
+        if (store_pass(w) == p) (void)rehearsal.value(w, store_index(w));
       }
     }
     early_loads = rehearsal.noted_row_loads();
@@ -593,9 +605,13 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
       em.line(acc + " = " + a.combiner + "(" + acc + ", " +
               element_state(reds[k].combine, a, *v, "rr") + ");");
     }
-    for (const NodeId w : full_writes) {
-      if (level(w) != p) continue;
-      if (auto e = store_value(em, w, store_index(w))) return *e;
+    // In-place stores come last in their pass: what the pass computes from the same buffer
+    // loads it first.
+    for (const bool in_place : {false, true}) {
+      for (const NodeId w : full_writes) {
+        if (store_pass(w) != p || (ctx.members.count(w) == 0) != in_place) continue;
+        if (auto e = store_value(em, w, store_index(w))) return *e;
+      }
     }
     for (const ScatterShape& sc : full_scatters) {
       if (level(sc.node) != p) continue;

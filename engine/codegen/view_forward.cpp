@@ -70,4 +70,42 @@ std::optional<Index> index_through_views(
   return idx;
 }
 
+std::optional<Index> index_of_view_base(const graph::Graph& g, NodeId from, const Index& from_index,
+                                        NodeId to, const ops::SymbolHints& hints) {
+  Index idx = from_index;
+  for (NodeId n = from; n != to;) {
+    const graph::Node& node = g.node(n);
+    if (!node.is_op() || node.args.empty() || !node.args[0].is_node()) return std::nullopt;
+    const std::string_view base = ops::op_base_name(node.target);
+    if (!carries_elements(base)) return std::nullopt;
+    const NodeId input = node.args[0].as_node();
+    const auto in = shape_of(g.node(input), hints);
+    const auto out = shape_of(node, hints);
+    if (!in || !out || out->sizes.size() != idx.dims.size()) return std::nullopt;
+    if (base == "permute") {
+      const std::vector<std::int64_t> perm = ints_at(node, 1);
+      if (perm.size() != in->sizes.size()) return std::nullopt;
+      Index back;
+      back.dims.resize(perm.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) {
+        back.dims[static_cast<std::size_t>(wrap_dim(perm[i], in->sizes.size()))] = idx.dims[i];
+      }
+      idx = std::move(back);
+    } else if (base == "transpose" || base == "t") {
+      const std::size_t rank = idx.dims.size();
+      const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(node, 1, 0), rank));
+      const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(node, 2, 1), rank));
+      idx.linear.clear();
+      if (rank >= 2 && d0 < rank && d1 < rank) std::swap(idx.dims[d0], idx.dims[d1]);
+    } else if (out->sizes != in->sizes) {
+      idx = delinearize(linearize(idx, out->sizes), in->sizes);
+    }
+    n = input;
+  }
+  if (const auto at = shape_of(g.node(to), hints); !at || at->sizes.size() != idx.dims.size()) {
+    return std::nullopt;
+  }
+  return idx;
+}
+
 }  // namespace fxscope::codegen

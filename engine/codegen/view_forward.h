@@ -23,4 +23,13 @@ std::optional<Index> index_through_views(
     const graph::Graph& g, graph::NodeId to, const ops::SymbolHints& hints,
     const std::function<std::optional<Index>(graph::NodeId)>& base_index);
 
+// The index of node TO where the kernel's iteration reaches node FROM at FROM_INDEX, TO being the
+// base FROM's chain of view, permute, reshape, clone and cast ops leads down to (a convolution
+// a layer norm reads permuted, whose biased value the kernel stores back in place): the chain
+// walked backward, each op's index mapped to its input's; nullopt where FROM's chain does not
+// reach TO.
+std::optional<Index> index_of_view_base(const graph::Graph& g, graph::NodeId from,
+                                        const Index& from_index, graph::NodeId to,
+                                        const ops::SymbolHints& hints);
+
 }  // namespace fxscope::codegen

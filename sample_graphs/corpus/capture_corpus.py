@@ -29,6 +29,7 @@ def config_of(capture):
     return {"dtype": capture.dtype, "mode": capture.mode, "training": capture.training,
             "channels_last": capture.channels_last, "dynamic": capture.dynamic,
             "shapes": [list(s) for s in capture.shapes], "optimizer": capture.optimizer,
+            "grad_scaler": capture.grad_scaler,
             "dynamo_config": dict(capture.dynamo), "provenance_tracking": True}
 
 
@@ -96,7 +97,7 @@ def scalar(out):
                (isinstance(v, torch.Tensor) and v.is_floating_point()))
 
 
-def optimizer_step(capture, model):
+def optimizer_step(capture, model, scaler=None):
     import torch
 
     kind = capture.optimizer or "adamw"
@@ -107,7 +108,11 @@ def optimizer_step(capture, model):
         opt = torch.optim.AdamW(params, lr=1e-4)
 
     def step():
-        opt.step()
+        if scaler is None:
+            opt.step()
+        else:  # unscales the gradients, skips the step on inf/NaN, then adjusts the scale
+            scaler.step(opt)
+            scaler.update()
 
     if kind.endswith("-compiled"):
         step = torch.compile(step)
@@ -155,7 +160,8 @@ def drive(capture, dev):
 
     cmodel = torch.compile(model, mode=None if capture.mode == "default" else capture.mode,
                            dynamic=True if capture.dynamic else None)
-    step = optimizer_step(capture, model) if capture.training else None
+    scaler = torch.amp.GradScaler("cuda") if capture.grad_scaler else None
+    step = optimizer_step(capture, model, scaler) if capture.training else None
     cuda_graphs = capture.mode in ("reduce-overhead", "max-autotune")
     repeats = capture.repeats or (3 if cuda_graphs else 2)
     for shape in capture.shapes or shapes:
@@ -167,7 +173,7 @@ def drive(capture, dev):
             if capture.training:
                 with autocast():
                     loss = scalar(cmodel(*args, **kwargs))
-                loss.backward()
+                (loss if scaler is None else scaler.scale(loss)).backward()
                 step()
             else:
                 with torch.no_grad(), autocast():

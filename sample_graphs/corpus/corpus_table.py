@@ -17,6 +17,7 @@ class Capture:
     dynamic: bool = False  # torch.compile(dynamic=True), then a second shape
     shapes: tuple = ()  # the shapes to run, in order; () takes the builder's
     optimizer: str = ""  # sgd | adamw, "-compiled" when its step is compiled too
+    grad_scaler: bool = False  # the loss scaled by torch.amp.GradScaler (fp16 training)
     repeats: int = 0  # calls per shape; 0: 3 under CUDA graphs (recorded after warm-up), else 2
     dynamo: tuple = ()  # (name, value) pairs set on torch._dynamo.config
     seconds: int = 60  # rough capture time on the H200, for scheduling the longest first
@@ -75,9 +76,16 @@ CAPTURES = [
     tv("tv_ssdlite320_detection", "ssdlite320_mobilenet_v3_large", seconds=150,
        about="detection: anchors, NMS and top-k in post-processing"),
     tv("tv_r3d_18_video", "r3d_18", seconds=80, about="3-D convolutions"),
+    tv("tv_regnet_y_400mf_train_ro_fp16", "regnet_y_400mf", dtype=FP16, training=True,
+       channels_last=True, mode=RO, optimizer="sgd", grad_scaler=True, seconds=200,
+       about="fp16 training step with a GradScaler, channels-last, CUDA graphs"),
+    tv("tv_swin_t_train_bf16", "swin_t", dtype=BF16, training=True, optimizer="adamw",
+       seconds=300, about="shifted windows' backward"),
     # transformers
     hf("hf_gpt2_train", "gpt2", training=True, optimizer="adamw", seconds=100,
        about="GPT-2 (2 layers, 256 wide), backward"),
+    hf("hf_gpt2_train_dynamic", "gpt2", training=True, dynamic=True, shapes=((2, 64), (2, 96)),
+       optimizer="adamw", seconds=140, about="backward with a symbolic sequence length"),
     hf("hf_gpt2_max_autotune", "gpt2_1layer", mode=MA, seconds=200, about="GPT-2 1 layer"),
     hf("hf_llama_train_bf16", "llama", dtype=BF16, training=True, optimizer="adamw", seconds=130,
        about="RMSNorm, rotary, SwiGLU, GQA, backward"),
@@ -129,6 +137,14 @@ CAPTURES = [
     hand("hand_attention_max_autotune_fp16", "attention_block", dtype=FP16, mode=MA, seconds=180),
     hand("hand_attention_ro_bf16", "attention_block", dtype=BF16, mode=RO, seconds=80),
     hand("hand_conv_bn_max_autotune_no_cudagraphs", "conv_bn", mode=MA_NO_CG, seconds=180),
+    hand("hand_cond_branch", "cond_block", seconds=60,
+         about="torch.cond on a tensor predicate: both branches compiled as subgraphs"),
+    hand("hand_user_triton_bf16", "user_triton_block", dtype=BF16, seconds=60,
+         about="a user's Triton kernel inside the compiled region"),
+    hand("hand_custom_op_fp16", "custom_op_block", dtype=FP16, seconds=60,
+         about="a torch.library custom op between fused pointwise work"),
+    hand("hand_flex_attention_train_bf16", "flex_attention_block", dtype=BF16, training=True,
+         optimizer="adamw", seconds=150, about="flex attention's forward and backward templates"),
     hand("hand_data_dependent_breaks", "data_dependent", repeats=3, seconds=60,
          about=".item() branch, .tolist(), nonzero; resume functions recompiled"),
     hand("hand_recompiles_tensor", "recompiles:tensor", seconds=80,

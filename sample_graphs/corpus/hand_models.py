@@ -1,5 +1,6 @@
 """Hand-written blocks of the kinds users write: MoE routing, recurrent loops, a UNet block,
-attention, data-dependent control flow.
+attention, data-dependent control flow, and what Inductor does not lower itself: torch.cond,
+a user's Triton kernel, a custom op, flex attention.
 
 Every builder returns (model, make_inputs, default_shapes) like the torchvision and transformers
 builders beside it.
@@ -214,6 +215,115 @@ class DataDependent(nn.Module):
         return picked * max(counts)
 
 
+class CondBlock(nn.Module):
+    """torch.cond on a tensor predicate: each branch is a subgraph the graph calls as one op."""
+
+    def __init__(self, dim=256):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.wide, self.narrow = nn.Linear(dim, dim), nn.Linear(dim, dim)
+
+    def forward(self, x):
+        h = F.gelu(self.proj(x))
+
+        def wide(h):
+            return torch.relu(self.wide(h)) * 2.0 + h
+
+        def narrow(h):
+            return torch.sigmoid(self.narrow(h)) - h
+
+        y = torch.cond(h.mean() > 0, wide, narrow, (h,))
+        return F.layer_norm(y, y.shape[-1:])
+
+
+def _triton_silu():
+    """A user's Triton kernel (scaled SiLU) and its launcher; Triton ships with PyTorch's CUDA
+    builds, imported here so that the other builders need no Triton."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scaled_silu_kernel(x_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+        y = x * tl.sigmoid(x) * scale
+        tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+    def scaled_silu(x, scale):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        scaled_silu_kernel[(triton.cdiv(n, 1024),)](x, y, n, scale, BLOCK=1024)
+        return y
+
+    return scaled_silu
+
+
+class UserTritonBlock(nn.Module):
+    """A pre-norm MLP whose activation is a user's Triton kernel, called inside the compiled
+    region (Dynamo traces it as triton_kernel_wrapper_functional)."""
+
+    def __init__(self, dim=256, hidden=1024):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.up, self.down = nn.Linear(dim, hidden), nn.Linear(hidden, dim)
+        self.silu = _triton_silu()
+
+    def forward(self, x):
+        return x + self.down(self.silu(self.up(self.norm(x)), 1.5))
+
+
+@torch.library.custom_op("fxscope_corpus::rms_scale", mutates_args=())
+def rms_scale(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """RMS normalisation as an opaque custom op: Inductor calls it as an extern kernel."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * weight
+
+
+@rms_scale.register_fake
+def _rms_scale_fake(x, weight):
+    return torch.empty_like(x)
+
+
+class CustomOpBlock(nn.Module):
+    """An MLP block normalised by a custom op, with pointwise work on both sides of it."""
+
+    def __init__(self, dim=256, hidden=1024):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.up, self.down = nn.Linear(dim, hidden), nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        h = rms_scale(x * 0.5 + 1.0, self.weight)
+        return x + self.down(F.gelu(self.up(h)))
+
+
+class FlexAttentionBlock(nn.Module):
+    """Causal self-attention through flex_attention with an ALiBi-style score_mod: Inductor
+    generates the attention (and its backward) from its flex templates."""
+
+    def __init__(self, dim=256, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(dim)
+        self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+
+    def forward(self, x):
+        from torch.nn.attention.flex_attention import flex_attention
+
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.norm(x)).view(b, s, 3, self.heads, d // self.heads).unbind(2)
+
+        def alibi_causal(score, batch, head, q_idx, kv_idx):
+            biased = score - (q_idx - kv_idx) * (head + 1) * 0.125
+            return torch.where(q_idx >= kv_idx, biased, -float("inf"))
+
+        y = flex_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                           score_mod=alibi_causal)
+        return x + self.out(y.transpose(1, 2).reshape(b, s, d))
+
+
 def module(cls, make_shape_inputs, shapes, **kwargs):
     def build(dev):
         torch.manual_seed(0)
@@ -242,4 +352,8 @@ BUILDERS = {
     "attention_block": module(AttentionBlock, randn, [(2, 128, 256)]),
     "conv_bn": module(ConvBN, randn, [(8, 3, 64, 64)]),
     "data_dependent": module(DataDependent, randn, [(64, 128)]),
+    "cond_block": module(CondBlock, randn, [(64, 256)]),
+    "user_triton_block": module(UserTritonBlock, randn, [(8, 128, 256)]),
+    "custom_op_block": module(CustomOpBlock, randn, [(8, 128, 256)]),
+    "flex_attention_block": module(FlexAttentionBlock, randn, [(2, 256, 256)]),
 }

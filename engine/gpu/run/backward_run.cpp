@@ -49,7 +49,7 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
   em.measured.mode = s.mode;
   em.cuda_graph = s.cuda_graph && s.backward->ours.cuda_graphs.usable;
   const graph::Graph& g = s.backward->post_grad;
-  const TrainingPair pair = pair_training_graphs(s.forward->post_grad, g);
+  const TrainingPair pair = pair_training_graphs(s.forward->post_grad, g, s.hints);
   for (const auto& u : pair.unmatched) r.notes.push_back(s.mode + " backward: " + u);
   const bool tune = s.mode == "max-autotune";
   PlannedSteps steps = plan_steps(g, s.backward->ours, s.hints, tune, s.seed, s.clusters);

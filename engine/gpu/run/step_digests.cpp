@@ -12,35 +12,10 @@ StepDigests::StepDigests(const Executable& exe, const graph::Graph& graph,
     : exe_(exe), graph_(graph), hints_(hints), computed_in_(computed_in_dtypes(graph)) {}
 
 double StepDigests::terms_abs_sum(graph::NodeId n, std::int64_t numel) const {
-  const graph::Node& node = graph_.node(n);
-  if (!node.is_op()) return 0;
-  const std::string_view op = ops::op_base_name(node.target);
-  if (node.args.empty() || !node.args[0].is_node()) return 0;
-  if (op == "convert_element_type" || ops::classify(node.target).lowering == ops::Lowering::view) {
-    // A cast or a view of a sum holds the sum's elements: its terms are the sum's.
-    const auto it = index_.find(node.args[0].as_node());
-    if (it == index_.end()) return 0;
-    const ValueDigest& of = values_[it->second];
-    return of.numel == numel ? of.terms_abs_sum : 0;
-  }
-  if (op != "sum" && op != "mean") return 0;
-  // The terms: the input, through the casts and views between it and a stored value.
-  graph::NodeId in = node.args[0].as_node();
-  while (!index_.count(in)) {
-    const graph::Node& m = graph_.node(in);
-    if (!m.is_op() || m.args.empty() || !m.args[0].is_node()) return 0;
-    const std::string_view base = ops::op_base_name(m.target);
-    if (base != "convert_element_type" && ops::classify(m.target).lowering != ops::Lowering::view) {
-      return 0;
-    }
-    in = m.args[0].as_node();
-  }
-  const ValueDigest& terms = values_[index_.at(in)];
-  if (terms.numel == 0 || numel == 0) return 0;
-  // A mean divides each output's sum by the elements it averages.
-  return op == "mean"
-             ? terms.abs_sum * static_cast<double>(numel) / static_cast<double>(terms.numel)
-             : terms.abs_sum;
+  return gpu::terms_abs_sum(graph_, n, numel, [&](graph::NodeId m) -> const ValueDigest* {
+    const auto it = index_.find(m);
+    return it == index_.end() ? nullptr : &values_[it->second];
+  });
 }
 
 void StepDigests::operator()(std::size_t step) {

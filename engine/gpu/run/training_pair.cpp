@@ -8,7 +8,22 @@
 
 namespace fxscope::gpu {
 
-TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Graph& backward) {
+namespace {
+
+bool same_sizes(const graph::TensorMeta& a, const graph::TensorMeta& b,
+                const ops::SymbolHints& hints) {
+  if (a.sizes == b.sizes) return true;
+  if (hints.empty() || a.sizes.size() != b.sizes.size()) return false;
+  for (std::size_t d = 0; d < a.sizes.size(); ++d) {
+    if (ops::eval_dim(a.sizes[d], hints) != ops::eval_dim(b.sizes[d], hints)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Graph& backward,
+                                  const ops::SymbolHints& hints) {
   TrainingPair pair;
   std::unordered_map<std::string, std::size_t> output_index;
   const auto outputs = output_nodes(forward);
@@ -38,8 +53,8 @@ TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Grap
     const std::size_t from = it != output_index.end() ? it->second : place;
     const std::optional<graph::TensorMeta> made =
         from < outputs.size() ? forward.node(outputs[from]).meta : std::nullopt;
-    const bool agree =
-        made && input.meta && made->dtype == input.meta->dtype && made->sizes == input.meta->sizes;
+    const bool agree = made && input.meta && made->dtype == input.meta->dtype &&
+                       same_sizes(*made, *input.meta, hints);
     if (!agree) {
       pair.unmatched.push_back(
           input.name + ": " +

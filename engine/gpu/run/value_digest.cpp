@@ -8,6 +8,7 @@
 
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/output_compare.h"
+#include "fxscope/ops/op_registry.h"
 
 namespace fxscope::gpu {
 
@@ -198,6 +199,45 @@ std::string divergence_note(const std::optional<Divergence>& divergence, std::si
          std::to_string(a.group) + " " + a.group_name + " (" + a.kernel + "): " + why +
          " (eager: group " + std::to_string(r.group) + " " + r.group_name + "); the " +
          values(divergence->agreeing) + " its groups wrote before agree";
+}
+
+double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t numel,
+                     const std::function<const ValueDigest*(graph::NodeId)>& stored) {
+  const graph::Node& node = graph.node(n);
+  if (!node.is_op()) return 0;
+  const std::string_view op = ops::op_base_name(node.target);
+  if (node.args.empty() || !node.args[0].is_node()) return 0;
+  const auto carries = [](const graph::Node& m) {
+    return m.is_op() && !m.args.empty() && m.args[0].is_node() &&
+           (ops::op_base_name(m.target) == "convert_element_type" ||
+            ops::classify(m.target).lowering == ops::Lowering::view);
+  };
+  if (carries(node)) {
+    // A cast or a view of a sum holds the sum's elements: its terms are the sum's, through the
+    // views between them that store nothing (BERT's bias gradient: a cast of a view of a sum).
+    graph::NodeId of = node.args[0].as_node();
+    while (stored(of) == nullptr && carries(graph.node(of))) of = graph.node(of).args[0].as_node();
+    const ValueDigest* sum = stored(of);
+    return sum != nullptr && sum->numel == numel ? sum->terms_abs_sum : 0;
+  }
+  if (op != "sum" && op != "mean") return 0;
+  // The terms: the input, through the casts and views between it and a stored value.
+  graph::NodeId in = node.args[0].as_node();
+  while (stored(in) == nullptr) {
+    const graph::Node& m = graph.node(in);
+    if (!m.is_op() || m.args.empty() || !m.args[0].is_node()) return 0;
+    const std::string_view base = ops::op_base_name(m.target);
+    if (base != "convert_element_type" && ops::classify(m.target).lowering != ops::Lowering::view) {
+      return 0;
+    }
+    in = m.args[0].as_node();
+  }
+  const ValueDigest& terms = *stored(in);
+  if (terms.numel == 0 || numel == 0) return 0;
+  // A mean divides each output's sum by the elements it averages.
+  return op == "mean"
+             ? terms.abs_sum * static_cast<double>(numel) / static_cast<double>(terms.numel)
+             : terms.abs_sum;
 }
 
 }  // namespace fxscope::gpu

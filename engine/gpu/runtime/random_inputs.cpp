@@ -80,7 +80,12 @@ std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
   std::vector<graph::NodeId> out;
   for (const auto kind : {graph::OpKind::placeholder, graph::OpKind::get_attr}) {
     for (graph::NodeId n = 0; n < graph.size(); ++n) {
-      if (graph.node(n).op == kind) out.push_back(n);
+      const graph::Node& node = graph.node(n);
+      if (node.op != kind) continue;
+      // A get_attr naming one of the graph's own subgraphs (a flex attention's score_mod, a
+      // cond's branch) passes code, not a tensor: nothing feeds it.
+      if (kind == graph::OpKind::get_attr && graph.find_subgraph(node.target) != nullptr) continue;
+      out.push_back(n);
     }
   }
   return out;

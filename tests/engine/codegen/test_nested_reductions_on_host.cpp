@@ -4,7 +4,9 @@
 // norm over the 512 channels of that mean: the mean is a loop where the norm reads it) and
 // Mixtral's RMS norm after the experts (a router's weights summed over k = 2 and the experts'
 // outputs summed over k, both inline in the norm's passes over the model dim; the experts' sum,
-// 14 distinct loads, is stored as well, as Inductor's has_exceeded_max_reads stores it).
+// 14 distinct loads, is stored as well, as Inductor's has_exceeded_max_reads stores it); Swin-T's
+// patch embedding in a training step (a convolution whose bias the two layer norms' kernel adds
+// and stores back in place, read permuted).
 
 #include <unistd.h>
 
@@ -43,6 +45,14 @@ struct FxShiftedSum {
     return {a.s + b.s, a.q + b.q};
   }
 };
+struct FxWelfordState { float mean, m2, n; };
+struct FxWelford {};
+inline FxWelfordState fx_welford_add(FxWelfordState a, float x) {
+  const float n = a.n + 1.0f;
+  const float delta = x - a.mean;
+  const float mean = a.mean + delta / n;
+  return {mean, a.m2 + delta * (x - mean), n};
+}
 template <class T, class C> inline T fx_team_reduce(T v, C, int) { return v; }
 struct fx_bf16 { unsigned short bits; };
 #include <cstring>
@@ -266,5 +276,81 @@ TEST_CASE("Mixtral's RMS norm after the experts sums the top-k inline in its pas
     }
   }
   CHECK(wrong_sum == 0);
+  CHECK(wrong_norm == 0);
+}
+
+TEST_CASE("Swin-T's patch norms add the convolution's bias once and store it in place",
+          "[codegen]") {
+  // The bf16 convolution [2, 96, 56, 56] ran without its bias; the kernel's rows are its pixels
+  // (the permute to channels-last), each a layer norm over 96 channels, then a second layer norm.
+  // It stores the biased value back into the convolution's buffer at the element it loaded, after
+  // its last load of it: stored at the row's own position, or before a later pass read it again,
+  // it corrupted other rows and added the bias twice (a 5.1 error on the GPU).
+  const auto [g, group] = corpus_group(
+      "tv_swin_t_train_bf16",
+      "triton_per_fused_add_clone_convert_element_type_convolution_mul_permute_reshape_rsqrt_sub_"
+      "var_mean_3");
+  constexpr std::size_t N = 2, C = 96, HW = 56 * 56, P = N * HW;
+  std::vector<std::uint16_t> conv(N * C * HW);
+  std::vector<float> raw(conv.size());
+  for (std::size_t i = 0; i < conv.size(); ++i) {
+    raw[i] = bf16_round(wave(i, 37, 101) * 4.0f);
+    std::uint32_t u;
+    std::memcpy(&u, &raw[i], 4);
+    conv[i] = static_cast<std::uint16_t>(u >> 16);
+  }
+  std::vector<float> bias(C), w1(C), b1(C), w2(C), b2(C);
+  for (std::size_t c = 0; c < C; ++c) {
+    bias[c] = wave(c, 7, 23) * 8.0f;
+    w1[c] = wave(c, 5, 11) + 1.0f;
+    b1[c] = wave(c, 3, 13);
+    w2[c] = wave(c, 11, 17) + 1.0f;
+    b2[c] = wave(c, 13, 19);
+  }
+  std::vector<float> var(P, -99.0f), mean(P, -99.0f), rs(P), add_1(P * C), var2(P), mean2(P),
+      rs2(P);
+  std::vector<std::uint16_t> out(P * C);
+  run_group(g, group,
+            {{"primals_2", bias.data()},
+             {"primals_4", w1.data()},
+             {"primals_5", b1.data()},
+             {"primals_6", w2.data()},
+             {"primals_7", b2.data()},
+             {"convolution", conv.data()},
+             {"getitem", var.data()},
+             {"getitem_1", mean.data()},
+             {"rsqrt", rs.data()},
+             {"add_1", add_1.data()},
+             {"getitem_2", var2.data()},
+             {"getitem_3", mean2.data()},
+             {"rsqrt_1", rs2.data()},
+             {"convert_element_type_6", out.data()}},
+            "reduction 6272 rows x 96 (var_mean, var_mean), 3 passes, looped, 1 threads per row");
+  std::size_t wrong_conv = 0, wrong_stats = 0, wrong_norm = 0;
+  for (std::size_t n = 0; n < N; ++n) {
+    for (std::size_t p = 0; p < HW; ++p) {
+      const std::size_t row = n * HW + p;
+      double mu = 0.0, m2 = 0.0;
+      for (std::size_t c = 0; c < C; ++c) mu += (raw[(n * C + c) * HW + p] + bias[c]) / double(C);
+      for (std::size_t c = 0; c < C; ++c) {
+        const double d = raw[(n * C + c) * HW + p] + bias[c] - mu;
+        m2 += d * d / double(C);
+      }
+      if (std::fabs(mean[row] - mu) > 1e-4 || std::fabs(var[row] - m2) > 1e-4 * (1.0 + m2)) {
+        ++wrong_stats;
+      }
+      for (std::size_t c = 0; c < C; ++c) {
+        const std::size_t at = (n * C + c) * HW + p;
+        std::uint32_t u = static_cast<std::uint32_t>(conv[at]) << 16;
+        float stored;
+        std::memcpy(&stored, &u, 4);
+        if (stored != bf16_round(raw[at] + bias[c])) ++wrong_conv;
+        const double want = (raw[at] + bias[c] - mu) / std::sqrt(m2 + 1e-5) * w1[c] + b1[c];
+        if (std::fabs(add_1[row * C + c] - want) > 1e-4 * (1.0 + std::fabs(want))) ++wrong_norm;
+      }
+    }
+  }
+  CHECK(wrong_conv == 0);
+  CHECK(wrong_stats == 0);
   CHECK(wrong_norm == 0);
 }

@@ -258,6 +258,6 @@ TEST_CASE("every corpus break is priced and names the compiles it split", "[repo
       if (!i.resumed.empty()) ++resumed;
     }
   }
-  CHECK(breaks == 8);
+  CHECK(breaks == 9);
   CHECK(resumed == 4);
 }

@@ -16,7 +16,8 @@
 namespace fxscope::gpu {
 
 // The graph's inputs in the order the runtime fills them: its placeholders, then the constants
-// it reads with get_attr (the log holds no values for either, so both take random values).
+// it reads with get_attr (the log holds no values for either, so both take random values); a
+// get_attr of one of the graph's subgraphs is code, not an input.
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph);
 // The nodes the graph returns, in its output's order (a node returned twice is listed twice).
 std::vector<graph::NodeId> output_nodes(const graph::Graph& graph);

@@ -12,6 +12,7 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
 #include "fxscope/trace/compile_unit.h"
 
 namespace fxscope::gpu {
@@ -27,7 +28,11 @@ struct TrainingPair {
   std::vector<std::string> unmatched;
 };
 
-TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Graph& backward);
+// Sizes agree where they print alike or, with HINTS, where they evaluate alike: the two graphs
+// may spell one size differently (GPT-2's `s72*(s55 + s70)` where s55 is 0 in the backward,
+// `s70*s72` in the forward Inductor simplified).
+TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Graph& backward,
+                                  const ops::SymbolHints& hints = {});
 
 // The backward graph of UNIT as MODE runs it, planned (the AOT backward for eager, the second
 // post-grad graph otherwise); nullopt for a unit without one (inference).

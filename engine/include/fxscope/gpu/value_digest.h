@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,13 @@ struct ValueDigest {
   std::int64_t nonfinite = 0;
   std::vector<double> samples;  // at sample_positions(numel)
 };
+
+// ValueDigest::terms_abs_sum of node N of GRAPH (NUMEL elements), from the digest STORED gives
+// of a node that holds a buffer (nullptr: none, a view): where N is a sum or mean of a digested
+// value, through casts and views, or a cast or view of such a sum, through casts and views
+// that store nothing; 0 otherwise.
+double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t numel,
+                     const std::function<const ValueDigest*(graph::NodeId)>& stored);
 
 // The logical indices digest_value samples for a value of NUMEL elements.
 std::vector<std::int64_t> sample_positions(std::int64_t numel);

@@ -10,7 +10,10 @@
 
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/output_compare.h"
+#include "fxscope/gpu/training_pair.h"
 #include "fxscope/gpu/value_digest.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
 
 using namespace fxscope;
 
@@ -184,4 +187,37 @@ TEST_CASE("a sum that cancels is judged against the magnitude of its terms", "[g
   const double scaled = gpu::relative_error({&*m, e.data()}, {&*m, a.data()}, {}, 196 * 0.1);
   CHECK(unscaled > 1.0);
   CHECK(scaled < 1e-4);
+}
+
+TEST_CASE("a bias gradient returned as a cast of a view of a sum takes the sum's terms",
+          "[gpu][digest][corpus]") {
+  // BERT's backward as eager runs it (the AOT graph): the key projection's bias gradient sums to
+  // about zero by construction (softmax ignores a shift of the keys), and the graph returns it as
+  // convert_element_type_default_1 = a cast of view_83, a view of the sum sum_37 that stores
+  // nothing of its own.
+  const auto log = trace::read_trace(test::sample("corpus/hf_bert_mlm_train_fp16"));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = nullptr;
+  for (const auto& u : log->units()) {
+    if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) unit = &u;
+  }
+  REQUIRE(unit);
+  const auto backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
+  REQUIRE(backward);
+  const graph::Graph& g = backward->post_grad;
+  const auto id = [&](const std::string& name) {
+    const auto n = g.find(name);
+    REQUIRE(n);
+    return *n;
+  };
+  gpu::ValueDigest sum;
+  sum.numel = 256;
+  sum.terms_abs_sum = 1234.5;
+  const auto stored = [&](graph::NodeId n) -> const gpu::ValueDigest* {
+    return n == id("sum_37") ? &sum : nullptr;
+  };
+  CHECK(gpu::terms_abs_sum(g, id("convert_element_type_default_1"), 256, stored) == 1234.5);
+  CHECK(gpu::terms_abs_sum(g, id("view_83"), 256, stored) == 1234.5);
+  CHECK(gpu::terms_abs_sum(g, id("convert_element_type_default_1"), 255, stored) == 0);
+  CHECK(gpu::terms_abs_sum(g, id("mm_24"), 65536, stored) == 0);
 }
