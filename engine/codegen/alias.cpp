@@ -1,5 +1,5 @@
 // alias_of(): the element offset a chain of views adds to its base buffer, from each view's
-// arguments and its input's annotated strides.
+// arguments and its input's annotated strides; a copy_ into such a view writes the view's memory.
 
 #include "arg_helpers.h"
 #include "fxscope/codegen/kernel_codegen.h"
@@ -46,6 +46,16 @@ bool restrides(const Shape& in, const std::optional<Shape>& out) {
 
 std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
                               const ops::SymbolHints& hints) {
+  if (node < graph.size() && ops::op_base_name(graph.node(node).target) == "copy_") {
+    // copy_(dst, src) returns dst. Into a view of a buffer the graph computes (the reinplaced
+    // as_strided_scatter: clone -> as_strided -> copy_), its kernel stores src into that
+    // buffer's memory (Inductor's MutationLayoutSHOULDREMOVE); a graph input keeps its data.
+    const graph::Node& n = graph.node(node);
+    if (n.args.empty() || !n.args[0].is_node()) return std::nullopt;
+    const auto dst = alias_of(graph, n.args[0].as_node(), hints);
+    if (!dst || !graph.node(dst->base).is_op()) return std::nullopt;
+    return dst;
+  }
   std::int64_t offset = 0;
   graph::NodeId at = node;
   bool moved = false;

@@ -73,6 +73,15 @@ class Fuser {
         const auto w = writer.find(b);
         if (w != writer.end() && w->second != i) succs_[w->second].push_back(i);
       }
+      // A WeakDep orders the pair like a read, and only fusable_weak_dep (not modelled: the
+      // mutation storing where the earlier reader loads) lets them fuse.
+      weak_preds_.emplace_back();
+      for (const std::int64_t b : s.after) {
+        const auto w = writer.find(b);
+        if (w == writer.end() || w->second == i) continue;
+        succs_[w->second].push_back(i);
+        weak_preds_.back().push_back(w->second);
+      }
     }
     owner_.resize(nodes_.size());
     std::iota(owner_.begin(), owner_.end(), std::size_t{0});
@@ -188,6 +197,7 @@ class Fuser {
     const Group& gb = groups_[b];
     if (ga.members.size() + gb.members.size() > options_.max_group_nodes) return false;
     if (!foreach_fits(a, b)) return false;
+    if (weakly_ordered(ga, gb) || weakly_ordered(gb, ga)) return false;
     if (!shapes_fit(ga, gb)) return false;
     if (reads_indirectly(ga, gb) || reads_indirectly(gb, ga)) return false;
     // Scheduler.can_fuse: too few shared bytes first try a loop reordering; the threshold then
@@ -406,6 +416,16 @@ class Fuser {
     return std::max(d(a.members.front(), b.members.back()), d(b.members.front(), a.members.back()));
   }
 
+  // Whether a member of group LATER mutates a buffer a member of group EARLIER reads.
+  bool weakly_ordered(const Group& earlier, const Group& later) const {
+    for (const std::size_t m : later.members) {
+      for (const std::size_t p : weak_preds_[m]) {
+        if (std::binary_search(earlier.members.begin(), earlier.members.end(), p)) return true;
+      }
+    }
+    return false;
+  }
+
   // Whether a member of group FROM writes a buffer a member of group TO reads.
   bool depends(std::size_t from, std::size_t to) const {
     for (const std::size_t m : groups_[from].members) {
@@ -530,6 +550,7 @@ class Fuser {
   const PlanOptions& options_;
   std::vector<Group> groups_;
   std::vector<std::vector<std::size_t>> succs_;
+  std::vector<std::vector<std::size_t>> weak_preds_;  // per node: the nodes its WeakDeps name
   // The deps of the group whose loops the pair being checked reordered, as they were.
   struct Undo {
     std::size_t group = 0;
@@ -558,11 +579,13 @@ void order_for_dependencies(const std::vector<SchedulerNode>& nodes,
   std::vector<std::size_t> waiting(groups.size(), 0);
   for (std::size_t k = 0; k < groups.size(); ++k) {
     for (const std::size_t m : groups[k]) {
-      for (const std::int64_t b : nodes[m].reads) {
-        const auto w = writers.find(b);
-        if (w == writers.end()) continue;
-        for (const std::size_t from : w->second) {
-          if (from != k && next[from].insert(k).second) ++waiting[k];
+      for (const auto* deps : {&nodes[m].reads, &nodes[m].after}) {
+        for (const std::int64_t b : *deps) {
+          const auto w = writers.find(b);
+          if (w == writers.end()) continue;
+          for (const std::size_t from : w->second) {
+            if (from != k && next[from].insert(k).second) ++waiting[k];
+          }
         }
       }
     }

@@ -195,6 +195,23 @@ class Lowerer {
   // After a pointwise or view is lowered: the realization Inductor decides right away.
   void hint_realize(NodeId i);
 
+  // GraphLowering.run_node (is_input_for_as_strided): a dense value that an as_strided or resize
+  // reads is required in its FX strides as it is lowered (require_stride_order), which stores
+  // it then, before any later reader gathers its origins (lowering_mutation.cpp).
+  void realize_for_as_strided(NodeId i);
+
+  // lowering.copy_ -> mutate_to into a view of a buffer the graph computes (a ReinterpretView,
+  // not a StorageBox): MutationLayoutSHOULDREMOVE.realize_into (lowering_mutation.cpp). The
+  // buffer the view reads, or nothing where copy_ I writes no such view.
+  std::optional<std::int64_t> mutated_buffer(NodeId i) const;
+  // GraphLowering.mark_buffer_mutated: every value not yet in memory that reads BUFFER, and that
+  // a node after copy_ COPY reads, is stored before the mutation, so it keeps the old contents.
+  void realize_readers_of(std::int64_t buffer, NodeId copy);
+  // The mutation just pushed (copy_ I, storing into BUFFER): its load of the buffer is
+  // Scheduler's StarDep on it (no store matches it, so the buffer's writer never fuses with the
+  // mutation), and later loads of the buffer read the mutation's output (mutation_renames).
+  void mutate_buffer(NodeId i, std::int64_t buffer);
+
   bool fixed_layout_user(NodeId i) const;
 
   // ExternKernel.copy_input of an input A not yet in memory: a buffer of A's own shape, computed

@@ -100,6 +100,7 @@ LoweredGraph Lowerer::run() {
     }
     if (!ops::find_op(node.target) && !foreach_pointwise(node.target)) ++unknown_[node.target];
     lower(i);
+    realize_for_as_strided(i);
     // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
     // memory then: later readers load it rather than recompute it.
     // lowering.copy_ -> mutate_to: a graph input mutated in place is stored to right away
@@ -108,14 +109,17 @@ LoweredGraph Lowerer::run() {
     if (graph_output_[i] && flat_view_[i]) {
       copy_output_view(i);
     } else if (graph_output_[i] || copy_into) {
+      const std::optional<std::int64_t> into = copy_into ? mutated_buffer(i) : std::nullopt;
+      if (into) realize_readers_of(*into, i);
       const std::size_t pushed = sched_.size();
       realize(i);
       layout_fixed_[storage(i)] = true;
       const std::optional<NodeId> dst = arg_node(i, 0);
-      if (copy_into && sched_.size() > pushed && sched_.back().node == i && dst &&
-          !g_.node(*dst).is_op()) {
+      const bool pushed_copy = sched_.size() > pushed && sched_.back().node == i;
+      if (copy_into && pushed_copy && dst && !g_.node(*dst).is_op()) {
         sched_.back().mutates = *dst;
       }
+      if (into && pushed_copy) mutate_buffer(i, *into);
     }
   }
   for (const NodeId out : outputs) realize(out);

@@ -69,6 +69,7 @@ struct Alias {
 // Follows view ops (view, _unsafe_view, reshape of a contiguous tensor, permute, t, transpose,
 // expand, unsqueeze, squeeze, slice, select, alias, as_strided, getitem of split/unbind ...) to the
 // node that owns the memory; nullopt when NODE is not a view, or is a view that needs a copy.
+// A copy_ into a view of a computed buffer is that view (the copy stores into its memory).
 std::optional<Alias> alias_of(const graph::Graph& graph, graph::NodeId node,
                               const ops::SymbolHints& hints);
 

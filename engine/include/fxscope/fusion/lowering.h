@@ -53,6 +53,10 @@ struct SchedulerNode {
   // copy_'s destination, an in-place foreach op's item), else -1. Inductor's scheduler gives the
   // node a StarDep on it, one more dependency among its reads.
   std::int64_t mutates = -1;
+  // Sorted: buffers whose writers must run before it, though it loads none of them: the
+  // earlier readers of a buffer it mutates (Scheduler's WeakDep), which must see the old
+  // contents.
+  std::vector<std::int64_t> after;
   // It stores into a slice of a ConcatKernel's buffer (ConcatKernel.realize_into gives it a
   // NonOwningLayout), so its buffer aliases another (get_inputs_that_alias_output).
   bool aliased = false;
