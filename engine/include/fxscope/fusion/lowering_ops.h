@@ -76,6 +76,18 @@ std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, gra
 // (needs_exact_strides) unless the op is tagged otherwise, which the log does not record.
 bool custom_op_fallback(std::string_view target);
 
+// Whether an op of TARGET is control flow Inductor lowers around subgraphs (lowering.cond ->
+// ir.Conditional, lowering.while_loop -> ir.WhileLoop): it realizes its operands, each subgraph
+// argument is lowered as a graph of its own (GraphLowering.make_subgraph, its kernels fused
+// within it alone), and the op itself launches nothing: the wrapper reads the predicate on the
+// host and calls the chosen subgraph's code.
+bool runs_subgraphs(std::string_view target);
+
+// Whether an op of TARGET calls a user's @triton.jit kernel (triton_kernel_wrapper_mutation,
+// lowered as ir.UserDefinedTritonKernel): one launch of the user's code that fuses with nothing,
+// its tensor arguments realized first.
+bool user_triton_kernel(std::string_view target);
+
 // Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
 bool allocates_only(std::string_view target);
