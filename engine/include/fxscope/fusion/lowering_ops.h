@@ -87,6 +87,11 @@ bool runs_subgraphs(std::string_view target);
 // lowered as ir.UserDefinedTritonKernel): one launch of the user's code that fuses with nothing,
 // its tensor arguments realized first.
 bool user_triton_kernel(std::string_view target);
+// Why fxscope's runtime runs none: the kernel is the user's Triton code, which the log does not
+// hold and NVRTC does not compile; PyTorch's backend runs it.
+inline constexpr std::string_view kUserTritonKernelNoRuntime =
+    "a user's Triton kernel, which fxscope's CUDA runtime cannot compile: run it with "
+    "--backend pytorch";
 
 // Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
