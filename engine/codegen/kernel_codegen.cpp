@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
 #include "reduction_shape.h"
@@ -177,6 +178,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     const ops::OpInfo info = ops::classify(graph.node(n).target);
     if (!has_generated_kernel(graph, group)) {
       const std::string op(ops::op_key(graph.node(n).target));
+      if (fusion::user_triton_kernel(graph.node(n).target)) {
+        return make_error(where + ": " + op + " is " +
+                          std::string(fusion::kUserTritonKernelNoRuntime));
+      }
       if (op.starts_with("higher_order.")) {
         // torch.cond, while_loop, a user's Triton kernel, flex attention: a subgraph or a kernel
         // the log does not hold as code this engine runs.

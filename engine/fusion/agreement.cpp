@@ -15,6 +15,10 @@ std::size_t shared_nodes(const std::vector<graph::NodeId>& a, const std::vector<
   return common.size();
 }
 
+// Adds a verdict for each of INDUCTOR's generated kernels against OURS, both over SUBGRAPH.
+void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const std::string& subgraph,
+                    AgreementReport& report);
+
 }  // namespace
 
 std::size_t AgreementReport::exact_count() const {
@@ -37,6 +41,20 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
   AgreementReport report;
   report.our_launches = ours.launches();
   report.inductor_launches = inductor.launches();
+  compare_groups(ours, inductor, "", report);
+  // A subgraph's kernels against the plan of the same subgraph, node ids being its own.
+  static const FusionPlan kNone;
+  for (const SubgraphPlan& theirs : inductor.subgraphs) {
+    const FusionPlan* mine = subgraph_plan(ours, theirs.name);
+    compare_groups(mine ? *mine : kNone, theirs.plan, theirs.name, report);
+  }
+  return report;
+}
+
+namespace {
+
+void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const std::string& subgraph,
+                    AgreementReport& report) {
   std::set<std::vector<graph::NodeId>> our_sets;
   std::set<std::vector<graph::NodeId>> our_stores;
   for (const KernelGroup& g : ours.groups) {
@@ -50,6 +68,7 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
     const bool per_launch = theirs.note == "members from provenance";
     if (!per_launch && !seen.insert(theirs.name).second) continue;
     KernelAgreement verdict;
+    verdict.subgraph = subgraph;
     verdict.inductor_group = i;
     // A kernel naming no nodes is compared by the graph inputs it stores into, where its launch
     // says; with neither, it matches nothing.
@@ -72,7 +91,8 @@ AgreementReport compare_plans(const FusionPlan& ours, const FusionPlan& inductor
     }
     report.kernels.push_back(verdict);
   }
-  return report;
 }
+
+}  // namespace
 
 }  // namespace fxscope::fusion

@@ -29,13 +29,21 @@ GroupKind kind_of(inductor::KernelKind kind) {
 
 class InductorReader {
  public:
+  // G is the post-grad graph, or with SUBGRAPH set its subgraph of that name: the launches read
+  // are those of the function Inductor wrote for it.
   InductorReader(const inductor::OutputCode& code, const graph::Graph& g,
-                 const inductor::Provenance* provenance)
-      : code_(code), g_(g), provenance_(provenance), used_(g.size(), false) {}
+                 const inductor::Provenance* provenance, const graph::Graph* subgraph)
+      : code_(code),
+        g_(subgraph ? *subgraph : g),
+        root_(g),
+        provenance_(provenance),
+        subgraph_(subgraph),
+        used_(g_.size(), false) {}
 
   FusionPlan run() {
     FusionPlan plan;
     for (const inductor::Launch& launch : code_.launches()) {
+      if (!in_scope(launch)) continue;
       KernelGroup group;
       group.id = plan.groups.size();
       group.name = launch.callee;
@@ -64,7 +72,7 @@ class InductorReader {
       for (const std::string& name : names) {
         if (const auto id = g_.find(name)) {
           group.nodes.push_back(*id);
-        } else {
+        } else if (!subgraph_) {
           plan.warnings.push_back(
               {"line " + std::to_string(launch.line),
                "kernel " + launch.callee + " names " + name + ", which the post-grad graph lacks"});
@@ -78,6 +86,13 @@ class InductorReader {
   }
 
  private:
+  // Whether LAUNCH is in the function of the graph read: a subgraph's own function, or for the
+  // post-grad graph any function that is no subgraph's (call, partition_0).
+  bool in_scope(const inductor::Launch& launch) const {
+    if (subgraph_) return launch.function == subgraph_->name();
+    return root_.find_subgraph(launch.function) == nullptr;
+  }
+
   // The graph inputs LAUNCH stores into, when every buffer it stores is one (by the placeholder's
   // name, as the call passes it); else none. A combo kernel of fused foreach sub-kernels names no
   // nodes (its header and provenance are empty), but its launch still says what it updates.
@@ -154,7 +169,11 @@ class InductorReader {
 
   const inductor::OutputCode& code_;
   const graph::Graph& g_;
+  const graph::Graph& root_;
   const inductor::Provenance* provenance_;
+  // A subgraph's kernels carry the origins of the op that lowered it (the cond and what it
+  // gathered) beside the subgraph's own nodes: names the subgraph lacks are those.
+  const graph::Graph* subgraph_;
   std::vector<bool> used_;
 };
 
@@ -162,7 +181,19 @@ class InductorReader {
 
 FusionPlan inductor_plan(const inductor::OutputCode& code, const graph::Graph& post_grad,
                          const inductor::Provenance* provenance) {
-  return InductorReader(code, post_grad, provenance).run();
+  FusionPlan plan = InductorReader(code, post_grad, provenance, nullptr).run();
+  // Each subgraph Inductor compiled (a cond's branch) is a function of its own in the output
+  // code, called where the wrapper runs the op.
+  for (const graph::Graph& sub : post_grad.subgraphs()) {
+    const auto& launches = code.launches();
+    const bool compiled = std::any_of(launches.begin(), launches.end(),
+                                      [&](const auto& l) { return l.function == sub.name(); });
+    if (!compiled) continue;
+    // Where the wrapper calls it is no launch: its position stays unknown (0).
+    plan.subgraphs.push_back(
+        {sub.name(), 0, InductorReader(code, post_grad, provenance, &sub).run()});
+  }
+  return plan;
 }
 
 }  // namespace fxscope::fusion

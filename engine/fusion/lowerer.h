@@ -159,6 +159,14 @@ class Lowerer {
 
   void lower_extern(NodeId i, const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
+  // Higher-order ops (lowering_higher_order.cpp): control flow around subgraphs
+  // (runs_subgraphs), which launches nothing here, the planner planning each subgraph on its
+  // own, and a user's Triton kernel (user_triton_kernel). False for any other op.
+  bool lower_higher_order(NodeId i, const std::vector<NodeId>& args,
+                          const std::vector<NodeId>& gathered);
+  // Whether node I reads the buffer of value A again after node AFTER (through views of it).
+  bool read_after(NodeId a, NodeId after) const;
+
   // The node argument at position POS of node I, if there is one.
   std::optional<NodeId> arg_node(NodeId i, std::size_t pos) const;
 

@@ -98,7 +98,10 @@ LoweredGraph Lowerer::run() {
       layout_fixed_[i] = true;
       continue;
     }
-    if (!ops::find_op(node.target) && !foreach_pointwise(node.target)) ++unknown_[node.target];
+    if (!ops::find_op(node.target) && !foreach_pointwise(node.target) &&
+        !runs_subgraphs(node.target) && !user_triton_kernel(node.target)) {
+      ++unknown_[node.target];
+    }
     lower(i);
     realize_for_as_strided(i);
     // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in
@@ -165,6 +168,7 @@ void Lowerer::lower(NodeId i) {
   for (const NodeId a : args) {
     if (!realized_[a]) merge_into(gathered, origins_[a]);
   }
+  if (lower_higher_order(i, args, gathered)) return;
   // run_node gathers the origins of unrealized arguments before the lowering, whose
   // mark_reuse may then store the expanded input: the expand keeps the input's origins.
   if (!args.empty()) expand_reuse(i, args.front());
@@ -480,8 +484,11 @@ void Lowerer::hint_realize(NodeId i) {
   // Scatter, falling back inside it), so its inputs are not among them.
   const bool extern_user = std::any_of(users_[i].begin(), users_[i].end(), [&](NodeId u) {
     const std::string_view op = ops::op_base_name(g_.node(u).target);
+    // Nor are a higher-order op's: lowering.py adds only ATen ops and their fallbacks to
+    // needs_realized_inputs; cond and a user's Triton kernel realize their operands themselves,
+    // after their other readers have inlined them.
     return (info_[u].lowering == Lowering::extern_kernel && op != "index_put" &&
-            op != "index_put_") ||
+            op != "index_put_" && !ops::op_key(g_.node(u).target).starts_with("higher_order.")) ||
            window_needs_realized_inputs(g_.node(u).target);
   });
   if (users > 1 && extern_user && base != i && inner_fn_count(base).nontrivial_reads <= 1 &&

@@ -15,6 +15,8 @@
 
 namespace fxscope::fusion::detail {
 
+using ops::Lowering;
+
 void Lowerer::set_value_deps(NodeId root) {
   SchedulerNode& s = sched_.back();
   const std::vector<std::int64_t>& sizes = model_.sizes(root);

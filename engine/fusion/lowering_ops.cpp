@@ -102,6 +102,17 @@ bool fallback_requires_dense(std::string_view target, bool backward) {
   return kFree.count(base) == 0;
 }
 
+bool runs_subgraphs(std::string_view target) {
+  const std::string_view key = ops::op_key(target);
+  return key == "higher_order.cond" || key == "higher_order.while_loop";
+}
+
+bool user_triton_kernel(std::string_view target) {
+  const std::string_view key = ops::op_key(target);
+  return key == "higher_order.triton_kernel_wrapper_mutation" ||
+         key == "higher_order.triton_kernel_wrapper_functional";
+}
+
 bool allocates_only(std::string_view target) {
   static const std::set<std::string_view> kEmpty = {"empty", "empty_like", "empty_strided",
                                                     "new_empty", "new_empty_strided"};

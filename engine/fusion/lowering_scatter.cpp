@@ -56,7 +56,8 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   if (base == "index_put_") {
     realize(self);
     dest_buffer = static_cast<std::int64_t>(alias_[storage(self)]);
-    loadless_[alias_[storage(self)]] = false;  // a mutated buffer is loaded (make_loader)
+    // A mutated buffer is loaded (make_loader); a renamed one (a MutationOutput) has no flag.
+    if (alias_[storage(self)] < n_) loadless_[alias_[storage(self)]] = false;
   } else {
     dest_buffer = next_buffer_++;
     push(self, gathered, read_set(self), dest_buffer, numel_of(self), 1, false, true, "");

@@ -16,6 +16,7 @@
 #include "fxscope/fusion/kernel_naming.h"
 #include "fxscope/fusion/lowering.h"
 #include "fxscope/ops/alu_cost.h"
+#include "subgraph_plans.h"
 
 namespace fxscope::fusion {
 namespace {
@@ -384,6 +385,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
       result.groups.push_back(describe(graph, lowered, launch, options, triton_index));
       result.groups.back().id = result.groups.size() - 1;
     }
+    detail::plan_subgraphs(graph, mode, options, result);
     result.unknown_ops = lowered.unknown_ops;
     result.mode = mode;
     if (mode != Mode::default_mode)

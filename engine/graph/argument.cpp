@@ -71,6 +71,13 @@ Argument Argument::slice(Argument start, Argument stop, Argument step) {
   return a;
 }
 
+Argument Argument::dict(std::vector<Argument> key_values) {
+  Argument a;
+  a.kind_ = Kind::dict;
+  a.items_ = std::move(key_values);
+  return a;
+}
+
 Argument Argument::raw(std::string text) {
   Argument a;
   a.kind_ = Kind::raw;
@@ -134,6 +141,14 @@ std::string Argument::to_string() const {
       return items_.size() == 1 ? "(" + join(items_) + ",)" : "(" + join(items_) + ")";
     case Kind::slice:
       return "slice(" + join(items_) + ")";
+    case Kind::dict: {
+      std::string out = "{";
+      for (std::size_t i = 0; i + 1 < items_.size(); i += 2) {
+        if (i > 0) out += ", ";
+        out += items_[i].to_string() + ": " + items_[i + 1].to_string();
+      }
+      return out + "}";
+    }
   }
   return text_;
 }

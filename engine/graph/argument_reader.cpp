@@ -96,6 +96,7 @@ Argument ArgumentReader::read_value(std::string_view text, int depth) {
   if (t == "False") return Argument::boolean(false);
   if (auto s = string_literal(t)) return Argument::string(std::move(*s));
   if (encloses(t, '[')) return Argument::list(read_items(t.substr(1, t.size() - 2), depth));
+  if (encloses(t, '{')) return read_dict_value(t, depth);
   if (encloses(t, '(')) {
     const std::string_view inner = t.substr(1, t.size() - 2);
     if (text::trim(inner).empty() ||
@@ -163,6 +164,18 @@ void ArgumentReader::read_call(std::string_view text, std::vector<Argument>& arg
     const std::size_t eq = part.find('=', key);
     kwargs.emplace_back(std::string(part.substr(0, key)), read_value(part.substr(eq + 1), 0));
   }
+}
+
+Argument ArgumentReader::read_dict_value(std::string_view t, int depth) {
+  std::vector<Argument> key_values;
+  for (const std::string_view part : text::split_top_level(t.substr(1, t.size() - 2), ",")) {
+    if (text::trim(part).empty()) continue;
+    const std::size_t colon = python_text::find_top_level(part, ": ");
+    if (colon == std::string_view::npos) return Argument::raw(std::string(t));
+    key_values.push_back(read_value(part.substr(0, colon), depth + 1));
+    key_values.push_back(read_value(part.substr(colon + 2), depth + 1));
+  }
+  return Argument::dict(std::move(key_values));
 }
 
 std::vector<KeywordArgument> ArgumentReader::read_dict(std::string_view text) {

@@ -41,11 +41,15 @@ json arg_to_json(const Argument& a) {
       return json{{"node", a.as_node()}};
     case Argument::Kind::list:
     case Argument::Kind::tuple:
-    case Argument::Kind::slice: {
+    case Argument::Kind::slice:
+    case Argument::Kind::dict: {
       json items = json::array();
       for (const Argument& item : a.items()) items.push_back(arg_to_json(item));
       if (a.kind() == Argument::Kind::list) return items;
-      return json{{a.kind() == Argument::Kind::tuple ? "tuple" : "slice", std::move(items)}};
+      const char* key = a.kind() == Argument::Kind::tuple   ? "tuple"
+                        : a.kind() == Argument::Kind::slice ? "slice"
+                                                            : "dict";
+      return json{{key, std::move(items)}};
     }
   }
   return nullptr;
@@ -186,20 +190,27 @@ class JsonReader {
       }
       return Argument::node(static_cast<NodeId>(id.value_or(0)));
     }
-    if (key == "tuple" || key == "slice") {
+    if (key == "tuple" || key == "slice" || key == "dict") {
       if (!v.is_array()) {
         fail(path + "." + key, "an array");
         return {};
       }
       std::vector<Argument> list = items(v, path + "." + key, node_count, depth);
       if (key == "tuple") return Argument::tuple(std::move(list));
+      if (key == "dict") {
+        if (list.size() % 2 != 0) {
+          fail(path + ".dict", "keys and values alternating");
+          return {};
+        }
+        return Argument::dict(std::move(list));
+      }
       if (list.size() != 3) {
         fail(path + ".slice", "three items");
         return {};
       }
       return Argument::slice(std::move(list[0]), std::move(list[1]), std::move(list[2]));
     }
-    fail(path, "one of the argument keys symbol, raw, float, node, tuple, slice");
+    fail(path, "one of the argument keys symbol, raw, float, node, tuple, slice, dict");
     return {};
   }
 

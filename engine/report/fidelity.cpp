@@ -31,17 +31,23 @@ std::vector<std::string> node_names(const graph::Graph& graph, const fusion::Ker
 void add_misses(const fusion::GraphFusion& g, UnitFidelity& unit) {
   for (const fusion::KernelAgreement& k : g.agreement.kernels) {
     if (k.exact) continue;
+    // A subgraph's kernels hold its nodes, and are compared with the plan of that subgraph.
+    const fusion::FusionPlan* ours = fusion::subgraph_plan(g.ours, k.subgraph);
+    const fusion::FusionPlan* inductor = fusion::subgraph_plan(g.inductor, k.subgraph);
+    const graph::Graph* graph =
+        k.subgraph.empty() ? &g.post_grad : g.post_grad.find_subgraph(k.subgraph);
+    if (inductor == nullptr || graph == nullptr) continue;
     const fusion::KernelGroup* closest =
-        k.closest_group < g.ours.groups.size() ? &g.ours.groups[k.closest_group] : nullptr;
-    const fusion::KernelGroup& theirs = g.inductor.groups[k.inductor_group];
+        ours && k.closest_group < ours->groups.size() ? &ours->groups[k.closest_group] : nullptr;
+    const fusion::KernelGroup& theirs = inductor->groups[k.inductor_group];
     MissedKernel miss;
-    miss.pattern = fusion::miss_pattern(g.post_grad, theirs, closest);
+    miss.pattern = fusion::miss_pattern(*graph, theirs, closest);
     miss.inductor_kernel = theirs.name;
     const bool by_stores = theirs.nodes.empty();
-    miss.inductor_nodes = node_names(g.post_grad, theirs, by_stores);
+    miss.inductor_nodes = node_names(*graph, theirs, by_stores);
     if (closest) {
       miss.closest_group = closest->name;
-      miss.closest_nodes = node_names(g.post_grad, *closest, by_stores);
+      miss.closest_nodes = node_names(*graph, *closest, by_stores);
     }
     ++unit.misses[miss.pattern];
     unit.missed.push_back(std::move(miss));

@@ -46,12 +46,18 @@ json agreement_json(const GraphReport& g) {
   json disagreements = json::array();
   for (const auto& k : a.kernels) {
     if (k.exact) continue;
-    const auto& theirs = g.fusion.inductor.groups[k.inductor_group];
-    json entry{{"inductor",
-                {{"name", theirs.name}, {"nodes", node_names(theirs.nodes, g.fusion.post_grad)}}}};
-    if (k.closest_group < g.fusion.ours.groups.size()) {
-      const auto& ours = g.fusion.ours.groups[k.closest_group];
-      entry["ours"] = {{"name", ours.name}, {"nodes", node_names(ours.nodes, g.fusion.post_grad)}};
+    // A subgraph's kernels hold its nodes, compared with the plan of that subgraph.
+    const fusion::FusionPlan* inductor = fusion::subgraph_plan(g.fusion.inductor, k.subgraph);
+    const fusion::FusionPlan* mine = fusion::subgraph_plan(g.fusion.ours, k.subgraph);
+    const graph::Graph* graph =
+        k.subgraph.empty() ? &g.fusion.post_grad : g.fusion.post_grad.find_subgraph(k.subgraph);
+    if (inductor == nullptr || graph == nullptr) continue;
+    const auto& theirs = inductor->groups[k.inductor_group];
+    json entry{{"inductor", {{"name", theirs.name}, {"nodes", node_names(theirs.nodes, *graph)}}}};
+    if (!k.subgraph.empty()) entry["subgraph"] = k.subgraph;
+    if (mine && k.closest_group < mine->groups.size()) {
+      const auto& ours = mine->groups[k.closest_group];
+      entry["ours"] = {{"name", ours.name}, {"nodes", node_names(ours.nodes, *graph)}};
     }
     disagreements.push_back(entry);
   }

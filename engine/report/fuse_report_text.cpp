@@ -64,13 +64,19 @@ void agreement_lines(std::ostringstream& out, const GraphReport& g) {
       << a.kernels.size() << " generated kernels formed exactly\n";
   for (const auto& k : a.kernels) {
     if (k.exact) continue;
-    const auto& theirs = g.fusion.inductor.groups[k.inductor_group];
-    out << "      differs: Inductor " << theirs.name << " {"
-        << node_list(theirs, g.fusion.post_grad) << "}\n";
-    if (k.closest_group < g.fusion.ours.groups.size()) {
-      const auto& ours = g.fusion.ours.groups[k.closest_group];
-      out << "               fxscope  " << ours.name << " {" << node_list(ours, g.fusion.post_grad)
-          << "}\n";
+    // A subgraph's kernels hold its nodes, compared with the plan of that subgraph.
+    const fusion::FusionPlan* inductor = fusion::subgraph_plan(g.fusion.inductor, k.subgraph);
+    const fusion::FusionPlan* mine = fusion::subgraph_plan(g.fusion.ours, k.subgraph);
+    const graph::Graph* graph =
+        k.subgraph.empty() ? &g.fusion.post_grad : g.fusion.post_grad.find_subgraph(k.subgraph);
+    if (inductor == nullptr || graph == nullptr) continue;
+    const std::string in = k.subgraph.empty() ? "" : " (in " + k.subgraph + ")";
+    const auto& theirs = inductor->groups[k.inductor_group];
+    out << "      differs: Inductor " << theirs.name << in << " {" << node_list(theirs, *graph)
+        << "}\n";
+    if (mine && k.closest_group < mine->groups.size()) {
+      const auto& ours = mine->groups[k.closest_group];
+      out << "               fxscope  " << ours.name << " {" << node_list(ours, *graph) << "}\n";
     }
   }
 }

@@ -411,6 +411,20 @@ std::optional<std::string> unbound_size(const graph::Graph& g, const fusion::Ker
   return std::nullopt;
 }
 
+// How a buffer no step writes is named: a result of control flow (torch.cond) says why.
+std::string lacked(const graph::Graph& g, graph::NodeId r) {
+  graph::NodeId from = r;
+  const graph::Node& node = g.node(r);
+  if (ops::op_key(node.target) == "operator.getitem" && !node.args.empty() &&
+      node.args[0].is_node()) {
+    from = node.args[0].as_node();
+  }
+  if (!fusion::runs_subgraphs(g.node(from).target)) return node.name;
+  return node.name + ", the result of " + std::string(ops::op_key(g.node(from).target)) +
+         ", whose subgraphs fxscope's CUDA runtime does not run yet (run it with --backend "
+         "pytorch)";
+}
+
 }  // namespace
 
 // A group whose steps read a buffer that no step writes and no input holds cannot run right (a
@@ -451,7 +465,7 @@ void drop_unwritten_reads(const graph::Graph& g, const fusion::FusionPlan& plan,
     std::map<std::size_t, std::string> lacking;  // group -> the first buffer it lacks
     for (const StepPlan& s : out.steps) {
       for (const graph::NodeId r : s.reads) {
-        if (!ever[base(r)] && !lacking.count(s.group)) lacking[s.group] = g.node(r).name;
+        if (!ever[base(r)] && !lacking.count(s.group)) lacking[s.group] = lacked(g, r);
       }
       if (s.variants.empty() || lacking.count(s.group)) continue;
       for (const auto& p : s.variants.front().params) {
@@ -599,6 +613,10 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       } else {
         failed = k.error();
       }
+    } else if (std::any_of(group.nodes.begin(), group.nodes.end(), [&](graph::NodeId n) {
+                 return fusion::user_triton_kernel(g.node(n).target);
+               })) {
+      failed = make_error(group.name + " is " + std::string(fusion::kUserTritonKernelNoRuntime));
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
       failed = make_error("no runtime for the extern kernel " + group.name);
     } else {

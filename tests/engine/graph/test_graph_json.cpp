@@ -57,7 +57,7 @@ TEST_CASE("special values survive the round trip", "[graph][json]") {
     def forward(self, s0: "Sym(s0)", x: "f32[s0, 2][2, 1]cpu"):
         a: "f32[s0, 2][2, 1]cpu" = torch.ops.aten.clamp.default(x, -inf, nan)
         b: "f32[s0, 2][2, 1]cpu" = torch.ops.aten.mul.Tensor(a, 1.0)
-        c = torch.f(x, 'q', (1,), slice(None, 2, None), [], dim = torch.float32, z = {1: 2})
+        c = torch.f(x, 'q', (1,), slice(None, 2, None), [], dim = torch.float32, z = {1: 2}, w = foo(1))
         return (b, c)
 )PY";
   Document doc;
@@ -69,7 +69,9 @@ TEST_CASE("special values survive the round trip", "[graph][json]") {
   const Graph& g = back->graphs()[0].graph;
   CHECK(std::isnan(g.node(*g.find("a")).args[2].as_float()));
   CHECK(g.node(*g.find("b")).args[1].kind() == Argument::Kind::floating);  // 1.0 stays a float
-  CHECK(g.node(*g.find("c")).kwargs[1].second.kind() == Argument::Kind::raw);
+  CHECK(g.node(*g.find("c")).kwargs[1].second.kind() == Argument::Kind::dict);
+  CHECK(g.node(*g.find("c")).kwargs[1].second.to_string() == "{1: 2}");
+  CHECK(g.node(*g.find("c")).kwargs[2].second.kind() == Argument::Kind::raw);
   CHECK(g.node(*g.find("s0")).meta->is_sym_scalar());
 }
 

@@ -60,7 +60,14 @@ TEST_CASE("argument text", "[graph][args]") {
   CHECK(r.read("slice(None, 1, None)").kind() == Argument::Kind::slice);
   CHECK(r.read("torch.contiguous_format").kind() == Argument::Kind::symbol);
   CHECK(r.read("device(type='cuda', index=0)").kind() == Argument::Kind::symbol);
-  CHECK(r.read("{'a': 1}").kind() == Argument::Kind::raw);
+  // A user's Triton kernel takes its tensors in a dict: they are node references like any other.
+  const Argument dict = r.read("{'x_ptr': x, 'n': 2}");
+  CHECK(dict.kind() == Argument::Kind::dict);
+  CHECK(dict.to_string() == "{'x_ptr': %7, 'n': 2}");
+  int nodes = 0;
+  dict.for_each_node([&](NodeId id) { nodes += id == 7 ? 1 : 100; });
+  CHECK(nodes == 1);
+  CHECK(r.read("{}").items().empty());
   CHECK(r.read("foo(1)").text() == "foo(1)");
   CHECK(r.take_problems().empty());
   CHECK(r.read("y").kind() == Argument::Kind::symbol);

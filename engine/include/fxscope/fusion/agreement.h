@@ -12,6 +12,8 @@ namespace fxscope::fusion {
 
 // One Inductor kernel and the plan's closest group (most shared nodes) when none is exact.
 struct KernelAgreement {
+  // The subgraph both group indices refer to (subgraph_plan), "" for the graph itself.
+  std::string subgraph;
   std::size_t inductor_group = 0;  // index into the Inductor plan's groups
   std::size_t closest_group = 0;   // index into our plan's groups (valid when ours has groups)
   bool exact = false;

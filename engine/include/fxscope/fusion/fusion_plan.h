@@ -92,6 +92,8 @@ struct CudaGraphVerdict {
   std::vector<std::string> reasons;
 };
 
+struct SubgraphPlan;
+
 // The result of planning one graph in one mode.
 struct FusionPlan {
   Mode mode = Mode::default_mode;
@@ -101,7 +103,37 @@ struct FusionPlan {
   std::vector<std::string> notes;  // gaps: "no ATen graph", "3 unknown ops ran alone"
   Warnings warnings;
 
-  std::size_t launches() const { return groups.size(); }
+  // The subgraphs a higher-order op runs (torch.cond's branches), each planned on its own; their
+  // groups' nodes are the subgraph's (graph::Graph::find_subgraph), not this graph's.
+  std::vector<SubgraphPlan> subgraphs;
+
+  // Its groups' launches and its subgraphs' (every branch, as Inductor's code holds them all).
+  std::size_t launches() const;
 };
+
+// The plan of a subgraph that Inductor lowers as a graph of its own (GraphLowering.make_subgraph
+// for ir.Conditional and ir.WhileLoop): its kernels fuse within it alone.
+struct SubgraphPlan {
+  std::string name;  // the subgraph's class name in the post-grad graph: "true_graph_0"
+  // The enclosing plan's groups launched before it (0 in Inductor's plan read from output code,
+  // where the subgraph's function is called by no launch).
+  std::size_t position = 0;
+  FusionPlan plan;
+};
+
+inline std::size_t FusionPlan::launches() const {
+  std::size_t n = groups.size();
+  for (const SubgraphPlan& s : subgraphs) n += s.plan.launches();
+  return n;
+}
+
+// The plan of subgraph NAME among PLAN's, or PLAN itself for ""; nullptr when it has none.
+inline const FusionPlan* subgraph_plan(const FusionPlan& plan, std::string_view name) {
+  if (name.empty()) return &plan;
+  for (const SubgraphPlan& s : plan.subgraphs) {
+    if (s.name == name) return &s.plan;
+  }
+  return nullptr;
+}
 
 }  // namespace fxscope::fusion

@@ -83,6 +83,23 @@ bool custom_op_fallback(std::string_view target);
 // an implicit fallback and, for a builtin op without a layout tag, require_contiguous).
 bool fallback_requires_dense(std::string_view target, bool backward);
 
+// Whether an op of TARGET is control flow Inductor lowers around subgraphs (lowering.cond ->
+// ir.Conditional, lowering.while_loop -> ir.WhileLoop): it realizes its operands, each subgraph
+// argument is lowered as a graph of its own (GraphLowering.make_subgraph, its kernels fused
+// within it alone), and the op itself launches nothing: the wrapper reads the predicate on the
+// host and calls the chosen subgraph's code.
+bool runs_subgraphs(std::string_view target);
+
+// Whether an op of TARGET calls a user's @triton.jit kernel (triton_kernel_wrapper_mutation,
+// lowered as ir.UserDefinedTritonKernel): one launch of the user's code that fuses with nothing,
+// its tensor arguments realized first.
+bool user_triton_kernel(std::string_view target);
+// Why fxscope's runtime runs none: the kernel is the user's Triton code, which the log does not
+// hold and NVRTC does not compile; PyTorch's backend runs it.
+inline constexpr std::string_view kUserTritonKernelNoRuntime =
+    "a user's Triton kernel, which fxscope's CUDA runtime cannot compile: run it with "
+    "--backend pytorch";
+
 // Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
 bool allocates_only(std::string_view target);

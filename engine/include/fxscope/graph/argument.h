@@ -13,7 +13,7 @@ namespace fxscope::graph {
 // Index of a node in its Graph's flat node vector.
 using NodeId = std::uint32_t;
 
-// A value of an FX argument; lists, tuples and slices nest further Arguments.
+// A value of an FX argument; lists, tuples, slices and dicts nest further Arguments.
 class Argument {
  public:
   enum class Kind : std::uint8_t {
@@ -27,6 +27,7 @@ class Argument {
     list,      // [a, b]
     tuple,     // (a, b)
     slice,     // slice(start, stop, step): always three items
+    dict,      // {'key': value}: items alternate key and value (a user's Triton kernel's kwargs)
     raw,       // any other text, as written
   };
 
@@ -40,6 +41,8 @@ class Argument {
   static Argument list(std::vector<Argument> items);
   static Argument tuple(std::vector<Argument> items);
   static Argument slice(Argument start, Argument stop, Argument step);
+  // KEY_VALUES alternates each key and its value.
+  static Argument dict(std::vector<Argument> key_values);
   static Argument raw(std::string text);
 
   Kind kind() const { return kind_; }
@@ -51,7 +54,7 @@ class Argument {
   NodeId as_node() const { return static_cast<NodeId>(int_); }
   // The text of a string, symbol or raw value.
   const std::string& text() const { return text_; }
-  // The items of a list, tuple or slice.
+  // The items of a list, tuple, slice or dict (keys and values alternating).
   const std::vector<Argument>& items() const { return items_; }
 
   // Calls FN(NodeId) for every node reference in this value, nested ones included.

@@ -36,6 +36,8 @@ class ArgumentReader {
   Argument read_value(std::string_view text, int depth);
   Argument read_name(std::string_view text);
   std::vector<Argument> read_items(std::string_view inner, int depth);
+  // A {key: value} literal T as a dict value; raw where an entry is no key: value pair.
+  Argument read_dict_value(std::string_view t, int depth);
 
   NodeNames names_;
   Resolver resolve_;
