@@ -19,6 +19,9 @@
 
 namespace fxscope::fusion::detail {
 
+// torch._prims_common.is_non_overlapping_and_dense: some order of the dims is contiguous.
+bool dense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+
 using graph::NodeId;
 
 class Lowerer {

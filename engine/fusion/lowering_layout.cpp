@@ -170,20 +170,9 @@ bool Lowerer::stores_channels_last(NodeId i) const {
     const std::string_view op = ops::op_base_name(g_.node(u).target);
     if (op.starts_with("as_strided") || op.starts_with("resize")) return false;
   }
-  // torch._prims_common.is_non_overlapping_and_dense: some order of the dims is contiguous.
   const std::vector<std::int64_t>& sizes = model_.sizes(i);
   const std::vector<std::int64_t>& strides = model_.strides(i);
-  if (sizes.size() != 4 || strides.size() != 4) return false;
-  std::vector<std::size_t> dims{0, 1, 2, 3};
-  std::stable_sort(dims.begin(), dims.end(),
-                   [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
-  std::int64_t expected = 1;
-  for (const std::size_t d : dims) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
+  return sizes.size() == 4 && strides.size() == 4 && dense(sizes, strides);
 }
 
 void Lowerer::realize_channels_last(NodeId i) {

@@ -11,9 +11,7 @@
 #include "lowerer.h"
 
 namespace fxscope::fusion::detail {
-namespace {
 
-// torch._prims_common.is_non_overlapping_and_dense: some order of the dims is contiguous.
 bool dense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   if (sizes.size() != strides.size()) return false;
   std::vector<std::size_t> dims(sizes.size());
@@ -28,6 +26,8 @@ bool dense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_
   }
   return true;
 }
+
+namespace {
 
 // GraphLowering.run_node's as_strided_ops.
 bool restrides_input(std::string_view base) {

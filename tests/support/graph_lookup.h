@@ -1,10 +1,14 @@
 #pragma once
-// Test helper: a node of a parsed graph by name, failing the test when it is missing.
+// Test helpers: a node of a parsed graph by name, failing the test when it is missing; the names
+// of a kernel group's nodes.
 
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <string>
 #include <string_view>
 
+#include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/graph/graph.h"
 
 namespace fxscope::test {
@@ -14,6 +18,12 @@ inline const graph::Node& by_name(const graph::Graph& g, std::string_view name) 
   INFO("node " << name);
   REQUIRE(id.has_value());
   return g.node(*id);
+}
+
+inline std::set<std::string> node_names(const graph::Graph& g, const fusion::KernelGroup& k) {
+  std::set<std::string> out;
+  for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
+  return out;
 }
 
 }  // namespace fxscope::test

@@ -12,19 +12,10 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
-
-namespace {
-
-std::set<std::string> names(const graph::Graph& g, const fusion::KernelGroup& k) {
-  std::set<std::string> out;
-  for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("torch.cond's branches are planned as subgraphs of their own", "[fusion]") {
   if (!std::filesystem::exists(test::sample("corpus/hand_cond_branch"))) {
@@ -40,7 +31,7 @@ TEST_CASE("torch.cond's branches are planned as subgraphs of their own", "[fusio
   CHECK(f.ours.unknown_ops.empty());
   // The cond itself is no launch of the outer plan.
   for (const fusion::KernelGroup& g : f.ours.groups)
-    CHECK_FALSE(names(f.post_grad, g).contains("cond"));
+    CHECK_FALSE(test::node_names(f.post_grad, g).contains("cond"));
   REQUIRE(f.ours.subgraphs.size() == 2);
   REQUIRE(f.inductor.subgraphs.size() == 2);
   for (const fusion::SubgraphPlan& s : f.ours.subgraphs) {
@@ -50,7 +41,7 @@ TEST_CASE("torch.cond's branches are planned as subgraphs of their own", "[fusio
     CHECK(s.plan.groups.size() == 2);
     // Before the layer norm reading the cond's result.
     CHECK(s.position < f.ours.groups.size());
-    CHECK(names(f.post_grad, f.ours.groups[s.position]).contains("var_mean"));
+    CHECK(test::node_names(f.post_grad, f.ours.groups[s.position]).contains("var_mean"));
   }
   // Inductor's branch kernels, read from the branches' functions, are formed exactly.
   std::size_t in_branches = 0;

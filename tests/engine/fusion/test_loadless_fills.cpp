@@ -12,19 +12,10 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
-
-namespace {
-
-std::set<std::string> names(const graph::Graph& g, const fusion::KernelGroup& k) {
-  std::set<std::string> out;
-  for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("a saved zero fill is a kernel of its own; index_put fills a copy", "[fusion]") {
   if (!std::filesystem::exists(test::sample("corpus"))) {
@@ -38,7 +29,8 @@ TEST_CASE("a saved zero fill is a kernel of its own; index_put fills a copy", "[
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
         // Inductor's kernel storing the forward's new_zeros, returned for the backward.
-        if (names(f.post_grad, theirs) != std::set<std::string>{"full_default_1"}) continue;
+        if (test::node_names(f.post_grad, theirs) != std::set<std::string>{"full_default_1"})
+          continue;
         ++saved_fills;
         const bool found = std::any_of(
             f.ours.groups.begin(), f.ours.groups.end(),
@@ -48,7 +40,7 @@ TEST_CASE("a saved zero fill is a kernel of its own; index_put fills a copy", "[
       // The index_put's own fill and its scatter: two kernels with index_put's origins.
       int with_index_put = 0;
       for (const fusion::KernelGroup& ours : f.ours.groups) {
-        const std::set<std::string> n = names(f.post_grad, ours);
+        const std::set<std::string> n = test::node_names(f.post_grad, ours);
         if (n.contains("index_put")) {
           ++with_index_put;
           CHECK_FALSE(n.contains("full_default_1"));

@@ -12,19 +12,10 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
-
-namespace {
-
-std::set<std::string> names(const graph::Graph& g, const fusion::KernelGroup& k) {
-  std::set<std::string> out;
-  for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("a user's Triton kernel launches alone and orders what reads its output", "[fusion]") {
   if (!std::filesystem::exists(test::sample("corpus/hand_user_triton_bf16"))) {
@@ -40,7 +31,7 @@ TEST_CASE("a user's Triton kernel launches alone and orders what reads its outpu
   const auto has = [&](const std::set<std::string>& wanted) {
     return std::any_of(
         f.ours.groups.begin(), f.ours.groups.end(),
-        [&](const fusion::KernelGroup& g) { return names(f.post_grad, g) == wanted; });
+        [&](const fusion::KernelGroup& g) { return test::node_names(f.post_grad, g) == wanted; });
   };
   // The kernel with the view of the GEMM output it reads.
   CHECK(has({"view_1", "triton_kernel_wrapper_mutation"}));
@@ -48,7 +39,7 @@ TEST_CASE("a user's Triton kernel launches alone and orders what reads its outpu
   // the layer norm, which the first GEMM (and so the user kernel) reads.
   CHECK(has({"view_4", "add_2"}));
   for (const fusion::KernelGroup& g : f.ours.groups) {
-    const auto n = names(f.post_grad, g);
+    const auto n = test::node_names(f.post_grad, g);
     CHECK_FALSE((n.contains("var_mean") && n.contains("add_2")));
   }
   CHECK(f.agreement.our_launches == f.agreement.inductor_launches);

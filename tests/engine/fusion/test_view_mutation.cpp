@@ -14,6 +14,7 @@
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/fusion/planner.h"
 #include "fxscope/graph/fx_readable_parser.h"
+#include "graph_lookup.h"
 
 using namespace fxscope;
 
@@ -36,12 +37,6 @@ const char* kScatter = R"(class GraphModule(torch.nn.Module):
         return (mul, add)
 )";
 
-std::set<std::string> names(const graph::Graph& g, const fusion::KernelGroup& k) {
-  std::set<std::string> out;
-  for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a copy_ into a view of a computed buffer is a mutation launched before its readers",
@@ -56,7 +51,7 @@ TEST_CASE("a copy_ into a view of a computed buffer is a mutation launched befor
   std::size_t copy_into_fill = plan.groups.size();
   std::size_t fill_reader = plan.groups.size();
   for (std::size_t k = 0; k < plan.groups.size(); ++k) {
-    const std::set<std::string> n = names(g, plan.groups[k]);
+    const std::set<std::string> n = test::node_names(g, plan.groups[k]);
     INFO(plan.groups[k].name);
     if (n == std::set<std::string>{"full_1"}) fill = k;
     if (n == std::set<std::string>{"clone"}) clone = k;
@@ -74,7 +69,7 @@ TEST_CASE("a copy_ into a view of a computed buffer is a mutation launched befor
   REQUIRE(fill_reader < plan.groups.size());
   CHECK(clone < copy);
   CHECK(copy < reader);
-  CHECK(names(g, plan.groups[reader]) ==
+  CHECK(test::node_names(g, plan.groups[reader]) ==
         std::set<std::string>{"as_strided_1", "expand_1", "div", "mul"});
   CHECK(fill < copy_into_fill);
   CHECK(copy_into_fill < fill_reader);
