@@ -18,6 +18,45 @@ bool carries_elements(std::string_view base) {
          base == "alias" || base == "contiguous";
 }
 
+// IDX carried through view-like NODE, from its input's index to its own (FORWARD) or back:
+// nullopt where the shapes are unknown or do not fit the index.
+std::optional<Index> carry_index(const graph::Graph& g, const graph::Node& node, Index idx,
+                                 bool forward, const ops::SymbolHints& hints) {
+  const auto in = shape_of(g.node(node.args[0].as_node()), hints);
+  const auto out = shape_of(node, hints);
+  if (!in || !out || (forward ? in : out)->sizes.size() != idx.dims.size()) return std::nullopt;
+  const std::string_view base = ops::op_base_name(node.target);
+  if (base == "permute") {
+    const std::vector<std::int64_t> perm = ints_at(node, 1);
+    if (perm.size() != in->sizes.size()) return std::nullopt;
+    Index next;
+    next.dims.resize(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+      const auto p = static_cast<std::size_t>(wrap_dim(perm[i], in->sizes.size()));
+      if (forward) {
+        next.dims[i] = idx.dims[p];
+      } else {
+        next.dims[p] = idx.dims[i];
+      }
+    }
+    return next;
+  }
+  if (base == "transpose" || base == "t") {
+    const std::size_t rank = idx.dims.size();
+    const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(node, 1, 0), rank));
+    const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(node, 2, 1), rank));
+    idx.linear.clear();
+    if (rank >= 2 && d0 < rank && d1 < rank) std::swap(idx.dims[d0], idx.dims[d1]);
+    return idx;
+  }
+  if (out->sizes != in->sizes) {
+    // A reshape in any of its spellings keeps the row-major order of the elements.
+    return forward ? delinearize(linearize(idx, in->sizes), out->sizes)
+                   : delinearize(linearize(idx, out->sizes), in->sizes);
+  }
+  return idx;
+}
+
 }  // namespace
 
 std::optional<Index> index_through_views(
@@ -40,29 +79,9 @@ std::optional<Index> index_through_views(
   if (!at_base) return std::nullopt;
   Index idx = *at_base;
   for (std::size_t k = chain.size(); k-- > 0;) {
-    const graph::Node& node = g.node(chain[k]);
-    const auto in = shape_of(g.node(node.args[0].as_node()), hints);
-    const auto out = shape_of(node, hints);
-    if (!in || !out || in->sizes.size() != idx.dims.size()) return std::nullopt;
-    const std::string_view base = ops::op_base_name(node.target);
-    if (base == "permute") {
-      const std::vector<std::int64_t> perm = ints_at(node, 1);
-      if (perm.size() != in->sizes.size()) return std::nullopt;
-      Index next;
-      for (const std::int64_t p : perm) {
-        next.dims.push_back(idx.dims[static_cast<std::size_t>(wrap_dim(p, in->sizes.size()))]);
-      }
-      idx = std::move(next);
-    } else if (base == "transpose" || base == "t") {
-      const std::size_t rank = idx.dims.size();
-      const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(node, 1, 0), rank));
-      const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(node, 2, 1), rank));
-      idx.linear.clear();
-      if (rank >= 2 && d0 < rank && d1 < rank) std::swap(idx.dims[d0], idx.dims[d1]);
-    } else if (out->sizes != in->sizes) {
-      // A reshape in any of its spellings keeps the row-major order of the elements.
-      idx = delinearize(linearize(idx, in->sizes), out->sizes);
-    }
+    auto next = carry_index(g, g.node(chain[k]), std::move(idx), true, hints);
+    if (!next) return std::nullopt;
+    idx = std::move(*next);
   }
   if (const auto out = shape_of(g.node(to), hints); !out || out->sizes.size() != idx.dims.size()) {
     return std::nullopt;
@@ -78,29 +97,10 @@ std::optional<Index> index_of_view_base(const graph::Graph& g, NodeId from, cons
     if (!node.is_op() || node.args.empty() || !node.args[0].is_node()) return std::nullopt;
     const std::string_view base = ops::op_base_name(node.target);
     if (!carries_elements(base)) return std::nullopt;
-    const NodeId input = node.args[0].as_node();
-    const auto in = shape_of(g.node(input), hints);
-    const auto out = shape_of(node, hints);
-    if (!in || !out || out->sizes.size() != idx.dims.size()) return std::nullopt;
-    if (base == "permute") {
-      const std::vector<std::int64_t> perm = ints_at(node, 1);
-      if (perm.size() != in->sizes.size()) return std::nullopt;
-      Index back;
-      back.dims.resize(perm.size());
-      for (std::size_t i = 0; i < perm.size(); ++i) {
-        back.dims[static_cast<std::size_t>(wrap_dim(perm[i], in->sizes.size()))] = idx.dims[i];
-      }
-      idx = std::move(back);
-    } else if (base == "transpose" || base == "t") {
-      const std::size_t rank = idx.dims.size();
-      const auto d0 = static_cast<std::size_t>(wrap_dim(int_at(node, 1, 0), rank));
-      const auto d1 = static_cast<std::size_t>(wrap_dim(int_at(node, 2, 1), rank));
-      idx.linear.clear();
-      if (rank >= 2 && d0 < rank && d1 < rank) std::swap(idx.dims[d0], idx.dims[d1]);
-    } else if (out->sizes != in->sizes) {
-      idx = delinearize(linearize(idx, out->sizes), in->sizes);
-    }
-    n = input;
+    auto next = carry_index(g, node, std::move(idx), false, hints);
+    if (!next) return std::nullopt;
+    idx = std::move(*next);
+    n = node.args[0].as_node();
   }
   if (const auto at = shape_of(g.node(to), hints); !at || at->sizes.size() != idx.dims.size()) {
     return std::nullopt;
