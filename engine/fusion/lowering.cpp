@@ -99,7 +99,8 @@ LoweredGraph Lowerer::run() {
       continue;
     }
     if (!ops::find_op(node.target) && !foreach_pointwise(node.target) &&
-        !runs_subgraphs(node.target) && !user_triton_kernel(node.target)) {
+        !runs_subgraphs(node.target) && !user_triton_kernel(node.target) &&
+        !flex_attention_template(node.target)) {
       ++unknown_[node.target];
     }
     lower(i);

@@ -31,7 +31,8 @@ bool Lowerer::lower_higher_order(NodeId i, const std::vector<NodeId>& args,
                                  const std::vector<NodeId>& gathered) {
   const std::string_view target = g_.node(i).target;
   const bool control_flow = runs_subgraphs(target);
-  if (!control_flow && !user_triton_kernel(target)) return false;
+  const bool flex = flex_attention_template(target);
+  if (!control_flow && !flex && !user_triton_kernel(target)) return false;
   // ir.Conditional.create, ir.WhileLoop.create and UserDefinedTritonKernel realize every tensor
   // operand (realize_input), the predicate included; a view of a buffer stays a view.
   std::vector<std::int64_t> reads;
@@ -51,9 +52,18 @@ bool Lowerer::lower_higher_order(NodeId i, const std::vector<NodeId>& args,
     sched_.back().launches = false;
     return true;
   }
+  const auto kernel_buffer = static_cast<std::int64_t>(i);
+  if (flex) {
+    // flex attention's templates: the backward's delta reduction, then the template, each a
+    // launch of its own over what the call gathered (the views of q, k and v).
+    if (ops::op_key(target) == "higher_order.flex_attention_backward") {
+      push(i, gathered, reads, next_buffer_++, 1, 1, true, false, "");
+    }
+    push(i, gathered, std::move(reads), kernel_buffer, 1, 1, false, false, "");
+    return true;
+  }
   // The user's kernel: one launch fusing with nothing, whose origins are what the call gathered
   // (the views of its arguments).
-  const auto kernel_buffer = static_cast<std::int64_t>(i);
   push(i, gathered, std::move(reads), kernel_buffer, 1, 1, false, false, "a user's Triton kernel");
   // Each tensor argument it may store into becomes a MutationOutput (UserDefinedTritonKernel's
   // mutable args): a node launching nothing whose buffer later readers of the argument load, so

@@ -113,6 +113,11 @@ bool user_triton_kernel(std::string_view target) {
          key == "higher_order.triton_kernel_wrapper_functional";
 }
 
+bool flex_attention_template(std::string_view target) {
+  const std::string_view key = ops::op_key(target);
+  return key == "higher_order.flex_attention" || key == "higher_order.flex_attention_backward";
+}
+
 bool allocates_only(std::string_view target) {
   static const std::set<std::string_view> kEmpty = {"empty", "empty_like", "empty_strided",
                                                     "new_empty", "new_empty_strided"};

@@ -94,6 +94,12 @@ bool runs_subgraphs(std::string_view target);
 // lowered as ir.UserDefinedTritonKernel): one launch of the user's code that fuses with nothing,
 // its tensor arguments realized first.
 bool user_triton_kernel(std::string_view target);
+// Whether an op of TARGET is flex attention's forward or backward, which Inductor lowers as
+// Triton templates (kernel/flex/flex_attention.py, flex_attention_backward.py) with the
+// score_mod and mask subgraphs inlined: launches of their own whose origins are the views of q,
+// k and v the call gathered; the backward first reduces out * grad_out per row (the delta) in a
+// kernel of its own.
+bool flex_attention_template(std::string_view target);
 // Why fxscope's runtime runs none: the kernel is the user's Triton code, which the log does not
 // hold and NVRTC does not compile; PyTorch's backend runs it.
 inline constexpr std::string_view kUserTritonKernelNoRuntime =
