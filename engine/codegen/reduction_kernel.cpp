@@ -498,7 +498,8 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
   // The pass that stores full write W: the one its value is ready in, but a value the kernel loads
   // from W's own buffer and stores back whole (a convolution's bias added in place, as Inductor's
   // in_out_ptr) is stored in the last pass, so that every pass loads what the library call left.
-  const auto store_pass = [&](NodeId w) { return ctx.members.count(w) ? level(w) : passes - 1; };
+  const auto in_place = [&](NodeId w) { return ctx.members.count(w) == 0; };
+  const auto store_pass = [&](NodeId w) { return in_place(w) ? passes - 1 : level(w); };
 
   // Each shifted-sum variance's K: its input at the row's first element (0 past the last row).
   for (std::size_t k = 0; k < reds.size(); ++k) {
@@ -607,9 +608,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
     }
     // In-place stores come last in their pass: what the pass computes from the same buffer
     // loads it first.
-    for (const bool in_place : {false, true}) {
+    for (const bool last : {false, true}) {
       for (const NodeId w : full_writes) {
-        if (store_pass(w) != p || (ctx.members.count(w) == 0) != in_place) continue;
+        if (store_pass(w) != p || in_place(w) != last) continue;
         if (auto e = store_value(em, w, store_index(w))) return *e;
       }
     }

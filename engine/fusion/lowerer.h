@@ -164,7 +164,8 @@ class Lowerer {
 
   // Higher-order ops (lowering_higher_order.cpp): control flow around subgraphs
   // (runs_subgraphs), which launches nothing here, the planner planning each subgraph on its
-  // own, and a user's Triton kernel (user_triton_kernel). False for any other op.
+  // own, a user's Triton kernel (user_triton_kernel) and flex attention's templates. False for
+  // any other op (lowered_higher_order).
   bool lower_higher_order(NodeId i, const std::vector<NodeId>& args,
                           const std::vector<NodeId>& gathered);
   // Whether node I reads the buffer of value A again after node AFTER (through views of it).

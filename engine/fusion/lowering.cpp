@@ -99,8 +99,7 @@ LoweredGraph Lowerer::run() {
       continue;
     }
     if (!ops::find_op(node.target) && !foreach_pointwise(node.target) &&
-        !runs_subgraphs(node.target) && !user_triton_kernel(node.target) &&
-        !flex_attention_template(node.target)) {
+        !lowered_higher_order(node.target)) {
       ++unknown_[node.target];
     }
     lower(i);

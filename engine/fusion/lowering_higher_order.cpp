@@ -1,5 +1,5 @@
-// Higher-order ops in the lowering: torch.cond and while_loop around their subgraphs, and a
-// user's @triton.jit kernel.
+// Higher-order ops in the lowering: torch.cond and while_loop around their subgraphs, a user's
+// @triton.jit kernel, and flex attention's templates.
 
 #include <algorithm>
 #include <vector>
@@ -30,9 +30,9 @@ bool Lowerer::read_after(NodeId a, NodeId after) const {
 bool Lowerer::lower_higher_order(NodeId i, const std::vector<NodeId>& args,
                                  const std::vector<NodeId>& gathered) {
   const std::string_view target = g_.node(i).target;
+  if (!lowered_higher_order(target)) return false;
   const bool control_flow = runs_subgraphs(target);
   const bool flex = flex_attention_template(target);
-  if (!control_flow && !flex && !user_triton_kernel(target)) return false;
   // ir.Conditional.create, ir.WhileLoop.create and UserDefinedTritonKernel realize every tensor
   // operand (realize_input), the predicate included; a view of a buffer stays a view.
   std::vector<std::int64_t> reads;

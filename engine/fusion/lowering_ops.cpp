@@ -118,6 +118,10 @@ bool flex_attention_template(std::string_view target) {
   return key == "higher_order.flex_attention" || key == "higher_order.flex_attention_backward";
 }
 
+bool lowered_higher_order(std::string_view target) {
+  return runs_subgraphs(target) || user_triton_kernel(target) || flex_attention_template(target);
+}
+
 bool allocates_only(std::string_view target) {
   static const std::set<std::string_view> kEmpty = {"empty", "empty_like", "empty_strided",
                                                     "new_empty", "new_empty_strided"};

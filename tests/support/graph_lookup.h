@@ -1,15 +1,17 @@
 #pragma once
 // Test helpers: a node of a parsed graph by name, failing the test when it is missing; the names
-// of a kernel group's nodes.
+// of a kernel group's nodes; whether a group holds an op.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_registry.h"
 
 namespace fxscope::test {
 
@@ -24,6 +26,12 @@ inline std::set<std::string> node_names(const graph::Graph& g, const fusion::Ker
   std::set<std::string> out;
   for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
   return out;
+}
+
+// Whether group K holds a node of G whose op is OP ("convolution", "var_mean").
+inline bool holds_op(const graph::Graph& g, const fusion::KernelGroup& k, std::string_view op) {
+  return std::any_of(k.nodes.begin(), k.nodes.end(),
+                     [&](graph::NodeId id) { return ops::op_base_name(g.node(id).target) == op; });
 }
 
 }  // namespace fxscope::test

@@ -224,13 +224,8 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
   // The terms: the input, through the casts and views between it and a stored value.
   graph::NodeId in = node.args[0].as_node();
   while (stored(in) == nullptr) {
-    const graph::Node& m = graph.node(in);
-    if (!m.is_op() || m.args.empty() || !m.args[0].is_node()) return 0;
-    const std::string_view base = ops::op_base_name(m.target);
-    if (base != "convert_element_type" && ops::classify(m.target).lowering != ops::Lowering::view) {
-      return 0;
-    }
-    in = m.args[0].as_node();
+    if (!carries(graph.node(in))) return 0;
+    in = graph.node(in).args[0].as_node();
   }
   const ValueDigest& terms = *stored(in);
   if (terms.numel == 0 || numel == 0) return 0;

@@ -504,6 +504,9 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     is_view[n] = g.node(n).is_op() && codegen::alias_of(g, n, hints).has_value();
   }
   std::vector<bool> counted(g.size(), false);
+  const auto generate = [&](const fusion::KernelGroup& k) {
+    return generated_step(g, k, hints, tune, clusters, run_seed);
+  };
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     const fusion::KernelGroup& group = plan.groups[gi];
     std::size_t ops = 0;
@@ -553,8 +556,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (const auto pro = prologue_of(g, plan, gi, *anchor, is_view); !pro) {
           failed = pro.error();
         } else if (!pro->nodes.empty()) {
-          auto k =
-              generated_step(g, with_conv_biases(g, plan, *pro), hints, tune, clusters, run_seed);
+          auto k = generate(with_conv_biases(g, plan, *pro));
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -566,8 +568,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (!epi) {
           failed = epi.error();
         } else if (!epi->nodes.empty()) {
-          auto k =
-              generated_step(g, with_conv_biases(g, plan, *epi), hints, tune, clusters, run_seed);
+          auto k = generate(with_conv_biases(g, plan, *epi));
           if (k) {
             made.push_back(std::move(*k));
           } else {
@@ -597,7 +598,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         fusion::KernelGroup part = group;
         part.kind = fusion::GroupKind::pointwise;
         part.note = std::string(note);
-        auto k = generated_step(g, part, hints, tune, clusters, run_seed);
+        auto k = generate(part);
         if (!k) {
           failed = k.error();
           break;
@@ -607,7 +608,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     } else if (codegen::lone_generated_extern(g, group)) {
       // An ATen op outside Inductor's lowerings (eager, or its call in Inductor's plan) as one
       // generated kernel storing every output of its tuple.
-      auto k = generated_step(g, group, hints, tune, clusters, run_seed);
+      auto k = generate(group);
       if (k) {
         made.push_back(std::move(*k));
       } else {
@@ -634,7 +635,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         fusion::KernelGroup part = with_conv_biases(g, plan, group);
         part.outputs = {n};
         part.note = std::string(codegen::kIndexPutSelfNote);
-        auto k = generated_step(g, part, hints, tune, clusters, run_seed);
+        auto k = generate(part);
         if (k) made.push_back(std::move(*k));
         if (!k) failed = k.error();
       }
@@ -647,11 +648,11 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         // self) is the copy of self into the scatter's buffer, which the Scatter group then
         // only scatters into. Storing the reductions later groups read makes its kernel one of
         // those stores instead, so the copy is a step of its own, before it.
-        auto copy = generated_step(g, group, hints, tune, clusters, run_seed);
+        auto copy = generate(group);
         if (copy) made.push_back(std::move(*copy));
         if (!copy) failed = copy.error();
       }
-      auto k = generated_step(g, stored, hints, tune, clusters, run_seed);
+      auto k = generate(stored);
       if (k) {
         made.push_back(std::move(*k));
       } else {
@@ -660,7 +661,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       if (!failed && codegen::fills_cat_slices_apart(g, group)) {
         fusion::KernelGroup copies = with_conv_biases(g, plan, group);
         copies.outputs.clear();
-        auto c = generated_step(g, copies, hints, tune, clusters, run_seed);
+        auto c = generate(copies);
         if (c) {
           made.push_back(std::move(*c));
         } else {

@@ -18,6 +18,7 @@
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -66,12 +67,8 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
       // residual sum through a window partition undone and a grid partition made: its loads
       // vote by their steps along the channels, stride 4 and 1, a tie that splits it).
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-        const auto is = [&](graph::NodeId id, std::string_view op) {
-          return ops::op_base_name(f.post_grad.node(id).target) == op;
-        };
         const auto holds = [&](std::string_view op) {
-          return std::any_of(theirs.nodes.begin(), theirs.nodes.end(),
-                             [&](graph::NodeId id) { return is(id, op); });
+          return test::holds_op(f.post_grad, theirs, op);
         };
         const bool split_pass = holds("var_mean") && !holds("rsqrt");
         if (!split_pass) continue;

@@ -17,6 +17,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -31,9 +32,7 @@ TEST_CASE("a group norm + SiLU stores its output and a channels-last copy for th
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
         const auto holds = [&](std::string_view op) {
-          return std::any_of(theirs.nodes.begin(), theirs.nodes.end(), [&](graph::NodeId id) {
-            return ops::op_base_name(f.post_grad.node(id).target) == op;
-          });
+          return test::holds_op(f.post_grad, theirs, op);
         };
         // The forward's normalisation kernels that also name the convolution they feed.
         if (theirs.kind != fusion::GroupKind::pointwise || !holds("convolution") || !holds("neg") ||

@@ -14,6 +14,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -27,9 +28,7 @@ TEST_CASE("a convolution copies a view of a contiguous buffer to channels-last (
     for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
         const auto holds = [&](std::string_view op) {
-          return std::any_of(theirs.nodes.begin(), theirs.nodes.end(), [&](graph::NodeId id) {
-            return ops::op_base_name(f.post_grad.node(id).target) == op;
-          });
+          return test::holds_op(f.post_grad, theirs, op);
         };
         if (!holds("split") || !holds("convolution") || holds("cat")) continue;
         ++copies;

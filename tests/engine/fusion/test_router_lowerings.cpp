@@ -15,24 +15,19 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
 
 namespace {
 
-bool holds_op(const fusion::GraphFusion& f, const fusion::KernelGroup& g, std::string_view op) {
-  return std::any_of(g.nodes.begin(), g.nodes.end(), [&](graph::NodeId id) {
-    return ops::op_base_name(f.post_grad.node(id).target) == op;
-  });
-}
-
 // Checks that every Inductor kernel holding OP has a group of the plan with exactly its nodes;
 // returns how many there were.
 int kernels_with_op_matched(const fusion::GraphFusion& f, std::string_view op) {
   int kernels = 0;
   for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-    if (!holds_op(f, theirs, op)) continue;
+    if (!test::holds_op(f.post_grad, theirs, op)) continue;
     ++kernels;
     INFO(theirs.name);
     CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
@@ -63,7 +58,8 @@ TEST_CASE("Mixtral's router forms Inductor's sort, scatter and fallback-input ke
       // No sort runs in the library, and no kernel launches for the empty buffer.
       for (const fusion::KernelGroup& g : f.ours.groups) {
         INFO(g.name);
-        CHECK_FALSE((g.kind == fusion::GroupKind::extern_kernel && holds_op(f, g, "sort")));
+        CHECK_FALSE(
+            (g.kind == fusion::GroupKind::extern_kernel && test::holds_op(f.post_grad, g, "sort")));
       }
       CHECK(f.agreement.our_launches == f.agreement.inductor_launches);
       CHECK(f.agreement.exact_count() == f.agreement.kernels.size());

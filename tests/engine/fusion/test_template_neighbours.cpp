@@ -14,6 +14,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -27,12 +28,6 @@ struct Formed {
   std::size_t inductor_launches = 0;
 };
 
-bool holds(const fusion::GraphFusion& f, const fusion::KernelGroup& g, std::string_view op) {
-  return std::any_of(g.nodes.begin(), g.nodes.end(), [&](graph::NodeId id) {
-    return ops::op_base_name(f.post_grad.node(id).target) == op;
-  });
-}
-
 // Inductor's kernels of KIND holding OP, and how many of them the plan forms exactly.
 Formed formed(const std::string& sample, fusion::GroupKind kind, std::string_view op) {
   Formed out;
@@ -43,7 +38,7 @@ Formed formed(const std::string& sample, fusion::GroupKind kind, std::string_vie
       out.our_launches += f.ours.launches();
       out.inductor_launches += f.inductor.launches();
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-        if (theirs.kind != kind || !holds(f, theirs, op)) continue;
+        if (theirs.kind != kind || !test::holds_op(f.post_grad, theirs, op)) continue;
         ++out.inductor;
         INFO(theirs.name);
         const bool found = std::any_of(

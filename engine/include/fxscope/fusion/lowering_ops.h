@@ -100,6 +100,8 @@ bool user_triton_kernel(std::string_view target);
 // k and v the call gathered; the backward first reduces out * grad_out per row (the delta) in a
 // kernel of its own.
 bool flex_attention_template(std::string_view target);
+// Any of the three above: a higher-order op the lowering models (lowering_higher_order.cpp).
+bool lowered_higher_order(std::string_view target);
 // Why fxscope's runtime runs none: the kernel is the user's Triton code, which the log does not
 // hold and NVRTC does not compile; PyTorch's backend runs it.
 inline constexpr std::string_view kUserTritonKernelNoRuntime =
