@@ -260,6 +260,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", help="a TORCH_TRACE log file")
     parser.add_argument("--unit", default="", help="compile id such as 0/0 (default: the first)")
+    parser.add_argument("--runnable", default="",
+                        help="the unit's fx_graph_runnable, already taken out of the log (how "
+                        "fxscope-cli calls it: it reads compressed logs, which this script does not)")
     parser.add_argument("--mode", default="all", help="eager, default, reduce-overhead, "
                         "max-autotune, a comma-separated list, or all")
     parser.add_argument("--warmup", type=int, default=5)
@@ -278,9 +281,20 @@ def main():
     for mode in modes:
         if mode not in MODES:
             refuse("--mode %s: expected eager, default, reduce-overhead, max-autotune or all" % mode)
-    if not os.path.isfile(opts.log):
+    if opts.runnable:
+        if not opts.unit:
+            refuse("--runnable %s: --unit must name the unit it is of" % opts.runnable)
+        try:
+            with open(opts.runnable, encoding="utf-8", errors="replace") as f:
+                runnables = {opts.unit: f.read()}
+        except OSError as e:
+            refuse("%s: cannot read the runnable (%s)" % (opts.runnable, e.strerror))
+    elif not os.path.isfile(opts.log):
         refuse("%s: no such log file" % opts.log)
-    runnables = find_runnables(opts.log)
+    elif opts.log.endswith((".zst", ".gz")):
+        refuse("%s: a compressed log; fxscope-cli run --backend pytorch reads it" % opts.log)
+    else:
+        runnables = find_runnables(opts.log)
     if not runnables:
         refuse("%s: no fx_graph_runnable artifact in the log (capture with TORCH_TRACE on "
                "PyTorch 2.6 or newer)" % opts.log)

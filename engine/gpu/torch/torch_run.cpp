@@ -238,6 +238,24 @@ KernelIndex kernel_index(const trace::TraceLog& log, const std::string& ran,
   return index;
 }
 
+// The first fx_graph_runnable of unit UNIT (the forward's, in log order, as the driver reads a
+// plain log), written to WORK_DIR/runnable.py: the driver then needs no decompression of its own.
+// Empty when the unit has none (the driver then names the units that have one).
+Result<std::string> write_runnable(const trace::TraceLog& log, const std::string& unit,
+                                   const std::string& work_dir) {
+  for (const trace::CompileUnit& u : log.units()) {
+    if (u.id.without_attempt().str() != unit) continue;
+    const auto runnables = u.find_all(trace::ArtifactKind::kFxGraphRunnable);
+    if (runnables.empty()) continue;
+    const std::string path = work_dir + "/runnable.py";
+    std::ofstream out(path, std::ios::binary);
+    out << runnables.front()->payload.text();
+    if (!out) return make_error(path + ": cannot write the unit's runnable");
+    return path;
+  }
+  return std::string();
+}
+
 }  // namespace
 
 Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
@@ -257,6 +275,12 @@ Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
   if (!unit.empty()) {
     argv.push_back("--unit");
     argv.push_back(unit);
+    auto runnable = write_runnable(*log, unit, o.work_dir);
+    if (!runnable) return runnable.error();
+    if (!runnable->empty()) {
+      argv.push_back("--runnable");
+      argv.push_back(*runnable);
+    }
   }
   if (o.allow_tf32) argv.push_back("--allow-tf32");
   // NVTX reaches CUPTI through our library, so one libcupti serves both (see fxscope_cupti.cpp).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus_log.h"
 #include "fxscope/gpu/torch_run.h"
 #include "run_process.h"
 #include "samples.h"
@@ -113,12 +114,35 @@ TEST_CASE("allow_tf32 reaches the driver as --allow-tf32, and only when set", "[
     REQUIRE_FALSE(run);
     return run.error().message;
   };
-  // The driver is always told the unit: the one the engine runs by default.
-  CHECK(given() == "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0");
+  // The driver is always told the unit, the one the engine runs by default, and given its runnable.
+  const std::string told = "fxscope_torch_driver: given " + o.log_path +
+                           " --mode default --unit 0/0 --runnable " + *dir + "/runnable.py";
+  CHECK(given() == told);
   o.allow_tf32 = true;
   o.remove_work_dir = true;
-  CHECK(given() ==
-        "fxscope_torch_driver: given " + o.log_path + " --mode default --unit 0/0 --allow-tf32");
+  CHECK(given() == told + " --allow-tf32");
+}
+
+TEST_CASE("a compressed log's runnable reaches the driver as a plain file", "[gpu]") {
+  // A stand-in driver that answers with the first line of the Repro module it was handed.
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  const std::string script = *dir + "/driver.sh";
+  std::ofstream(script) << "echo \"fxscope_torch_driver: $(grep -m1 '^class Repro' \"$7\")\" >&2\n"
+                           "exit 3\n";
+  gpu::TorchRunOptions o;
+  const auto log = test::corpus_log("hand_mlp_max_autotune_bf16");
+  if (!log) return;
+  o.log_path = log->path();
+  REQUIRE(o.log_path.ends_with(".zst"));
+  o.python = "/bin/sh";
+  o.driver = script;
+  o.work_dir = *dir;
+  o.remove_work_dir = true;
+  o.mode = "default";
+  const auto run = gpu::run_pytorch(o);
+  REQUIRE_FALSE(run);
+  CHECK(run.error().message == "fxscope_torch_driver: class Repro(torch.nn.Module):");
 }
 
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {
