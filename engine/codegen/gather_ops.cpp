@@ -146,7 +146,8 @@ Result<std::string> ValueEmitter::gather_value(NodeId node, const Index& idx) {
   if (base == "_low_memory_max_pool_offsets_to_indices") {
     return pool_offsets_to_indices_value(node, idx);
   }
-  if (base == "slice_scatter" || base == "select_scatter" || base == "gather" || base == "repeat") {
+  if (base == "slice_scatter" || base == "select_scatter" || base == "as_strided_scatter" ||
+      base == "gather" || base == "repeat") {
     return scatter_value(node, idx);
   }
   return fail(node, "has no CUDA lowering in fxscope's code generator");

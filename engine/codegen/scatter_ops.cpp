@@ -1,8 +1,9 @@
 // Ops whose output element is one input's element at a computed place, or another input's where
-// a mask says so: slice_scatter and select_scatter (a view's region of a tensor replaced), gather
-// (a per-element index along one dim) and repeat (tiling). Written from ATen's definitions:
-// each output element reads exactly one element, so each lowers as an inlinable value.
+// a mask says so: slice_scatter, select_scatter and as_strided_scatter (a view's region of a tensor
+// replaced), gather (a per-element index along one dim) and repeat (tiling). Written from ATen's
+// definitions: each output element reads exactly one element, so each lowers as an inlinable value.
 
+#include <algorithm>
 #include <limits>
 
 #include "arg_helpers.h"
@@ -64,6 +65,8 @@ Result<std::string> ValueEmitter::scatter_value(NodeId node, const Index& idx) {
     return value_where(n, *kept, inside, n.args[1].as_node(), at);
   }
 
+  if (base == "as_strided_scatter") return as_strided_scatter_value(node, idx);
+
   if (base == "gather") {
     // out[i0, .., id, ..] = input[i0, .., index[i0, .., id, ..], ..] along DIM.
     if (n.args.size() < 3 || !n.args[0].is_node() || !n.args[2].is_node()) {
@@ -96,6 +99,61 @@ Result<std::string> ValueEmitter::scatter_value(NodeId node, const Index& idx) {
     return value(n.args[0].as_node(), at);
   }
   return fail(node, "has no CUDA lowering in fxscope's code generator");
+}
+
+// as_strided_scatter(input, src, size, stride, offset): a copy of input whose storage, seen through
+// as_strided(size, stride, offset), holds src (ATen's as_strided_scatter; eager graphs keep it
+// where Inductor's reinplacing pass makes it clone, as_strided and copy_). An output element at
+// storage position p is in the view when p - offset splits into in-range coordinates along the
+// view's strides, largest first: exact for views whose each stride exceeds the span of the smaller
+// ones, which the lowering checks (overlapping or interleaved views are refused).
+Result<std::string> ValueEmitter::as_strided_scatter_value(NodeId node, const Index& idx) {
+  const graph::Node& n = g_.node(node);
+  if (n.args.size() < 4 || !n.args[0].is_node() || !n.args[1].is_node()) {
+    return fail(node, "needs an input, a source, sizes and strides");
+  }
+  const auto out = shape_of(n, hints_);
+  if (!out || out->sizes.size() != idx.dims.size() || out->strides.size() != idx.dims.size()) {
+    return fail(node, "has no annotation of its rank");
+  }
+  const std::vector<std::int64_t> size = ints_at(n, 2);
+  const std::vector<std::int64_t> stride = ints_at(n, 3);
+  const std::int64_t offset = int_at(n, 4, 0);
+  if (size.size() != stride.size()) return fail(node, "has sizes and strides of different ranks");
+  std::vector<std::size_t> order;
+  for (std::size_t d = 0; d < size.size(); ++d) {
+    if (size[d] > 1) order.push_back(d);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return stride[a] > stride[b]; });
+  std::int64_t span = 0;  // the largest offset the smaller strides reach
+  for (std::size_t k = order.size(); k-- > 0;) {
+    const std::size_t d = order[k];
+    if (stride[d] <= span) return fail(node, "scatters into an overlapping or interleaved view");
+    span += (size[d] - 1) * stride[d];
+  }
+  std::string p = "0";
+  for (std::size_t d = 0; d < idx.dims.size(); ++d) {
+    if (out->sizes[d] > 1)
+      p += " + (long long)(" + idx.dims[d] + ") * " + std::to_string(out->strides[d]);
+  }
+  const std::string from =
+      declare("long long", n.name + "_from", p + " - " + std::to_string(offset));
+  const std::string q = fresh(n.name + "_q");
+  line("long long " + q + " = " + from + ";");
+  std::string inside = from + " >= 0";
+  Index at;
+  at.dims.assign(size.size(), "0");
+  for (const std::size_t d : order) {
+    const std::string s = std::to_string(stride[d]);
+    at.dims[d] = declare("long long", n.name + "_j", q + " / " + s);
+    inside += " && " + at.dims[d] + " < " + std::to_string(size[d]);
+    line(q + " = " + q + " % " + s + ";");
+  }
+  inside += " && " + q + " == 0";
+  auto kept = value(n.args[0].as_node(), idx);
+  if (!kept) return kept;
+  return value_where(n, *kept, inside, n.args[1].as_node(), at);
 }
 
 }  // namespace fxscope::codegen

@@ -160,6 +160,7 @@ class ValueEmitter {
   Result<std::string> view_value(graph::NodeId node, const Index& idx);
   Result<std::string> gather_value(graph::NodeId node, const Index& idx);
   Result<std::string> scatter_value(graph::NodeId node, const Index& idx);
+  Result<std::string> as_strided_scatter_value(graph::NodeId node, const Index& idx);
   // N's value: OTHERWISE, or where the C condition INSIDE holds, SOURCE at AT (read only there).
   Result<std::string> value_where(const graph::Node& n, const std::string& otherwise,
                                   const std::string& inside, graph::NodeId source, const Index& at);

@@ -70,6 +70,7 @@ const std::vector<OpInfo>& op_table() {
       {"aten.argmax", C::reduction, L::reduction, 1, F::per_input, 1.0F},
       {"aten.argmin", C::reduction, L::reduction, 1, F::per_input, 1.0F},
       {"aten.as_strided", C::view, L::view, 0, F::none, 0.0F},
+      {"aten.as_strided_scatter", C::injective, L::pointwise, 1, F::none, 0.0F},
       {"aten.asin", C::pointwise, L::pointwise, 1, F::per_output, 4.0F},
       {"aten.asinh", C::pointwise, L::pointwise, 1, F::per_output, 4.0F},
       {"aten.atan", C::pointwise, L::pointwise, 1, F::per_output, 4.0F},
