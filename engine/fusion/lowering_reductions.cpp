@@ -89,6 +89,22 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
       }
       if (first.no_prologue) {
         for (MemoryDep& d : first.read_deps) d.split = split * std::max<std::int64_t>(1, split2);
+      } else {
+        // create_multilayer's first pass loops over the kept dims and the parts, then a part's
+        // rows: its deps (not normalized under loop_ordering_after_fusion) have those sizes, so
+        // they equal no pointwise kernel's loads of the same input, and score_fusion_memory
+        // gives a pointwise kernel beside the pass nothing shared to fuse on.
+        const std::int64_t first_part = split2 > 1
+                                            ? ((rnumel + split - 1) / split + split2 - 1) / split2
+                                            : (rnumel + split - 1) / split;
+        std::vector<std::int64_t> pass_loops;
+        for (const std::int64_t size :
+             {out * split * std::max<std::int64_t>(1, split2), first_part}) {
+          if (size > 1) pass_loops.push_back(size);
+        }
+        for (MemoryDep& d : first.read_deps) {
+          if (d.loops.empty()) d.loops = pass_loops;
+        }
       }
       if (softmax && sched_.size() >= 2 * passes) {
         sched_[sched_.size() - 2 * passes].read_deps = first.read_deps;
