@@ -128,6 +128,14 @@ bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
   const graph::Node& node = g_.node(i);
   if (ops::op_base_name(node.target) != "sort") return false;
   const std::optional<NodeId> in = arg_node(i, 0);
+  if (trivial_sort(g_, i) && in) {
+    // Sort.create's copy: the values and indices are Pointwise made while the sort is lowered,
+    // carrying what it gathered, inlined into their readers (lower_getitem).
+    origins_[i] = gathered;
+    inlinable_[i] = true;
+    opcount_[i] = realized_[*in] ? 1 : opcount_[*in];
+    return true;
+  }
   if (!in || !g_.node(*in).meta || g_.node(*in).meta->device == "cpu") return false;
   const std::vector<std::int64_t>& sizes = model_.sizes(*in);
   if (sizes.empty()) return false;
@@ -142,7 +150,7 @@ bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank) return false;
   const std::int64_t rnumel = sizes[static_cast<std::size_t>(dim)];
-  // Sort.create: a persistent kernel only (max_rblock 512); one element is a copy.
+  // Sort.create: a persistent kernel only (max_rblock 512).
   constexpr std::int64_t kMaxSortBlock = 512;
   if (rnumel <= 1 || rnumel > kMaxSortBlock) return false;
   const std::int64_t total = model_.numel(*in);
