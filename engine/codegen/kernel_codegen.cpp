@@ -141,9 +141,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
         is_reduction(graph.node(n)) &&
         (inputs.count(n) || elsewhere_in_pointwise(n) || (needs_a_reduction && !needed.count(n)));
     // A Triton sort (ir.Sort) is computed by the group that stores it; elsewhere it is an origin
-    // of its int64 indices, which are loaded.
+    // of its int64 indices, which are loaded. A sort over one element is a Pointwise copy
+    // (fusion::trivial_sort), computed where it is read like any other.
     const bool sort_elsewhere =
-        !generated_extern && is_sort_or_topk(graph.node(n)) &&
+        !generated_extern && is_sort_or_topk(graph.node(n)) && !fusion::trivial_sort(graph, n) &&
         std::find(group.outputs.begin(), group.outputs.end(), n) == group.outputs.end();
     if (!computed_elsewhere && !sort_elsewhere && !ops::runs_in_library(graph.node(n).target)) {
       ctx.members.insert(n);
@@ -151,7 +152,7 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
   }
   if (!generated_extern) {
     for (const NodeId n : ctx.members) {
-      if (!is_sort_or_topk(graph.node(n))) continue;
+      if (!is_sort_or_topk(graph.node(n)) || fusion::trivial_sort(graph, n)) continue;
       for (const NodeId o : group.outputs) add_buffers(graph, o, ctx.writes);
       return sort_kernel(ctx, n);
     }

@@ -10,6 +10,7 @@
 
 #include "arg_helpers.h"
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
 #include "pool_window.h"
@@ -559,6 +560,12 @@ Result<std::string> ValueEmitter::getitem_value(NodeId node, const Index& idx) {
     return fail(node, "picks from an unknown tuple");
   const NodeId input = p.args[0].as_node();
   const std::size_t rank = in->sizes.size();
+  if (fusion::trivial_sort(g_, parent)) {
+    // ir.Sort.create's copy of one element: the values are the input where they are, the
+    // indices (int64) position 0.
+    if (k != 0) return std::string("(0LL)");
+    return value(input, idx);
+  }
   Index mapped = idx;
   mapped.linear.clear();
   if (base == "split" || base == "split_with_sizes") {

@@ -345,6 +345,14 @@ void Lowerer::lower_getitem(NodeId i, const std::vector<NodeId>& args) {
     origins_[i] = origins_[parent];
     return;
   }
+  if (trivial_sort(g_, parent)) {
+    // A one-element sort's values (its input) or indices (0): Pointwise with the sort's
+    // origins; value_inputs and IndexModel::getitem_loads read through them accordingly.
+    origins_[i] = origins_[parent];
+    inlinable_[i] = true;
+    opcount_[i] = opcount_[parent];
+    return hint_realize(i);
+  }
   if (sort_indices_[parent] >= 0 && node.args.size() > 1 &&
       node.args[1].kind() == graph::Argument::Kind::integer) {
     if (node.args[1].as_int() == 0) {

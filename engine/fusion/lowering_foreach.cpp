@@ -16,6 +16,14 @@ namespace fxscope::fusion::detail {
 
 std::vector<NodeId> Lowerer::value_inputs(NodeId i) const {
   if (foreach_op_[i] != n_) return foreach_element_inputs(g_, foreach_op_[i], foreach_index_[i]);
+  const graph::Node& node = g_.node(i);
+  if (info_[i].lowering == Lowering::getitem && node.args.size() > 1 && node.args[0].is_node() &&
+      node.args[1].kind() == graph::Argument::Kind::integer &&
+      trivial_sort(g_, node.args[0].as_node())) {
+    // A one-element sort's values read its input; its indices (0) read nothing.
+    if (node.args[1].as_int() != 0) return {};
+    return g_.inputs(node.args[0].as_node());
+  }
   return g_.inputs(i);
 }
 

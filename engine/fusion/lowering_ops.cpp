@@ -143,6 +143,30 @@ bool window_needs_realized_inputs(std::string_view target) {
   return kWindows.count(ops::op_base_name(target)) > 0;
 }
 
+bool trivial_sort(const graph::Graph& graph, graph::NodeId id) {
+  const graph::Node& node = graph.node(id);
+  if (ops::op_base_name(node.target) != "sort" || node.args.empty() || !node.args[0].is_node()) {
+    return false;
+  }
+  const graph::Node& in = graph.node(node.args[0].as_node());
+  if (!in.meta) return false;
+  const auto rank = static_cast<std::int64_t>(in.meta->sizes.size());
+  if (rank == 0) return true;
+  // sort_stable falls back to ATen where the device has no Triton sort (the C++ backend).
+  if (in.meta->device == "cpu") return false;
+  std::int64_t dim = -1;
+  if (node.args.size() > 1 && node.args[1].kind() == graph::Argument::Kind::integer) {
+    dim = node.args[1].as_int();
+  }
+  for (const auto& [name, value] : node.kwargs) {
+    if (name == "dim" && value.kind() == graph::Argument::Kind::integer) dim = value.as_int();
+  }
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return false;
+  const graph::Dim& size = in.meta->sizes[static_cast<std::size_t>(dim)];
+  return !size.is_symbolic() && size.value <= 1;
+}
+
 bool pointless_view(const graph::Graph& graph, graph::NodeId id) {
   const graph::Node& node = graph.node(id);
   const std::string_view base = ops::op_base_name(node.target);

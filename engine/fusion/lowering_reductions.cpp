@@ -89,6 +89,22 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
       }
       if (first.no_prologue) {
         for (MemoryDep& d : first.read_deps) d.split = split * std::max<std::int64_t>(1, split2);
+      } else {
+        // create_multilayer's first pass loops over the kept dims and the parts, then a part's
+        // rows: its deps (not normalized under loop_ordering_after_fusion) have those sizes, so
+        // they equal no pointwise kernel's loads of the same input, and score_fusion_memory
+        // gives a pointwise kernel beside the pass nothing shared to fuse on.
+        const std::int64_t first_part = split2 > 1
+                                            ? ((rnumel + split - 1) / split + split2 - 1) / split2
+                                            : (rnumel + split - 1) / split;
+        std::vector<std::int64_t> pass_loops;
+        for (const std::int64_t size :
+             {out * split * std::max<std::int64_t>(1, split2), first_part}) {
+          if (size > 1) pass_loops.push_back(size);
+        }
+        for (MemoryDep& d : first.read_deps) {
+          if (d.loops.empty()) d.loops = pass_loops;
+        }
       }
       if (softmax && sched_.size() >= 2 * passes) {
         sched_[sched_.size() - 2 * passes].read_deps = first.read_deps;
@@ -112,6 +128,14 @@ bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
   const graph::Node& node = g_.node(i);
   if (ops::op_base_name(node.target) != "sort") return false;
   const std::optional<NodeId> in = arg_node(i, 0);
+  if (trivial_sort(g_, i) && in) {
+    // Sort.create's copy: the values and indices are Pointwise made while the sort is lowered,
+    // carrying what it gathered, inlined into their readers (lower_getitem).
+    origins_[i] = gathered;
+    inlinable_[i] = true;
+    opcount_[i] = realized_[*in] ? 1 : opcount_[*in];
+    return true;
+  }
   if (!in || !g_.node(*in).meta || g_.node(*in).meta->device == "cpu") return false;
   const std::vector<std::int64_t>& sizes = model_.sizes(*in);
   if (sizes.empty()) return false;
@@ -126,7 +150,7 @@ bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank) return false;
   const std::int64_t rnumel = sizes[static_cast<std::size_t>(dim)];
-  // Sort.create: a persistent kernel only (max_rblock 512); one element is a copy.
+  // Sort.create: a persistent kernel only (max_rblock 512).
   constexpr std::int64_t kMaxSortBlock = 512;
   if (rnumel <= 1 || rnumel > kMaxSortBlock) return false;
   const std::int64_t total = model_.numel(*in);

@@ -70,23 +70,42 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   std::vector<std::int64_t> index_reads;
   for (const NodeId n : indices) add_reads(n, index_reads);
   reads.push_back(dest_buffer);
-  // The Scatter iterates over the values' shape; an index tensor indexing self's leading dims is
-  // loaded at the leading coordinates (output_indexer loads it at idx[:rank]): a direct load,
-  // only the store's address is indirect.
+  // The Scatter iterates over the values' shape (expected_vals_size); index tensors for self's
+  // leading dims, none of them None, broadcast together (check_and_broadcast_indices) and are
+  // loaded at the leading coordinates, each right-aligned in the broadcast shape, its dims of
+  // one element at 0 (output_indexer loads them at idx[:len(tensor_size)]): direct loads, only
+  // the store's address is indirect.
   const std::vector<std::int64_t>& value_sizes = model_.sizes(values);
   const std::vector<std::int64_t>& self_sizes = model_.sizes(self);
-  const bool leading = node.args[1].items().size() == indices.size() && indices.size() == 1 &&
-                       node.args[1].items().front().is_node();
-  std::optional<Coords> index_coords;
-  if (leading) {
-    const std::vector<std::int64_t>& index_sizes = model_.sizes(indices.front());
-    std::vector<std::int64_t> expected = index_sizes;
-    if (!self_sizes.empty())
-      expected.insert(expected.end(), self_sizes.begin() + 1, self_sizes.end());
-    if (!index_sizes.empty() && expected == value_sizes) {
+  const bool all_tensors = node.args[1].items().size() == indices.size() &&
+                           std::all_of(node.args[1].items().begin(), node.args[1].items().end(),
+                                       [](const graph::Argument& a) { return a.is_node(); });
+  std::vector<Coords> index_coords;
+  if (all_tensors && indices.size() <= self_sizes.size()) {
+    std::size_t rank = 0;
+    for (const NodeId n : indices) rank = std::max(rank, model_.sizes(n).size());
+    std::vector<std::int64_t> broadcast(rank, 1);
+    for (const NodeId n : indices) {
+      const std::vector<std::int64_t>& sizes = model_.sizes(n);
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        std::int64_t& b = broadcast[rank - sizes.size() + k];
+        if (b == 1) b = sizes[k];
+      }
+    }
+    std::vector<std::int64_t> expected = broadcast;
+    expected.insert(expected.end(),
+                    self_sizes.begin() + static_cast<std::ptrdiff_t>(indices.size()),
+                    self_sizes.end());
+    if (rank > 0 && expected == value_sizes) {
       const Coords all = iteration_coords(value_sizes);
-      index_coords =
-          Coords(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(index_sizes.size()));
+      for (const NodeId n : indices) {
+        const std::vector<std::int64_t>& sizes = model_.sizes(n);
+        Coords c;
+        for (std::size_t k = 0; k < sizes.size(); ++k) {
+          c.push_back(sizes[k] == 1 ? IndexExpr{} : all[rank - sizes.size() + k]);
+        }
+        index_coords.push_back(std::move(c));
+      }
     }
   }
   std::sort(reads.begin(), reads.end());
@@ -98,9 +117,11 @@ bool Lowerer::lower_scatter(NodeId i, const std::vector<NodeId>& gathered) {
   s.read_deps = sizes.empty() ? std::vector<MemoryDep>{}
                               : walk_deps({{values, iteration_coords(sizes)}}, numel,
                                           read_set(values), false);
-  if (index_coords) {
-    for (MemoryDep& d : walk_deps({{indices.front(), *index_coords}}, numel, index_reads, false)) {
-      s.read_deps.push_back(std::move(d));
+  if (!index_coords.empty()) {
+    std::vector<ValueLoad> loads;
+    for (std::size_t k = 0; k < indices.size(); ++k) loads.push_back({indices[k], index_coords[k]});
+    for (MemoryDep& d : walk_deps(std::move(loads), numel, index_reads, false)) {
+      add_dep(s.read_deps, std::move(d));
     }
   } else {
     for (const std::int64_t b : index_reads) s.read_deps.push_back(opaque_dep(b));

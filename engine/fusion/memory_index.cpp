@@ -573,6 +573,11 @@ std::vector<ValueLoad> IndexModel::getitem_loads(NodeId n, const Coords& out) co
   }
   const std::string_view base = ops::op_base_name(p.target);
   const std::optional<NodeId> in = node_arg(*parent, 0);
+  if (in && trivial_sort(g_, *parent)) {
+    // A one-element sort's values are its input where they are; its indices load nothing.
+    if (*index != 0) return {};
+    return {{*in, out}};
+  }
   if (in &&
       (base == "split" || base == "split_with_sizes" || base == "chunk" || base == "unbind")) {
     const std::vector<std::int64_t>& in_sizes = sizes_[*in];

@@ -108,6 +108,13 @@ inline constexpr std::string_view kUserTritonKernelNoRuntime =
     "a user's Triton kernel, which fxscope's CUDA runtime cannot compile: run it with "
     "--backend pytorch";
 
+// Whether NODE (of GRAPH) is a sort Inductor lowers as a Pointwise copy (lowering.sort_stable,
+// ir.Sort.create: "Sort with a single element is just a copy"): a GPU sort along a dim of at
+// most one element, or a sort of a 0-d tensor (clone(x) and a full of 0). Its values are its
+// input at the same coordinates; its indices (to_dtype of the int16 iota, int64) are 0, a
+// Pointwise that loads nothing.
+bool trivial_sort(const graph::Graph& graph, graph::NodeId id);
+
 // Whether an op of TARGET makes an uninitialized buffer (lowering.empty_strided: a realized
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
 bool allocates_only(std::string_view target);
