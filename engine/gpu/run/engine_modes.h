@@ -18,7 +18,8 @@ struct ModesRun {
   EngineRun run;
   std::vector<std::vector<HostOutput>> outputs;  // per mode of run.modes; empty where it failed
   std::vector<std::vector<HostOutput>> backward_outputs;  // per mode of run.backward
-  ops::SymbolHints hints;                                 // the unit's symbol values
+  std::vector<HostOutput> reference_outputs;  // eager's graph in f32, when it holds bf16 or f16
+  ops::SymbolHints hints;                     // the unit's symbol values
 };
 
 // Runs OPTIONS.mode (one mode, a list or all) without comparing outputs.
@@ -27,8 +28,11 @@ Result<ModesRun> run_modes(const EngineRunOptions& options);
 // Fills each mode's max_rel_err, rel_errs, tolerance and flagged against the mode named eager
 // (when it ran completely), notes the modes that were not compared, and sets RUN.coverage (the
 // default mode's, else the first mode's).
+// REFERENCE (eager's graph run in f32; may be empty) clears an output outside the tolerance that
+// is no further from it than PyTorch's bound (near_as_eager_to_reference).
 void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput>>& outputs,
-                        const ops::SymbolHints& hints);
+                        const ops::SymbolHints& hints,
+                        const std::vector<HostOutput>& reference = {});
 // The same for the backward graphs' gradients, against eager's backward.
 void compare_backward_with_eager(EngineRun& run,
                                  const std::vector<std::vector<HostOutput>>& outputs,

@@ -62,6 +62,9 @@ nlohmann::json to_json(const EngineRun& run) {
     }
     jm["tolerance"] = m.tolerance;
     jm["flagged"] = m.flagged;
+    jm["near_f32_reference"] = m.near_reference;
+    jm["f32_reference_distance"] = m.reference_distance;
+    jm["eager_f32_reference_distance"] = m.eager_reference_distance;
     jm["peak_bytes"] = m.peak_bytes;
     jm["bytes_without_reuse"] = m.unplanned_bytes;
     jm["host_launch_us"] = m.host_launch_us;

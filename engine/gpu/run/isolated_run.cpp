@@ -64,6 +64,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
   bool device_known = false;
   std::vector<std::vector<HostOutput>> outputs;
   std::vector<std::vector<HostOutput>> backward_outputs;  // per entry of run.backward
+  std::vector<HostOutput> reference;                      // eager's graph in f32
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& mode = modes[mi];
     const std::string file = dir.path() + "/" + mode + ".cbor";
@@ -98,6 +99,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
         run.notes.insert(run.notes.end(), result->run.notes.begin(), result->run.notes.end());
       }
       for (auto& g : result->backward_outputs) backward_outputs.push_back(std::move(g));
+      if (mode == "eager") reference = std::move(result->reference_outputs);
       if (!exit->success()) {
         run.notes.push_back(mode + ": its process " + exit->describe() +
                             " after writing its result");
@@ -110,7 +112,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
     outputs.emplace_back();
   }
   if (run.unit.empty()) run.unit = unit;
-  compare_with_eager(run, outputs, found->hints);
+  compare_with_eager(run, outputs, found->hints, reference);
   compare_backward_with_eager(run, backward_outputs, found->hints);
   return run;
 }
@@ -142,6 +144,12 @@ int run_mode_child(const EngineRunOptions& o, const std::string& result_file) {
     const std::string err = write_mode_result(result_file, written);
     if (!err.empty() && o.progress) o.progress(err);
     return 1;
+  }
+  if (wrote && !modes->reference_outputs.empty()) {
+    written.reference_outputs = std::move(modes->reference_outputs);
+    const std::string err = write_mode_result(result_file, written);
+    if (!err.empty() && o.progress) o.progress(err);
+    wrote = err.empty();
   }
   return wrote ? 0 : 1;
 }

@@ -131,6 +131,7 @@ std::string write_mode_result(const std::string& path, const ModeResult& result)
     for (const auto& o : result.backward_outputs) {
       j["backward_outputs"].push_back(outputs_json(o));
     }
+    j["reference_outputs"] = outputs_json(result.reference_outputs);
   }
   const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(j);
   std::ofstream out(path, std::ios::binary);
@@ -165,6 +166,11 @@ Result<ModeResult> read_mode_result(const std::string& path) {
       auto outputs = outputs_from(o, path);
       if (!outputs) return outputs.error();
       r.backward_outputs.push_back(std::move(*outputs));
+    }
+    if (const auto ref = j.find("reference_outputs"); ref != j.end()) {
+      auto outputs = outputs_from(*ref, path);
+      if (!outputs) return outputs.error();
+      r.reference_outputs = std::move(*outputs);
     }
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": a mode result without the expected fields (" + e.what() + ")");

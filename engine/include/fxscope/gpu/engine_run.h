@@ -104,6 +104,11 @@ struct EngineMode {
   std::vector<double> rel_errs;       // per output
   double tolerance = 0;
   bool flagged = false;  // an output's error is above its dtype's tolerance
+  // Outputs above the tolerance yet no further from an f32 run of eager's graph than PyTorch's
+  // bound (f32_reference.h): not flagged. The largest such distance, and eager's beside it.
+  std::size_t near_reference = 0;
+  double reference_distance = 0;
+  double eager_reference_distance = 0;
   std::size_t peak_bytes = 0;
   std::size_t unplanned_bytes = 0;  // what the same buffers need without reuse
   double host_launch_us = 0;        // host time to issue one call's launches (median)

@@ -218,3 +218,39 @@ TEST_CASE("a mode outside tolerance names its first wrong value, across processe
   CHECK(note->find("group 1 triton_poi_relu (k1)") != std::string::npos);
   CHECK(note->find("the 1 value its groups wrote before agree") != std::string::npos);
 }
+
+TEST_CASE("an output beyond eager's tolerance but near an f32 run of eager's graph is not flagged",
+          "[gpu]") {
+  TempDir dir;
+  // Eager's file carries its graph's f32 run: eager is 0.001 (relative) from it.
+  const std::string eager = prepared(dir.path, "eager", {1, 2, 3});
+  auto with_reference = gpu::read_mode_result(eager);
+  REQUIRE(with_reference);
+  with_reference->reference_outputs = {output_of({1, 2, 3.003f})};
+  REQUIRE(gpu::write_mode_result(eager, *with_reference).empty());
+  const std::map<std::string, std::string> script = {
+      {"eager", "cp '" + eager + "' \"$0\""},
+      // 0.002 from eager (f32's tolerance is 0.001), 0.001 from the f32 run: within 3x eager's.
+      {"default", "cp '" + prepared(dir.path, "default", {1, 2, 3.006f}) + "' \"$0\""},
+      // 0.17 from both: flagged.
+      {"max-autotune", "cp '" + prepared(dir.path, "max-autotune", {1, 2, 3.5f}) + "' \"$0\""}};
+  auto o = options();
+  o.mode = "eager,default,max-autotune";
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
+    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
+  };
+  auto run = gpu::run_engine_isolated(o, command);
+  REQUIRE(run);
+  const auto& def = mode_named(*run, "default");
+  REQUIRE(def.max_rel_err);
+  CHECK(*def.max_rel_err > def.tolerance);
+  CHECK_FALSE(def.flagged);
+  CHECK(def.near_reference == 1);
+  CHECK(def.eager_reference_distance == Approx(0.003 / 3.003).epsilon(1e-3));
+  CHECK(std::any_of(run->notes.begin(), run->notes.end(), [](const std::string& n) {
+    return n.starts_with("default: 1 outputs beyond the tolerance of eager are within 3x");
+  }));
+  const auto& ma = mode_named(*run, "max-autotune");
+  CHECK(ma.flagged);
+  CHECK(ma.near_reference == 0);
+}

@@ -1,0 +1,78 @@
+// The f32 yardstick of low-precision modes, without a GPU: which values the widened graph
+// computes in f32 (random numbers keep their dtype), its inputs' values kept exactly, and the
+// bound PyTorch's accuracy check puts around the f32 run.
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "fxscope/gpu/f32_reference.h"
+#include "fxscope/gpu/host_values.h"
+#include "fxscope/gpu/random_inputs.h"
+#include "fxscope/graph/fx_readable_parser.h"
+
+using namespace fxscope;
+
+namespace {
+
+const char* kBf16Graph =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, x: \"bf16[2][1]cuda:0\", n: \"i64[2][1]cuda:0\"):\n"
+    "        r: \"bf16[2][1]cuda:0\" = torch.ops.aten.rand_like.default(x)\n"
+    "        y: \"bf16[2][1]cuda:0\" = torch.ops.aten.mul.Tensor(x, r)\n"
+    "        z: \"f32[2][1]cuda:0\" = torch.ops.prims.convert_element_type.default(y, "
+    "torch.float32)\n"
+    "        return (y, z, n)\n";
+
+gpu::HostOutput output(const std::string& dtype, const std::vector<double>& values) {
+  gpu::HostOutput o;
+  o.meta = *graph::parse_tensor_meta(dtype + "[" + std::to_string(values.size()) + "][1]cuda:0");
+  o.bytes.resize(values.size() * gpu::element_bytes(dtype));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    gpu::write_element(dtype, o.bytes.data(), static_cast<std::int64_t>(i), values[i]);
+  }
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the widened graph computes bf16 values in f32, random numbers in their own dtype",
+          "[gpu]") {
+  const graph::Graph g = graph::parse_fx_readable(kBf16Graph, "bf16").graph;
+  const auto wide = gpu::widened_to_f32(g);
+  REQUIRE(wide);
+  CHECK(wide->node(*wide->find("x")).meta->dtype == "f32");
+  CHECK(wide->node(*wide->find("y")).meta->dtype == "f32");
+  CHECK(wide->node(*wide->find("r")).meta->dtype == "bf16");
+  CHECK(wide->node(*wide->find("n")).meta->dtype == "i64");
+  // The original is untouched; an f32 graph has nothing to widen.
+  CHECK(g.node(*g.find("y")).meta->dtype == "bf16");
+  CHECK_FALSE(gpu::widened_to_f32(*wide));
+}
+
+TEST_CASE("widened inputs hold the same values as f32", "[gpu]") {
+  const graph::Graph g = graph::parse_fx_readable(kBf16Graph, "bf16").graph;
+  const std::vector<std::byte> n = output("i64", {7, -3}).bytes;
+  const std::vector<std::vector<std::byte>> inputs = {output("bf16", {1.5, -2.25}).bytes, n};
+  const auto wide = gpu::widened_inputs(g, inputs);
+  REQUIRE(wide.size() == 2);
+  REQUIRE(wide[0].size() == 8);
+  CHECK(gpu::read_element("f32", wide[0].data(), 0) == 1.5);
+  CHECK(gpu::read_element("f32", wide[0].data(), 1) == -2.25);
+  CHECK(wide[1] == n);
+}
+
+TEST_CASE("a result within 3x eager's distance to the f32 run passes, a farther one does not",
+          "[gpu]") {
+  const gpu::HostOutput reference = output("f32", {1.0, 2.0});
+  const gpu::HostOutput eager = output("bf16", {1.0, 2.015625});  // 0.0078 from the f32 run
+  double distance = 0;
+  double eager_distance = 0;
+  CHECK(gpu::near_as_eager_to_reference(eager, output("bf16", {1.0, 2.03125}), reference, 0.03, {},
+                                        distance, eager_distance));
+  CHECK(eager_distance == Approx(0.015625 / 2));
+  CHECK(distance == Approx(0.03125 / 2));
+  CHECK_FALSE(gpu::near_as_eager_to_reference(eager, output("bf16", {1.0, 2.125}), reference, 0.03,
+                                              {}, distance, eager_distance));
+}
