@@ -7,6 +7,7 @@
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/training_pair.h"
+#include "run/f32_reference_run.h"
 #include "run/mode_measure.h"
 #include "run/step_digests.h"
 
@@ -84,6 +85,16 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
   }
   em.values = digests.take();
   if (auto out = (*exe)->read_outputs(stream)) r.outputs = std::move(*out);
+  if (s.mode == "eager" && em.coverage.missing.empty() && widened_to_f32(g)) {
+    say("eager backward: running its graph in f32, the yardstick of the low-precision modes");
+    auto wide =
+        run_f32_reference(*s.backward, inputs, s.hints, s.seed, s.clusters, compiler, stream);
+    if (wide) {
+      r.reference = std::move(*wide);
+    } else {
+      r.notes.push_back("eager backward: " + wide.error().message);
+    }
+  }
   say(s.mode + " backward: timing " + std::to_string(s.repeats) + " repeats");
   MeasureOptions mo;
   mo.warmup = s.warmup;

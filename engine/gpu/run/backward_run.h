@@ -34,6 +34,7 @@ struct BackwardSetup {
 struct BackwardResult {
   EngineMode mode;
   std::vector<HostOutput> outputs;     // the gradients, for the comparison with eager's
+  std::vector<HostOutput> reference;   // eager's: its graph run in f32 on the same inputs
   std::unique_ptr<Executable> loaded;  // kept loaded to the end of the run (CUPTI's names)
   std::vector<std::string> notes;
 };

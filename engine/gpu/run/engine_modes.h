@@ -19,7 +19,8 @@ struct ModesRun {
   std::vector<std::vector<HostOutput>> outputs;  // per mode of run.modes; empty where it failed
   std::vector<std::vector<HostOutput>> backward_outputs;  // per mode of run.backward
   std::vector<HostOutput> reference_outputs;  // eager's graph in f32, when it holds bf16 or f16
-  ops::SymbolHints hints;                     // the unit's symbol values
+  std::vector<HostOutput> backward_reference_outputs;  // the same of eager's backward
+  ops::SymbolHints hints;                              // the unit's symbol values
 };
 
 // Runs OPTIONS.mode (one mode, a list or all) without comparing outputs.
@@ -36,7 +37,8 @@ void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput
 // The same for the backward graphs' gradients, against eager's backward.
 void compare_backward_with_eager(EngineRun& run,
                                  const std::vector<std::vector<HostOutput>>& outputs,
-                                 const ops::SymbolHints& hints);
+                                 const ops::SymbolHints& hints,
+                                 const std::vector<HostOutput>& reference = {});
 
 // The unit OPTIONS names (or the first with an ATen graph) and its symbol hints, read from the
 // log; the error names the log and the unit.

@@ -598,6 +598,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
       run.notes.insert(run.notes.end(), r.notes.begin(), r.notes.end());
       run.backward.push_back(std::move(r.mode));
       result.backward_outputs.push_back(std::move(r.outputs));
+      if (!r.reference.empty()) result.backward_reference_outputs = std::move(r.reference);
       backward_executables.push_back(std::move(r.loaded));
     }
     if (o.mode_done) {
@@ -679,15 +680,17 @@ void compare_with_eager(EngineRun& run, const std::vector<std::vector<HostOutput
 
 void compare_backward_with_eager(EngineRun& run,
                                  const std::vector<std::vector<HostOutput>>& outputs,
-                                 const ops::SymbolHints& hints) {
-  compare_modes(run.backward, outputs, hints, " backward", run.notes, {});
+                                 const ops::SymbolHints& hints,
+                                 const std::vector<HostOutput>& reference) {
+  compare_modes(run.backward, outputs, hints, " backward", run.notes, reference);
 }
 
 Result<EngineRun> run_engine(const EngineRunOptions& o) {
   auto modes = run_modes(o);
   if (!modes) return modes.error();
   compare_with_eager(modes->run, modes->outputs, modes->hints, modes->reference_outputs);
-  compare_backward_with_eager(modes->run, modes->backward_outputs, modes->hints);
+  compare_backward_with_eager(modes->run, modes->backward_outputs, modes->hints,
+                              modes->backward_reference_outputs);
   return std::move(modes->run);
 }
 

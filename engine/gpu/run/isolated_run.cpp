@@ -65,6 +65,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
   std::vector<std::vector<HostOutput>> outputs;
   std::vector<std::vector<HostOutput>> backward_outputs;  // per entry of run.backward
   std::vector<HostOutput> reference;                      // eager's graph in f32
+  std::vector<HostOutput> backward_reference;             // eager's backward in f32
   for (std::size_t mi = 0; mi < modes.size(); ++mi) {
     const std::string& mode = modes[mi];
     const std::string file = dir.path() + "/" + mode + ".cbor";
@@ -99,7 +100,10 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
         run.notes.insert(run.notes.end(), result->run.notes.begin(), result->run.notes.end());
       }
       for (auto& g : result->backward_outputs) backward_outputs.push_back(std::move(g));
-      if (mode == "eager") reference = std::move(result->reference_outputs);
+      if (mode == "eager") {
+        reference = std::move(result->reference_outputs);
+        backward_reference = std::move(result->backward_reference_outputs);
+      }
       if (!exit->success()) {
         run.notes.push_back(mode + ": its process " + exit->describe() +
                             " after writing its result");
@@ -113,7 +117,7 @@ Result<EngineRun> run_engine_isolated(const EngineRunOptions& o, const ModeChild
   }
   if (run.unit.empty()) run.unit = unit;
   compare_with_eager(run, outputs, found->hints, reference);
-  compare_backward_with_eager(run, backward_outputs, found->hints);
+  compare_backward_with_eager(run, backward_outputs, found->hints, backward_reference);
   return run;
 }
 
@@ -145,8 +149,9 @@ int run_mode_child(const EngineRunOptions& o, const std::string& result_file) {
     if (!err.empty() && o.progress) o.progress(err);
     return 1;
   }
-  if (wrote && !modes->reference_outputs.empty()) {
+  if (wrote && (!modes->reference_outputs.empty() || !modes->backward_reference_outputs.empty())) {
     written.reference_outputs = std::move(modes->reference_outputs);
+    written.backward_reference_outputs = std::move(modes->backward_reference_outputs);
     const std::string err = write_mode_result(result_file, written);
     if (!err.empty() && o.progress) o.progress(err);
     wrote = err.empty();

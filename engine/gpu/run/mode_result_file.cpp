@@ -132,6 +132,7 @@ std::string write_mode_result(const std::string& path, const ModeResult& result)
       j["backward_outputs"].push_back(outputs_json(o));
     }
     j["reference_outputs"] = outputs_json(result.reference_outputs);
+    j["backward_reference_outputs"] = outputs_json(result.backward_reference_outputs);
   }
   const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(j);
   std::ofstream out(path, std::ios::binary);
@@ -171,6 +172,11 @@ Result<ModeResult> read_mode_result(const std::string& path) {
       auto outputs = outputs_from(*ref, path);
       if (!outputs) return outputs.error();
       r.reference_outputs = std::move(*outputs);
+    }
+    if (const auto ref = j.find("backward_reference_outputs"); ref != j.end()) {
+      auto outputs = outputs_from(*ref, path);
+      if (!outputs) return outputs.error();
+      r.backward_reference_outputs = std::move(*outputs);
     }
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": a mode result without the expected fields (" + e.what() + ")");

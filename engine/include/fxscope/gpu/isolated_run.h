@@ -39,8 +39,9 @@ struct ModeResult {
   EngineRun run;
   std::vector<std::vector<HostOutput>> outputs;           // per mode of run.modes
   std::vector<std::vector<HostOutput>> backward_outputs;  // per mode of run.backward
-  std::vector<HostOutput> reference_outputs;  // eager's graph run in f32 (f32_reference.h)
-  std::string fatal_error;                    // set instead of run when the run could not start
+  std::vector<HostOutput> reference_outputs;           // eager's graph run in f32 (f32_reference.h)
+  std::vector<HostOutput> backward_reference_outputs;  // the same of eager's backward
+  std::string fatal_error;  // set instead of run when the run could not start
 };
 std::string write_mode_result(const std::string& path, const ModeResult& result);  // "" or why not
 Result<ModeResult> read_mode_result(const std::string& path);

@@ -227,7 +227,14 @@ TEST_CASE("an output beyond eager's tolerance but near an f32 run of eager's gra
   auto with_reference = gpu::read_mode_result(eager);
   REQUIRE(with_reference);
   with_reference->reference_outputs = {output_of({1, 2, 3.003f})};
+  with_reference->backward_reference_outputs = {output_of({0.5f})};
   REQUIRE(gpu::write_mode_result(eager, *with_reference).empty());
+  const auto read_back = gpu::read_mode_result(eager);
+  REQUIRE(read_back);
+  REQUIRE(read_back->reference_outputs.size() == 1);
+  CHECK(read_back->reference_outputs[0].bytes == output_of({1, 2, 3.003f}).bytes);
+  REQUIRE(read_back->backward_reference_outputs.size() == 1);
+  CHECK(read_back->backward_reference_outputs[0].bytes == output_of({0.5f}).bytes);
   const std::map<std::string, std::string> script = {
       {"eager", "cp '" + eager + "' \"$0\""},
       // 0.002 from eager (f32's tolerance is 0.001), 0.001 from the f32 run: within 3x eager's.
