@@ -84,7 +84,10 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
     return r;
   }
   em.values = digests.take();
-  if (auto out = (*exe)->read_outputs(stream)) r.outputs = std::move(*out);
+  if (auto out = (*exe)->read_outputs(stream)) {
+    mark_not_run(*out, g, s.backward->ours, (*exe)->planned().skipped);
+    r.outputs = std::move(*out);
+  }
   if (s.mode == "eager" && em.coverage.missing.empty() && widened_to_f32(g)) {
     say("eager backward: running its graph in f32, the yardstick of the low-precision modes");
     auto wide =

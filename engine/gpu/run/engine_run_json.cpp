@@ -63,6 +63,7 @@ nlohmann::json to_json(const EngineRun& run) {
     jm["tolerance"] = m.tolerance;
     jm["flagged"] = m.flagged;
     jm["near_f32_reference"] = m.near_reference;
+    jm["outputs_not_compared"] = m.outputs_not_compared;
     jm["f32_reference_distance"] = m.reference_distance;
     jm["eager_f32_reference_distance"] = m.eager_reference_distance;
     jm["peak_bytes"] = m.peak_bytes;

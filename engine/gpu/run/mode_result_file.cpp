@@ -90,6 +90,7 @@ nlohmann::json outputs_json(const std::vector<HostOutput>& outputs) {
     out.push_back({{"node", o.node},
                    {"meta", o.meta.dtype.empty() ? "" : o.meta.to_string()},
                    {"computed_in", o.computed_in},
+                   {"not_run", o.not_run},
                    {"bytes", nlohmann::json::binary({first, first + o.bytes.size()})}});
   }
   return out;
@@ -109,6 +110,8 @@ Result<std::vector<HostOutput>> outputs_from(const nlohmann::json& j, const std:
       h.computed_in = c->get<std::string>();
     if (const auto c = o.find("node"); c != o.end() && c->is_string())
       h.node = c->get<std::string>();
+    if (const auto c = o.find("not_run"); c != o.end() && c->is_string())
+      h.not_run = c->get<std::string>();
     const auto& bytes = o.at("bytes").get_binary();
     h.bytes.resize(bytes.size());
     std::copy(bytes.begin(), bytes.end(), reinterpret_cast<std::uint8_t*>(h.bytes.data()));

@@ -5,8 +5,10 @@
 #include <limits>
 #include <vector>
 
+#include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
+#include "fxscope/gpu/step_plan.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -65,6 +67,32 @@ double relative_error(const HostView& expected, const HostView& actual,
   if (max_diff == 0.0) return 0.0;
   if (exact) return static_cast<double>(differing) / static_cast<double>(numel);
   return max_diff / std::max({max_ref, magnitude, std::numeric_limits<double>::min()});
+}
+
+void mark_not_run(std::vector<HostOutput>& outputs, const graph::Graph& graph,
+                  const fusion::FusionPlan& plan, const std::vector<SkippedGroup>& skipped) {
+  if (skipped.empty()) return;
+  std::vector<const std::string*> why(graph.size(), nullptr);
+  for (const SkippedGroup& k : skipped) {
+    if (k.group >= plan.groups.size()) continue;
+    for (const graph::NodeId n : plan.groups[k.group].nodes) {
+      if (n < why.size() && !why[n]) why[n] = &k.why;
+    }
+  }
+  // Node order is a topological order: each value inherits the first reason of its inputs.
+  for (graph::NodeId n = 0; n < graph.size(); ++n) {
+    if (why[n]) continue;
+    for (const graph::NodeId in : graph.inputs(n)) {
+      if (why[in]) {
+        why[n] = why[in];
+        break;
+      }
+    }
+  }
+  const std::vector<graph::NodeId> ids = output_nodes(graph);
+  for (std::size_t i = 0; i < ids.size() && i < outputs.size(); ++i) {
+    if (why[ids[i]] && outputs[i].not_run.empty()) outputs[i].not_run = *why[ids[i]];
+  }
 }
 
 std::vector<std::string> computed_in_dtypes(const graph::Graph& graph) {

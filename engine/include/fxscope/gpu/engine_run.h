@@ -107,6 +107,11 @@ struct EngineMode {
   // Outputs above the tolerance yet no further from an f32 run of eager's graph than PyTorch's
   // bound (f32_reference.h): not flagged. The largest such distance, and eager's beside it.
   std::size_t near_reference = 0;
+  // Outputs not compared: they depend on a group that did not run here or in eager (the first
+  // such group's reason, and whether it was eager's).
+  std::size_t outputs_not_compared = 0;
+  std::string not_compared_why;
+  bool not_compared_in_eager = false;
   double reference_distance = 0;
   double eager_reference_distance = 0;
   std::size_t peak_bytes = 0;

@@ -13,7 +13,13 @@
 #include "fxscope/graph/tensor_meta.h"
 #include "fxscope/ops/op_cost.h"
 
+namespace fxscope::fusion {
+struct FusionPlan;
+}
+
 namespace fxscope::gpu {
+
+struct SkippedGroup;  // step_plan.h
 
 // One output of a graph, copied back to the host (its storage bytes and its meta).
 struct HostOutput {
@@ -25,7 +31,16 @@ struct HostOutput {
   // The least precise floating dtype on the way to the value (computed_in_dtypes): an f32 output
   // of an autocast bf16 graph went through bf16 and is held to bf16's tolerance.
   std::string computed_in;
+  // Why the value is no result: the group it depends on that did not run ("group 8
+  // higher_order.cond: ..."), or why the whole mode's values are none. Empty when computed.
+  std::string not_run;
 };
+
+// Sets not_run on each of OUTPUTS (those of output_nodes(GRAPH), in that order) whose value
+// depends on a node of a SKIPPED group of PLAN: the first such group's reason. The other outputs
+// stay comparable, so a graph with one op fxscope cannot run is still checked upstream of it.
+void mark_not_run(std::vector<HostOutput>& outputs, const graph::Graph& graph,
+                  const fusion::FusionPlan& plan, const std::vector<SkippedGroup>& skipped);
 
 // OUT's elements laid out as META's strides place them, where OUT has META's sizes and other
 // strides (a training step's forward run in eager's layout, the AOT graph's, feeding a backward

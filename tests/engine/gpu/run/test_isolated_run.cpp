@@ -261,3 +261,81 @@ TEST_CASE("an output beyond eager's tolerance but near an f32 run of eager's gra
   CHECK(ma.flagged);
   CHECK(ma.near_reference == 0);
 }
+
+TEST_CASE("outputs that depend on a group eager could not run are left out, the others compared",
+          "[gpu]") {
+  TempDir dir;
+  const std::string cond = "group 8 higher_order.cond: a higher-order op, which has no runtime";
+  const auto with_outputs = [&](const std::string& mode, std::vector<gpu::HostOutput> outputs,
+                                bool eager_incomplete) {
+    const std::string path = prepared(dir.path, mode, {0});
+    auto r = gpu::read_mode_result(path);
+    REQUIRE(r);
+    r->outputs = {std::move(outputs)};
+    if (eager_incomplete) r->run.modes[0].coverage = {3, 2, {cond}};
+    REQUIRE(gpu::write_mode_result(path, *r).empty());
+    return path;
+  };
+  gpu::HostOutput upstream = output_of({1, 2, 3});
+  gpu::HostOutput downstream = output_of({4, 5});
+  downstream.not_run = cond;
+  const std::string eager = with_outputs("eager", {upstream, downstream}, true);
+  // Default agrees upstream and differs downstream, where eager holds no reference.
+  const std::string def = with_outputs("default", {upstream, output_of({40, 50})}, false);
+  // Max-autotune differs upstream: flagged, though eager did not run every group.
+  const std::string ma =
+      with_outputs("max-autotune", {output_of({1, 2, 9}), output_of({4, 5})}, false);
+  // Reduce-overhead's only comparable output is the one eager could not compute.
+  const std::string ro = with_outputs("reduce-overhead", {output_of({4, 5})}, false);
+  const std::map<std::string, std::string> script = {{"eager", "cp '" + eager + "' \"$0\""},
+                                                     {"default", "cp '" + def + "' \"$0\""},
+                                                     {"reduce-overhead", "cp '" + ro + "' \"$0\""},
+                                                     {"max-autotune", "cp '" + ma + "' \"$0\""}};
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
+    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
+  };
+  auto run = gpu::run_engine_isolated(options(), command);
+  REQUIRE(run);
+  const auto& d = mode_named(*run, "default");
+  REQUIRE(d.max_rel_err);
+  CHECK(*d.max_rel_err == 0.0);
+  CHECK_FALSE(d.flagged);
+  CHECK(d.outputs_not_compared == 1);
+  CHECK(std::count(run->notes.begin(), run->notes.end(),
+                   "default: 1 of 2 outputs compared; the others depend on what eager could not "
+                   "run: " +
+                       cond) == 1);
+  const auto& m = mode_named(*run, "max-autotune");
+  CHECK(m.flagged);
+  // Reduce-overhead's outputs disagree in number with eager's: that is its error, as before.
+  CHECK(mode_named(*run, "reduce-overhead").error.find("outputs: eager has 2") !=
+        std::string::npos);
+}
+
+TEST_CASE("a mode none of whose outputs eager computed is not compared, with the group named",
+          "[gpu]") {
+  TempDir dir;
+  const std::string cond = "group 8 higher_order.cond: a higher-order op, which has no runtime";
+  gpu::HostOutput downstream = output_of({4, 5});
+  downstream.not_run = cond;
+  const std::string eager = prepared(dir.path, "eager", {0});
+  auto r = gpu::read_mode_result(eager);
+  REQUIRE(r);
+  r->outputs = {{downstream}};
+  REQUIRE(gpu::write_mode_result(eager, *r).empty());
+  const std::map<std::string, std::string> script = {
+      {"eager", "cp '" + eager + "' \"$0\""},
+      {"default", "cp '" + prepared(dir.path, "default", {4, 6}) + "' \"$0\""}};
+  auto o = options();
+  o.mode = "eager,default";
+  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
+    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
+  };
+  auto run = gpu::run_engine_isolated(o, command);
+  REQUIRE(run);
+  const auto& d = mode_named(*run, "default");
+  CHECK_FALSE(d.max_rel_err);
+  CHECK_FALSE(d.flagged);
+  CHECK(std::count(run->notes.begin(), run->notes.end(),
+                   "default: not compared (eager did not run completely: " + cond + ")") == 1);
+}
