@@ -333,6 +333,11 @@ class Fuser {
       }
     }
     if (!best) return -1;
+    // Deps made over different numbers of loops (unmerged until fusion) are not reordered: they
+    // count as shared when their merged addresses are one (MemoryDep.normalize), else nothing is.
+    if (best->lhs->vars > 0 && best->rhs->vars > 0 && best->lhs->vars != best->rhs->vars) {
+      return best->lhs->same_address(*best->rhs) ? best->lhs->bytes : -1;
+    }
     // Only a pointwise group's loops are reordered.
     Group* moved = !ga.reduction ? &ga : !gb.reduction ? &gb : nullptr;
     if (moved == nullptr) return -1;

@@ -125,6 +125,9 @@ class Lowerer {
   // order its store and loads vote (pick_loop_order), so its addresses match only kernels that
   // walk memory the same way.
   void order_reduction_loops(NodeId i, std::int64_t buffer, std::int64_t rnumel);
+  // A stored Pointwise V (the last scheduler node) runs its loops in the order its store and
+  // loads vote (lowering_loop_order.cpp).
+  void order_pointwise_loops(NodeId v);
 
   // The first pass FIRST of an outer reduction I split in SPLIT parts (lowering_loop_order.cpp):
   // where its input is a buffer whose dims are the parts, the kept dims and a part's rows, the
@@ -173,6 +176,10 @@ class Lowerer {
 
   // The node argument at position POS of node I, if there is one.
   std::optional<NodeId> arg_node(NodeId i, std::size_t pos) const;
+
+  // Gives every dependency of every scheduler node the number of loops its node runs
+  // (MemoryDep.vars), lowering_loop_vars.cpp.
+  void count_loop_vars();
 
   // With channels-last layout optimisation (layout_opt), a convolution requires channels-last
   // inputs (require_channels_last): a graph input, whose layout is fixed, is copied while the

@@ -126,6 +126,7 @@ LoweredGraph Lowerer::run() {
     }
   }
   for (const NodeId out : outputs) realize(out);
+  count_loop_vars();
   LoweredGraph lowered{std::move(sched_), {}, std::move(foreach_list_sizes_)};
   for (auto& [target, count] : unknown_) lowered.unknown_ops.push_back({target, count});
   return lowered;
@@ -311,6 +312,7 @@ bool Lowerer::lower_cat(NodeId i, const std::vector<NodeId>& gathered) {
     } else {
       set_value_deps(p);
     }
+    order_pointwise_loops(p);
     reads.push_back(copy);
   }
   std::sort(reads.begin(), reads.end());
@@ -626,8 +628,8 @@ void Lowerer::realize(NodeId i, std::vector<std::int64_t> required) {
   set_value_deps(base);
   if (!required.empty()) {
     layout_fixed_[base] = true;
-    if (required != layout_strides(base)) store_in_order(base, std::move(required));
-    return;
+    if (required != layout_strides(base)) return store_in_order(base, std::move(required));
+    return order_pointwise_loops(base);
   }
   // GraphLowering.finalize -> ComputedBuffer.decide_layout: a buffer nothing fixes the layout
   // of is stored in the order its loads step through (get_fill_order), not the FX graph's.
@@ -635,10 +637,10 @@ void Lowerer::realize(NodeId i, std::vector<std::int64_t> required) {
   SchedulerNode& s = sched_.back();
   if (sizes.size() < 2 || channels_last_[base] || graph_output_[base] ||
       model_.numel(base) != s.numel || !layout_stays_flexible(base)) {
-    return;
+    return order_pointwise_loops(base);
   }
   std::vector<std::int64_t> strides = fill_order_strides(sizes, s.read_deps);
-  if (strides.empty() || strides == layout_strides(base)) return;
+  if (strides.empty() || strides == layout_strides(base)) return order_pointwise_loops(base);
   store_in_order(base, std::move(strides));
 }
 

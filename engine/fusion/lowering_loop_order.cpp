@@ -78,6 +78,33 @@ void Lowerer::order_reduction_loops(NodeId i, std::int64_t buffer, std::int64_t 
   s.write_dep.loops = loop_sizes;
 }
 
+void Lowerer::order_pointwise_loops(NodeId v) {
+  // ComputedBuffer.simplify_and_reorder: on a GPU every address votes (the store's, then the
+  // loads', as Triton does not prefer the store's order), so a copy whose loads walk memory in
+  // another order than its store runs in theirs: a window partition (the clone of a layer
+  // norm's output viewed in windows) loops over the rows the layer norm stored, and so can be
+  // its epilogue.
+  const std::vector<std::int64_t>& sizes = model_.sizes(v);
+  SchedulerNode& s = sched_.back();
+  if (sizes.size() < 2 || s.reduction || model_.numel(v) != s.numel) return;
+  std::vector<std::vector<std::int64_t>> strides{dep_strides(s.write_dep, sizes, 1)};
+  if (strides.front().empty()) return;
+  for (const MemoryDep& d : s.read_deps) {
+    std::vector<std::int64_t> st = dep_strides(d, sizes, 1);
+    if (!st.empty()) strides.push_back(std::move(st));
+  }
+  std::vector<std::size_t> loops = pick_loop_order(strides, sizes);
+  std::reverse(loops.begin(), loops.end());
+  std::vector<std::size_t> kept;
+  for (const std::size_t k : loops) {
+    if (sizes[k] > 1) kept.push_back(k);
+  }
+  if (std::is_sorted(kept.begin(), kept.end())) return;
+  const LoopOrder order = loop_order_of(sizes, loops, 1);
+  for (MemoryDep& d : s.read_deps) d = reorder_loops(d, order);
+  s.write_dep = reorder_loops(s.write_dep, order);
+}
+
 void Lowerer::split_parts_as_loops(NodeId i, const std::vector<NodeId>& args, std::int64_t out,
                                    std::int64_t rnumel, std::int64_t split, SchedulerNode& first) {
   if (args.empty() || rnumel % split != 0) return;

@@ -129,6 +129,9 @@ void run_group(const graph::Graph& g, const fusion::KernelGroup& group,
     case 8:
       call_with_pointers(entry, args, std::make_index_sequence<8>{});
       break;
+    case 11:
+      call_with_pointers(entry, args, std::make_index_sequence<11>{});
+      break;
     case 14:
       call_with_pointers(entry, args, std::make_index_sequence<14>{});
       break;
@@ -149,7 +152,7 @@ using namespace nested_reductions_on_host;
 TEST_CASE("MaxViT's pooled layer norm computes the pool's mean in a loop where it reads it",
           "[codegen]") {
   const auto [g, group] = corpus_group(
-      "tv_maxvit_small", "triton_per_fused_add_mean_mul_permute_reshape_rsqrt_sub_var_mean_108");
+      "tv_maxvit_small", "triton_per_fused_add_mean_mul_permute_reshape_rsqrt_sub_var_mean_110");
   // add_102 is [2, 1, 49, 512] stored channel-major per image (strides 25088, 49, 1, 49).
   std::vector<float> add_102(2 * 25088), arg207(512), mm(98 * 512), w(512), b(512);
   for (std::size_t i = 0; i < add_102.size(); ++i) add_102[i] = wave(i, 37, 101);
@@ -282,14 +285,15 @@ TEST_CASE("Mixtral's RMS norm after the experts sums the top-k inline in its pas
 TEST_CASE("Swin-T's patch norms add the convolution's bias once and store it in place",
           "[codegen]") {
   // The bf16 convolution [2, 96, 56, 56] ran without its bias; the kernel's rows are its pixels
-  // (the permute to channels-last), each a layer norm over 96 channels, then a second layer norm.
+  // (the permute to channels-last), each a layer norm over 96 channels, then the statistics of a
+  // second layer norm (whose normalization, cast into windows, is a kernel of its own).
   // It stores the biased value back into the convolution's buffer at the element it loaded, after
   // its last load of it: stored at the row's own position, or before a later pass read it again,
   // it corrupted other rows and added the bias twice (a 5.1 error on the GPU).
   const auto [g, group] = corpus_group(
       "tv_swin_t_train_bf16",
-      "triton_per_fused_add_clone_convert_element_type_convolution_mul_permute_reshape_rsqrt_sub_"
-      "var_mean_3");
+      "triton_per_fused_add_clone_convert_element_type_convolution_mul_permute_rsqrt_sub_var_mean_"
+      "3");
   constexpr std::size_t N = 2, C = 96, HW = 56 * 56, P = N * HW;
   std::vector<std::uint16_t> conv(N * C * HW);
   std::vector<float> raw(conv.size());
@@ -299,23 +303,18 @@ TEST_CASE("Swin-T's patch norms add the convolution's bias once and store it in 
     std::memcpy(&u, &raw[i], 4);
     conv[i] = static_cast<std::uint16_t>(u >> 16);
   }
-  std::vector<float> bias(C), w1(C), b1(C), w2(C), b2(C);
+  std::vector<float> bias(C), w1(C), b1(C);
   for (std::size_t c = 0; c < C; ++c) {
     bias[c] = wave(c, 7, 23) * 8.0f;
     w1[c] = wave(c, 5, 11) + 1.0f;
     b1[c] = wave(c, 3, 13);
-    w2[c] = wave(c, 11, 17) + 1.0f;
-    b2[c] = wave(c, 13, 19);
   }
   std::vector<float> var(P, -99.0f), mean(P, -99.0f), rs(P), add_1(P * C), var2(P), mean2(P),
       rs2(P);
-  std::vector<std::uint16_t> out(P * C);
   run_group(g, group,
             {{"primals_2", bias.data()},
              {"primals_4", w1.data()},
              {"primals_5", b1.data()},
-             {"primals_6", w2.data()},
-             {"primals_7", b2.data()},
              {"convolution", conv.data()},
              {"getitem", var.data()},
              {"getitem_1", mean.data()},
@@ -323,9 +322,8 @@ TEST_CASE("Swin-T's patch norms add the convolution's bias once and store it in 
              {"add_1", add_1.data()},
              {"getitem_2", var2.data()},
              {"getitem_3", mean2.data()},
-             {"rsqrt_1", rs2.data()},
-             {"convert_element_type_6", out.data()}},
-            "reduction 6272 rows x 96 (var_mean, var_mean), 3 passes, looped, 1 threads per row");
+             {"rsqrt_1", rs2.data()}},
+            "reduction 6272 rows x 96 (var_mean, var_mean), 2 passes, looped, 1 threads per row");
   std::size_t wrong_conv = 0, wrong_stats = 0, wrong_norm = 0;
   for (std::size_t n = 0; n < N; ++n) {
     for (std::size_t p = 0; p < HW; ++p) {

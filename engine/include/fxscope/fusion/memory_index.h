@@ -57,6 +57,10 @@ struct MemoryDep {
   // Inductor's deps are not normalized before fusion (loop_ordering_after_fusion), so their
   // sizes tell two loop orders apart even where the address is the same.
   std::vector<std::int64_t> loops;
+  // The loop variables of the node making it (MemoryDep.num_vars): its dims other than 1, a
+  // reduction's kept and reduced ones, as Inductor's nodes keep them unmerged until fusion
+  // (loop_ordering_after_fusion); 0 where not known.
+  std::int64_t vars = 0;
 
   // Inductor's MemoryDep equality: same buffer, address and iteration. An opaque address holds
   // a temporary and equals only the same indirect load made elsewhere.
