@@ -170,6 +170,11 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
   const auto autotuned =
       shapes_of("hf_gpt2_max_autotune", fusion::Mode::max_autotune, cost::KernelClass::gemm);
   CHECK(autotuned.count("template") > 0);
+  // A template is the generated kernel that does its GEMM: it counts the GEMM's FLOPs, not only
+  // its epilogue's (GPT-2's 256 x 256 x 768 projections: 2 x 256 x 256 x 768 each at least).
+  for (const auto& w : work_of("hf_gpt2_max_autotune", fusion::Mode::max_autotune)) {
+    if (w.shape == "template") CHECK(w.flops >= 2.0 * 256 * 256 * 64);
+  }
   // Other classes have none.
   for (const auto& w : gpt2) {
     if (w.kernel_class != cost::KernelClass::attention &&
@@ -240,15 +245,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 95, the p90 within 2x on 98, the total within 15% on
-  // 80, all three on 63; the typical graph's median 1.16x and p90 1.51x. A ratchet: a change to
+  // the per-kernel median within 1.25x on 99, the p90 within 2x on 102, the total within 15% on
+  // 84, all three on 66; the typical graph's median 1.16x and p90 1.49x. A ratchet: a change to
   // the model or its fit may not meet any target, or all three, on fewer graphs.
   CHECK(fitted.median_of_medians <= 1.17);
-  CHECK(fitted.median_of_p90s <= 1.52);
-  CHECK(fitted.median_ok >= 95);
-  CHECK(fitted.p90_ok >= 98);
-  CHECK(fitted.total_ok >= 80);
-  CHECK(fitted.all_ok >= 63);
+  CHECK(fitted.median_of_p90s <= 1.50);
+  CHECK(fitted.median_ok >= 99);
+  CHECK(fitted.p90_ok >= 102);
+  CHECK(fitted.total_ok >= 84);
+  CHECK(fitted.all_ok >= 66);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);
