@@ -106,6 +106,7 @@ Result<Calibration> parse_calibration(std::string_view json_text, const std::str
     curve.memory_efficiency = *memory;
     curve.compute_efficiency = *compute;
     curve.issue_efficiency = *issue;
+    curve.saturating_rows = c.value("saturating_rows", 0.0);
     curve.additive = c.value("combine", "max") == "sum";
     curve.samples = c.value("samples", std::size_t{0});
     cal.curves.push_back(std::move(curve));

@@ -51,6 +51,9 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
     return efficiency > 0 && peak_per_us > 0 ? amount / (peak_per_us * efficiency) : 0.0;
   };
   c.memory_us = at(work.bytes, device.memory_bandwidth_gbs * 1e3, curve.memory_efficiency);
+  if (curve.saturating_rows > 0 && work.rows > 0) {
+    c.memory_us *= std::max(1.0, curve.saturating_rows / work.rows);
+  }
   // The engine's attention kernel computes on CUDA cores: it takes as long in bf16 as in fp32 at
   // the same FLOPs, so its curve is a share of the fp32 peak whatever the precision.
   const double flop_peak =

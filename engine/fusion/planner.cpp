@@ -54,8 +54,10 @@ void add_costs(const graph::Graph& graph, const PlanOptions& options, KernelGrou
   if (!is_layout_copy(group)) {
     for (const NodeId id : group.nodes) {
       // A generated kernel's origins can name the library call it was made for (an input
-      // copied into the layout a convolution requires), whose work it does not do.
-      if (group.kind != GroupKind::extern_kernel && ops::runs_in_library(graph.node(id).target)) {
+      // copied into the layout a convolution requires), whose work it does not do. A GEMM
+      // template is the generated kernel that does its GEMM.
+      if (group.kind != GroupKind::extern_kernel && group.kind != GroupKind::template_gemm &&
+          ops::runs_in_library(graph.node(id).target)) {
         continue;
       }
       group.flops += ops::op_cost(graph, id, options.hints).flops;

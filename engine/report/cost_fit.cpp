@@ -140,6 +140,11 @@ Result<FitData> read_fit_data(const std::string& prefix) {
     k.work.precision = parse_precision(kernels->at(i, "precision"));
     // The shape class (report/kernel_shape.h), where the data set has the column.
     if (kernels->has("shape")) k.work.shape = kernels->at(i, "shape");
+    if (kernels->has("numel")) {
+      auto rows = kernels->number(i, "numel");
+      if (!rows) return rows.error();
+      k.work.rows = rows->value_or(0.0);
+    }
     for (const auto& [column, field] : {std::pair{"bytes", &cost::KernelWork::bytes},
                                         std::pair{"flops", &cost::KernelWork::flops},
                                         std::pair{"alu_slots", &cost::KernelWork::alu_slots}}) {

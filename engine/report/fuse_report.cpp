@@ -145,7 +145,7 @@ cost::ModeCost price(const fusion::FusionPlan& plan, const graph::Graph& graph,
                      const cost::DeviceSpec& device, cost::LaunchMode launch) {
   std::vector<cost::KernelWork> work;
   work.reserve(plan.groups.size());
-  for (const auto& g : plan.groups) work.push_back(kernel_work(g, graph));
+  for (const auto& g : plan.groups) work.push_back(kernel_work(g, graph, plan.mode));
   return cost::predict_mode(work, device, launch);
 }
 
@@ -227,7 +227,8 @@ UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
     launch = launch_mode(g.ours);
     gr.ours = price(g.ours, g.post_grad, device, launch);
     gr.inductor = price(g.inductor, g.post_grad, device, launch);
-    for (const auto& group : g.ours.groups) all_work.push_back(kernel_work(group, g.post_grad));
+    for (const auto& group : g.ours.groups)
+      all_work.push_back(kernel_work(group, g.post_grad, g.ours.mode));
     warnings.insert(warnings.end(), g.warnings.begin(), g.warnings.end());
     gr.fusion = std::move(g);
     r.graphs.push_back(std::move(gr));
@@ -252,10 +253,12 @@ UnitFuseReport report_unit(const trace::CompileUnit& unit, fusion::Mode mode,
 
 }  // namespace
 
-cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph) {
+cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph,
+                             fusion::Mode mode) {
   cost::KernelWork w;
   w.name = group.name;
   w.bytes = group.bytes_read + group.bytes_written;
+  w.rows = static_cast<double>(group.numel);
   w.flops = group.flops;
   w.alu_slots = group.alu_slots;
   switch (group.kind) {
@@ -308,7 +311,7 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       w.precision = precision_of(graph.node(in.front()).meta->dtype);
     }
   }
-  w.shape = kernel_shape(group, graph, w.kernel_class);
+  w.shape = kernel_shape(group, graph, w.kernel_class, mode);
   return w;
 }
 

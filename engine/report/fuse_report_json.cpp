@@ -20,7 +20,7 @@ json groups_json(const fusion::FusionPlan& plan, const cost::ModeCost& cost,
   json out = json::array();
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
     const auto& g = plan.groups[i];
-    const cost::KernelWork work = kernel_work(g, graph);
+    const cost::KernelWork work = kernel_work(g, graph, plan.mode);
     out.push_back(json{{"name", g.name},
                        {"kind", fusion::to_string(g.kind)},
                        {"graph", where},

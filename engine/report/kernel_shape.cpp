@@ -11,6 +11,10 @@
 namespace fxscope::report {
 namespace {
 
+// The rows from which the engine's reduction kernel takes one thread a row where the reduced dims
+// are not the innermost (codegen/reduction_kernel.cpp's default_config).
+constexpr std::int64_t kThreadPerRowRows = 4096;
+
 // The static sizes of META, or nullopt where one is symbolic.
 std::optional<std::vector<std::int64_t>> static_sizes(
     const std::optional<graph::TensorMeta>& meta) {
@@ -149,6 +153,45 @@ std::string attention_shape(const graph::Node& node, const graph::Graph& graph, 
          ((*q)[3] <= 64 ? "/d<=64" : "/d>64") + ((*q)[2] <= 256 ? "/l<=256" : "/l>256");
 }
 
+// Whether GROUP's first reduction reduces dims that are not the innermost of its input's logical
+// sizes (a batch norm's statistics over N, H and W of [N, C, H, W]), ignoring dims of size 1:
+// codegen's reduction_shape calls such a reduction not `trailing`. False where the sizes or the
+// dims are not known, or the reduction reduces every dim.
+bool reduces_leading_dims(const fusion::KernelGroup& group, const graph::Graph& graph) {
+  for (const auto id : group.nodes) {
+    const graph::Node& node = graph.node(id);
+    if (ops::classify(node.target).op_class != ops::OpClass::reduction) continue;
+    const auto sizes = static_sizes(meta_of(graph, positional(node, 0)));
+    const graph::Argument* dims = positional(node, 1);
+    if (!dims || dims->is_node()) dims = keyword(node, "dim");
+    if (!sizes || !dims) return false;
+    std::vector<bool> reduced(sizes->size(), false);
+    const auto mark = [&](std::int64_t d) {
+      const auto rank = static_cast<std::int64_t>(sizes->size());
+      if (d < 0) d += rank;
+      if (d >= 0 && d < rank) reduced[static_cast<std::size_t>(d)] = true;
+    };
+    if (dims->kind() == graph::Argument::Kind::integer) {
+      mark(dims->as_int());
+    } else {
+      for (const auto& item : dims->items()) {
+        if (item.kind() == graph::Argument::Kind::integer) mark(item.as_int());
+      }
+    }
+    bool seen_reduced = false;
+    for (std::size_t d = 0; d < sizes->size(); ++d) {
+      if ((*sizes)[d] == 1) continue;
+      if (reduced[d]) {
+        seen_reduced = true;
+      } else if (seen_reduced) {
+        return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
 // A reduction's width (elements reduced per output row) decides how a row maps onto a block: a
 // few elements per thread, a warp's worth, a block's; its rows how many blocks fill the device
 // (fewer than 1024 rows: under 8 a streaming multiprocessor on an H100, where latency is not
@@ -157,18 +200,28 @@ std::string attention_shape(const graph::Node& node, const graph::Graph& graph, 
 // `outer` where they lie a row apart (a batch norm's statistics over N, H and W per channel),
 // whose loads do not coalesce along the row (a batch norm backward's first split pass runs at a
 // fifth of the bandwidth of an inner reduction of its bytes).
-std::string reduction_shape(const fusion::KernelGroup& group) {
+// Last, `thread` where the engine's kernel takes one thread a row (codegen's default_config: 4,096
+// rows or more of a reduction whose reduced dims are not the innermost), so that each thread walks
+// its row's elements one after another and the kernel reaches its bandwidth only with enough rows
+// in flight (ResNet-18's batch norm backward: 1,024 bytes a row take 75 us over 6,272 or 12,544
+// rows alike; a global average pool over the innermost H and W, a team a row, moves the same
+// bytes a row in 3 us). max-autotune times other launches and keeps the fastest.
+std::string reduction_shape(const fusion::KernelGroup& group, const graph::Graph& graph,
+                            fusion::Mode mode) {
   const std::int64_t r = group.rnumel;
   const std::int64_t rows = group.numel;
   const char* width = r <= 16 ? "r<=16" : r <= 128 ? "r<=128" : r <= 1024 ? "r<=1024" : "r>1024";
   const char* count = rows < 1024 ? "rows<1k" : rows < 65536 ? "rows<64k" : "rows>=64k";
-  return std::string(width) + "/" + count + (group.outer_reduction ? "/outer" : "/inner");
+  const bool thread_per_row = rows >= kThreadPerRowRows && mode != fusion::Mode::max_autotune &&
+                              reduces_leading_dims(group, graph);
+  return std::string(width) + "/" + count + (group.outer_reduction ? "/outer" : "/inner") +
+         (thread_per_row ? "/thread" : "");
 }
 
 }  // namespace
 
 std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& graph,
-                         cost::KernelClass kernel_class) {
+                         cost::KernelClass kernel_class, fusion::Mode mode) {
   switch (kernel_class) {
     case cost::KernelClass::conv:
     case cost::KernelClass::grouped_conv:
@@ -183,7 +236,7 @@ std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& g
       break;
     case cost::KernelClass::reduction:
     case cost::KernelClass::persistent_reduction:
-      return reduction_shape(group);
+      return reduction_shape(group, graph, mode);
     case cost::KernelClass::gemm:
       // max-autotune's generated template is another kernel than cuBLAS's at the same sizes:
       // priced by one curve, held-out fp32 templates were predicted at 0.65x of their time.

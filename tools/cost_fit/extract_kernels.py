@@ -21,8 +21,9 @@ in a way that times the engine's fault, not the work (a dense copy on one block)
         --augment tests/data/cost_fit/h100
 
 plans the units of an existing data set again and fills in the columns the plan gives without a
-run (`shape`, the shape class of convolutions and attention), joining each row to the planned group
-of its log, unit, mode, graph and name; a group the plan no longer forms keeps the column empty.
+run (`shape`, the shape class of convolutions and attention; `flops`, as today's plan counts them),
+joining each row to the planned group of its log, unit, mode, graph and name; a group the plan no
+longer forms keeps no shape and its FLOPs.
 """
 import argparse
 import csv
@@ -142,6 +143,8 @@ def augment(cli, corpus, prefix):
         k = seen[name]
         seen[name] += 1
         r["shape"] = same[k].get("shape", "") if k < len(same) else ""
+        if k < len(same):  # a row the plan no longer forms keeps the FLOPs it was run with
+            r["flops"] = "%.0f" % same[k]["flops"]
         filled += k < len(same)
     write_csv(prefix + "_kernels.csv.gz", KERNEL_FIELDS, rows)
     print(f"{filled} of {len(rows)} rows joined to a planned group", file=sys.stderr)

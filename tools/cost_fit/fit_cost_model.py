@@ -12,7 +12,9 @@ reductions each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "f
 enough kernels, gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak
 FLOP/s), issue slots / (i x issue rate)), with latency, m, c and i chosen to minimise the squared
 log error over the training logs; a shape prefix's curve is held toward its parent's
-(PRIOR_WEIGHT), except a pass's or a GEMM's kernel's (is_pass), fitted free. Attention's FLOPs
+(PRIOR_WEIGHT), except a pass's or a GEMM's kernel's (is_pass), fitted free, and a one-thread-a-row
+reduction's (is_thread), fitted free with `saturating_rows`, below which its bytes take
+saturating_rows / rows as long. Attention's FLOPs
 are shares of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other
 log of the sorted list of logs (the first, third ...); the others are held out, for
 bench_cost_fit and the test to check the fit against, and for --held-out-report, which prints
@@ -66,6 +68,16 @@ MIN_PASS_SAMPLES = 15
 PASS_CLASSES = {"conv", "grouped_conv", "attention", "gemm"}
 # Above 1: kernels whose bytes stay in L2 (50 MB on an H100) outrun the HBM peak.
 MAX_EFFICIENCY = 2.0
+# The last component of a reduction's shape where the engine's kernel runs one thread a row
+# (kernel_shape.cpp): each thread walks its row's elements one after another, so the kernel
+# reaches its bandwidth only with enough rows in flight. Its curve fits `saturating_rows`, the
+# rows at which it does (Little's law: below them the bytes take saturating_rows / rows as long),
+# and is fitted free, as a pass is: the parent's kernels are another launch.
+THREAD_COMPONENT = "thread"
+
+
+def is_thread(shape):
+    return shape == THREAD_COMPONENT or shape.endswith("/" + THREAD_COMPONENT)
 
 
 def is_pass(cls, shape):
@@ -81,7 +93,8 @@ def shape_prefixes(shape):
 
 
 def peak_us(row, spec=H100):
-    """(bytes, FLOPs, issue slots) each in us at the device's peak rate, as roofline.cpp counts."""
+    """(bytes, FLOPs, issue slots) each in us at the device's peak rate, as roofline.cpp counts,
+    and the kernel's rows (its output elements)."""
     cls, prec = row["kernel_class"], row["precision"]
     flops_peak = spec["fp32"]
     if cls in TENSOR_CLASSES and cls not in CUDA_CORE_CLASSES:
@@ -93,12 +106,15 @@ def peak_us(row, spec=H100):
             flops_peak = spec["fp32"] / 2
     return (float(row["bytes"]) / (spec["bw_gbs"] * 1e3),
             float(row["flops"]) / (flops_peak * 1e6),
-            float(row["alu_slots"]) / (spec["fp32"] * 1e6 / 2))
+            float(row["alu_slots"]) / (spec["fp32"] * 1e6 / 2),
+            max(1.0, float(row.get("numel") or 1)))
 
 
 def predict(params, peaks, additive=False):
-    lat, m, c, i = params
-    mem, flop, issue = peaks
+    lat, m, c, i = params[:4]
+    saturating = params[4] if len(params) > 4 else 0.0
+    mem, flop, issue, rows = peaks
+    mem *= max(1.0, saturating / rows)
     terms = (mem / m if m > 0 else 0, flop / c if c > 0 else 0, issue / i if i > 0 else 0)
     return lat + (terms[0] + max(terms[1], terms[2]) if additive else max(terms))
 
@@ -146,9 +162,10 @@ def nelder_mead(f, x0, steps, iters=400):
     return pts[best], vals[best]
 
 
-def fit_curve(samples, uses, additive, prior=None):
-    """Fits log(latency) and log(efficiency) of the terms USES (mem, flop, issue) names; PRIOR,
-    the parent's (latency, m, c, i), holds each toward its own (PRIOR_WEIGHT)."""
+def fit_curve(samples, uses, additive, prior=None, rows=False):
+    """Fits log(latency) and log(efficiency) of the terms USES (mem, flop, issue) names, and
+    where ROWS log(saturating rows); PRIOR, the parent's (latency, m, c, i), holds each toward
+    its own (PRIOR_WEIGHT)."""
     def unpack(x):
         lat = math.exp(x[0])
         effs = []
@@ -159,10 +176,12 @@ def fit_curve(samples, uses, additive, prior=None):
                 k += 1
             else:
                 effs.append(0.0)
-        return [lat] + effs
+        return [lat] + effs + ([math.exp(x[k])] if rows else [])
 
     med = sorted(m for _, m in samples)[len(samples) // 2]
     x0 = [math.log(max(0.5, med / 2))] + [math.log(0.5)] * sum(uses)
+    if rows:
+        x0.append(math.log(4096.0))
     anchor = None
     if prior:
         anchor = [math.log(max(prior[0], 1e-3))] + [
@@ -221,6 +240,7 @@ def fit_buckets(buckets):
     curves = []
     fitted = {}  # (class, precision, shape) -> ((latency, m, c, i), additive), parents first
     for (cls, prec, shape), samples in sorted(buckets.items()):
+        free = is_pass(cls, shape) or is_thread(shape)
         least = MIN_PASS_SAMPLES if is_pass(cls, shape) else MIN_SHAPE_SAMPLES
         if len(samples) < (least if shape else MIN_SAMPLES):
             continue
@@ -228,36 +248,42 @@ def fit_buckets(buckets):
         tensor = cls in TENSOR_CLASSES
         uses = (True, tensor, not tensor)
         prior = None
-        while parent and not prior and not is_pass(cls, shape):  # the nearest shorter curve
+        while parent and not prior and not free:  # the nearest shorter curve
             prior = fitted.get(parent)
             parent = (cls, prec, parent[2].rpartition("/")[0]) if parent[2] else None
         if prior and len(buckets[(cls, prec, shape.rpartition("/")[0])]) == len(samples):
             # The same kernels as its parent's: the parent's curve, kept so that the engine's
             # lookup (the longest shape, then the precision) still finds this precision's.
-            (lat, m, c, i), additive = prior
+            params, additive = prior
         elif prior:
             # The parent's curve, refitted to the bucket's kernels, with its way of combining.
-            (lat, m, c, i), additive = fit_curve(samples, uses, prior[1], prior[0])[0], prior[1]
+            params, additive = fit_curve(samples, uses, prior[1], prior[0])[0], prior[1]
         else:
             # Overlapped (max) or in turn (sum): whichever fits the class better. Dense GEMMs and
             # convolutions overlap their loads with their math, and a sum would let the many tiny
             # convolutions drag the FLOP rate of the large ones down.
             combines = (False,) if cls in DENSE_CLASSES else (False, True)
-            fits = [(fit_curve(samples, uses, additive), additive) for additive in combines]
-            ((lat, m, c, i), _), additive = min(fits, key=lambda f: f[0][1])
-        fitted[(cls, prec, shape)] = ((lat, m, c, i), additive)
-        errs = sorted(max(predict((lat, m, c, i), p, additive) / t,
-                          t / predict((lat, m, c, i), p, additive)) for p, t in samples)
-        curves.append({"class": cls, "precision": prec, "shape": shape,
-                       "latency_us": round(lat, 4),
-                       "memory_efficiency": round(m, 4), "compute_efficiency": round(c, 4),
-                       "issue_efficiency": round(i, 4),
-                       "combine": "sum" if additive else "max", "samples": len(samples),
-                       "train_median_error": round(errs[len(errs) // 2], 3),
-                       "train_p90_error": round(errs[int(0.9 * (len(errs) - 1))], 3)})
+            fits = [(fit_curve(samples, uses, additive, rows=is_thread(shape)), additive)
+                    for additive in combines]
+            (params, _), additive = min(fits, key=lambda f: f[0][1])
+        fitted[(cls, prec, shape)] = (params[:4], additive)
+        lat, m, c, i = params[:4]
+        errs = sorted(max(predict(params, p, additive) / t, t / predict(params, p, additive))
+                      for p, t in samples)
+        curve = {"class": cls, "precision": prec, "shape": shape,
+                 "latency_us": round(lat, 4),
+                 "memory_efficiency": round(m, 4), "compute_efficiency": round(c, 4),
+                 "issue_efficiency": round(i, 4)}
+        if len(params) > 4:
+            curve["saturating_rows"] = round(params[4])
+        curve.update({"combine": "sum" if additive else "max", "samples": len(samples),
+                      "train_median_error": round(errs[len(errs) // 2], 3),
+                      "train_p90_error": round(errs[int(0.9 * (len(errs) - 1))], 3)})
+        curves.append(curve)
         print(f"{cls:12} {prec:4} {shape:24} {'sum' if additive else 'max'} n={len(samples):5} "
               f"lat={lat:7.3f} mem={m:.3f} "
-              f"flop={c:.3f} issue={i:.3f} median x{errs[len(errs)//2]:.2f} "
+              f"flop={c:.3f} issue={i:.3f} rows={params[4] if len(params) > 4 else 0:.0f} "
+              f"median x{errs[len(errs)//2]:.2f} "
               f"p90 x{errs[int(0.9*(len(errs)-1))]:.2f}", file=sys.stderr)
     return curves
 
@@ -280,11 +306,12 @@ def find_curve(curves, cls, prec, shape):
 def price(curves, row, spec=H100):
     """The engine's predicted kernel time of ROW (roofline.cpp's predict_kernel, device time)."""
     curve = find_curve(curves, row["kernel_class"], row["precision"], row.get("shape", "") or "")
-    mem, flop, issue = peak_us(row, spec)
+    peaks = peak_us(row, spec)
     if curve is None:  # the datasheet roofline: 0.85 of the peaks, a 2 us floor
-        return max(mem / 0.85, flop / 0.85, issue, 2.0)
+        return max(peaks[0] / 0.85, peaks[1] / 0.85, peaks[2], 2.0)
     return predict((curve["latency_us"], curve["memory_efficiency"], curve["compute_efficiency"],
-                    curve["issue_efficiency"]), (mem, flop, issue), curve["combine"] == "sum")
+                    curve["issue_efficiency"], curve.get("saturating_rows", 0)), peaks,
+                   curve["combine"] == "sum")
 
 
 def held_out_report(curves, rows, totals_path, held_out, spec=H100, out=sys.stderr):

@@ -105,6 +105,40 @@ TEST_CASE("a kernel takes the curve of its shape class's longest fitted prefix",
   CHECK(latency("fp16", "") == -1);
 }
 
+TEST_CASE("a one-thread-a-row reduction reaches its bandwidth only with enough rows",
+          "[cost][calibration]") {
+  const DeviceSpec h100 = *find_device("H100");
+  const ClassCurve* curve = builtin_calibration().find(KernelClass::persistent_reduction, "bf16",
+                                                       "r<=128/rows<64k/outer/thread");
+  REQUIRE(curve);
+  REQUIRE(curve->shape == "r<=128/rows<64k/outer/thread");
+  REQUIRE(curve->saturating_rows > 12544);
+  // ResNet-18's batch norm backward: 1,024 bytes a row over 6,272 and 12,544 rows take about
+  // as long (77 and 75 us measured): the bytes' time follows the bytes a row.
+  KernelWork few{"sum",
+                 WorkClass::reduction,
+                 6272 * 1024.0,
+                 0,
+                 Precision::bf16,
+                 0,
+                 KernelClass::persistent_reduction,
+                 "r<=128/rows<64k/outer/thread",
+                 6272};
+  KernelWork more = few;
+  more.bytes *= 2;
+  more.rows *= 2;
+  const KernelCost a = predict_kernel(few, h100, LaunchMode::cuda_graph);
+  const KernelCost b = predict_kernel(more, h100, LaunchMode::cuda_graph);
+  CHECK(b.memory_us == Approx(a.memory_us));
+  CHECK(a.memory_us ==
+        Approx(few.bytes / (3350e3 * curve->memory_efficiency) * curve->saturating_rows / 6272));
+  // Past the saturating rows the bandwidth term alone.
+  more.rows = curve->saturating_rows * 2;
+  more.bytes = more.rows * 1024.0;
+  CHECK(predict_kernel(more, h100, LaunchMode::cuda_graph).memory_us ==
+        Approx(more.bytes / (3350e3 * curve->memory_efficiency)));
+}
+
 TEST_CASE("a calibration that does not parse says where", "[cost][calibration]") {
   auto bad_class = parse_calibration(
       R"({"curves": [{"class": "fft", "latency_us": 1, "memory_efficiency": 1,

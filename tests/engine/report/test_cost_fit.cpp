@@ -26,7 +26,7 @@ std::vector<cost::KernelWork> work_of(const std::string& log, fusion::Mode mode)
   std::vector<cost::KernelWork> out;
   for (const auto& g : fuse->units.front().graphs) {
     for (const auto& group : g.fusion.ours.groups) {
-      out.push_back(report::kernel_work(group, g.fusion.post_grad));
+      out.push_back(report::kernel_work(group, g.fusion.post_grad, mode));
     }
   }
   return out;
@@ -146,14 +146,35 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
   // parts of the strided axis; its backward's weight gradients' sums likewise.
   const auto resnet_reductions = shapes_of("tv_resnet18_train_bf16", fusion::Mode::default_mode,
                                            cost::KernelClass::persistent_reduction);
-  CHECK(resnet_reductions.count("r<=128/rows<64k/outer") >= 20);
+  CHECK(resnet_reductions.count("r<=128/rows<64k/outer") >= 10);
   CHECK(resnet_reductions.count("r<=128/rows<64k/inner") == 0);
+  // Those of 4,096 rows or more reduce dims that are not the innermost of [N, C, H, W]: the
+  // engine's kernel runs one thread a row, unless max-autotune times another launch.
+  CHECK(resnet_reductions.count("r<=128/rows<64k/outer/thread") >= 10);
+  const auto tuned_reductions = shapes_of("tv_resnet18_train_bf16", fusion::Mode::max_autotune,
+                                          cost::KernelClass::persistent_reduction);
+  CHECK(tuned_reductions.count("r<=128/rows<64k/outer") >= 30);
+  for (const auto& s : tuned_reductions) CHECK_FALSE(s.ends_with("/thread"));
+  // A global average pool over the innermost H and W takes a team a row however many rows.
+  std::size_t pools = 0;
+  for (const auto& w : work_of("tv_mobilenet_v3_small_ro", fusion::Mode::default_mode)) {
+    if (w.rows >= 4096 && w.name.find("mean") != std::string::npos) {
+      ++pools;
+      CHECK_FALSE(w.shape.ends_with("/thread"));
+    }
+  }
+  CHECK(pools > 0);
   // A GEMM by its kernel: cuBLAS's by default, max-autotune's generated templates.
   CHECK(shapes_of("hf_gpt2_max_autotune", fusion::Mode::default_mode, cost::KernelClass::gemm)
             .count("library") > 0);
   const auto autotuned =
       shapes_of("hf_gpt2_max_autotune", fusion::Mode::max_autotune, cost::KernelClass::gemm);
   CHECK(autotuned.count("template") > 0);
+  // A template is the generated kernel that does its GEMM: it counts the GEMM's FLOPs, not only
+  // its epilogue's (GPT-2's 256 x 256 x 768 projections: 2 x 256 x 256 x 768 each at least).
+  for (const auto& w : work_of("hf_gpt2_max_autotune", fusion::Mode::max_autotune)) {
+    if (w.shape == "template") CHECK(w.flops >= 2.0 * 256 * 256 * 64);
+  }
   // Other classes have none.
   for (const auto& w : gpt2) {
     if (w.kernel_class != cost::KernelClass::attention &&
@@ -224,15 +245,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 93, the p90 within 2x on 94, the total within 15% on
-  // 75, all three on 61; the typical graph's median 1.16x and p90 1.51x. A ratchet: a change to
+  // the per-kernel median within 1.25x on 99, the p90 within 2x on 102, the total within 15% on
+  // 84, all three on 66; the typical graph's median 1.16x and p90 1.49x. A ratchet: a change to
   // the model or its fit may not meet any target, or all three, on fewer graphs.
   CHECK(fitted.median_of_medians <= 1.17);
-  CHECK(fitted.median_of_p90s <= 1.52);
-  CHECK(fitted.median_ok >= 93);
-  CHECK(fitted.p90_ok >= 94);
-  CHECK(fitted.total_ok >= 75);
-  CHECK(fitted.all_ok >= 61);
+  CHECK(fitted.median_of_p90s <= 1.50);
+  CHECK(fitted.median_ok >= 99);
+  CHECK(fitted.p90_ok >= 102);
+  CHECK(fitted.total_ok >= 84);
+  CHECK(fitted.all_ok >= 66);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);

@@ -43,8 +43,8 @@ TEST_CASE("residual MLP: GEMMs stay extern, bias + gelu + residual fuse into one
   CHECK(g.fusion.agreement.exact_count() == 1);
   // Each kernel is priced; the GEMMs are the GEMM class.
   REQUIRE(g.ours.kernels.size() == 3);
-  CHECK(report::kernel_work(g.fusion.ours.groups[0], g.fusion.post_grad).work_class ==
-        cost::WorkClass::gemm_conv);
+  CHECK(report::kernel_work(g.fusion.ours.groups[0], g.fusion.post_grad, g.fusion.ours.mode)
+            .work_class == cost::WorkClass::gemm_conv);
   CHECK(g.ours.kernels[0].total_us > g.ours.kernels[2].total_us);
   // Traced back to what the user wrote: linear2's bias, gelu, the scaling and the residual add.
   const std::vector<std::string> user_ops = {"linear_1", "gelu", "mul", "add"};

@@ -53,8 +53,9 @@ struct FuseReport {
 };
 
 // Turns a planned group into the work the cost model prices (class from its kind and ops,
-// precision from its output's dtype).
-cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph);
+// precision from its output's dtype; its shape class from its sizes and the plan's MODE).
+cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Graph& graph,
+                             fusion::Mode mode);
 
 // Which modes a report predicts: every mode (the CLI's per-mode summary, 4 more plans per unit)
 // or only the requested one (the GUI re-plans on each selection and shows that mode alone).

@@ -22,10 +22,12 @@ namespace fxscope::report {
 // compiled graph laid out for it), mask (bias: an additive mask, causal, none), head dim (d<=64,
 // d>64), sequence length (l<=256, l>256). Reductions (Inductor's and eager ones): width (r<=16,
 // r<=128, r<=1024, r>1024 elements reduced per row), rows (rows<1k, rows<64k, rows>=64k), the
-// reduced axis in memory (inner: contiguous, outer: across memory, as the lowering's loads vote).
+// reduced axis in memory (inner: contiguous, outer: across memory, as the lowering's loads vote),
+// then `thread` where the engine's kernel runs one thread a row (4,096 rows or more of a reduction
+// over dims that are not the innermost, outside max-autotune, which times other launches).
 // GEMMs: the kernel (template: a generated GEMM template, max-autotune's; library: cuBLAS's).
 // Empty for other classes or where the node's shapes are symbolic.
 std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& graph,
-                         cost::KernelClass kernel_class);
+                         cost::KernelClass kernel_class, fusion::Mode mode);
 
 }  // namespace fxscope::report
