@@ -1,7 +1,7 @@
 #pragma once
 // An f32 run of eager's graph, the yardstick for low-precision modes. A bf16 or fp16 graph run
 // op by op and the same graph fused round at different places, and through a deep network the
-// two drift apart by more than the dtype's tolerance while neither is wrong (Swin-T's attention
+// two can drift apart by more than the dtype's tolerance with neither wrong (Swin-T's attention
 // probabilities in a bf16 training step differ by up to 0.095). PyTorch judges its own compiled
 // results so (torch/_dynamo/utils.py `same` with `fp64_ref`): a result passes when it is no
 // further from a higher-precision run than a multiple of eager's own distance to it.
