@@ -64,6 +64,16 @@ gpu::EngineRunOptions options() {
   return o;
 }
 
+// The isolated run of O, each mode's child the shell command SCRIPT holds for it ($0: the result
+// file it is to write).
+Result<gpu::EngineRun> run_scripts(const gpu::EngineRunOptions& o,
+                                   const std::map<std::string, std::string>& script) {
+  return gpu::run_engine_isolated(
+      o, [&](const std::string& mode, const std::string&, const std::string& file) {
+        return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
+      });
+}
+
 const gpu::EngineMode& mode_named(const gpu::EngineRun& run, const std::string& name) {
   for (const auto& m : run.modes) {
     if (m.measured.mode == name) return m;
@@ -243,10 +253,7 @@ TEST_CASE("an output beyond eager's tolerance but near an f32 run of eager's gra
       {"max-autotune", "cp '" + prepared(dir.path, "max-autotune", {1, 2, 3.5f}) + "' \"$0\""}};
   auto o = options();
   o.mode = "eager,default,max-autotune";
-  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
-    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
-  };
-  auto run = gpu::run_engine_isolated(o, command);
+  auto run = run_scripts(o, script);
   REQUIRE(run);
   const auto& def = mode_named(*run, "default");
   REQUIRE(def.max_rel_err);
@@ -291,10 +298,7 @@ TEST_CASE("outputs that depend on a group eager could not run are left out, the 
                                                      {"default", "cp '" + def + "' \"$0\""},
                                                      {"reduce-overhead", "cp '" + ro + "' \"$0\""},
                                                      {"max-autotune", "cp '" + ma + "' \"$0\""}};
-  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
-    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
-  };
-  auto run = gpu::run_engine_isolated(options(), command);
+  auto run = run_scripts(options(), script);
   REQUIRE(run);
   const auto& d = mode_named(*run, "default");
   REQUIRE(d.max_rel_err);
@@ -328,10 +332,7 @@ TEST_CASE("a mode none of whose outputs eager computed is not compared, with the
       {"default", "cp '" + prepared(dir.path, "default", {4, 6}) + "' \"$0\""}};
   auto o = options();
   o.mode = "eager,default";
-  const auto command = [&](const std::string& mode, const std::string&, const std::string& file) {
-    return ChildCommand{{"sh", "-c", script.at(mode), file}, {}};
-  };
-  auto run = gpu::run_engine_isolated(o, command);
+  auto run = run_scripts(o, script);
   REQUIRE(run);
   const auto& d = mode_named(*run, "default");
   CHECK_FALSE(d.max_rel_err);
