@@ -266,6 +266,9 @@ class Lowerer {
   // The value node I (a pointwise value not in memory, or a view of one) stored channels-last,
   // as its 4-d sizes read as N, C, H, W; a view is copied, its storage left inlined.
   void realize_channels_last(NodeId i);
+  // The origins a node made while node I is lowered carries (IRNode.current_origins in
+  // GraphLowering.run_node): I's own, and I itself.
+  std::vector<NodeId> run_node_origins(NodeId i) const;
 
   bool is_sym(NodeId i) const;
 

@@ -384,6 +384,15 @@ void Lowerer::lower_getitem(NodeId i, const std::vector<NodeId>& args) {
     return;
   }
   origins_[i] = origins_[parent];
+  // An element of a pooling tuple is a TensorBox like any other to run_node, checked for its
+  // reuse and reads as the getitem is lowered (the tuple itself was not).
+  if (info_[parent].lowering != Lowering::window) return;
+  hint_realize(i);
+  if (realized_[parent] && !realized_[i]) {
+    // Stored as it was: the getitem is that buffer, as for a tuple already in memory.
+    realized_[i] = true;
+    alias_[i] = alias_[parent];
+  }
 }
 
 void Lowerer::lower_extern(NodeId i, const std::vector<NodeId>& args,
@@ -507,7 +516,7 @@ void Lowerer::hint_realize(NodeId i) {
     // (one buffer at two addresses is two: a sum unrolled over 2 elements), and a user in
     // need_fixed_layout then asks for the view's own strides (require_stride_order): a view of
     // a value not in memory is copied, with the view's origins.
-    return realize_copy(i, origins_[i]);
+    return realize_copy(i, run_node_origins(i));
   }
   if (users > 1 && extern_user) return realize(base);
   // should_realize_on_reuse and has_exceeded_max_reads: run_node first requires a value that
@@ -534,6 +543,15 @@ void Lowerer::hint_realize(NodeId i) {
   if ((exceeded && count.nontrivial_reads > 1) || count.ops > kInlineOpcountLimit) {
     realize(i);
   }
+}
+
+std::vector<NodeId> Lowerer::run_node_origins(NodeId i) const {
+  // IRNode.current_origins while run_node lowers node I: the node itself and the origins of its
+  // unrealized arguments (gather_origins flattens a tuple argument, so a getitem gathers its
+  // tuple's elements). A view's origins hold it already; a getitem's are its tuple's.
+  std::vector<NodeId> origins = origins_[i];
+  if (info_[i].lowering == Lowering::getitem) merge_into(origins, {i});
+  return origins;
 }
 
 void Lowerer::mark_flat_view(NodeId i, const std::vector<NodeId>& args) {

@@ -184,8 +184,9 @@ void Lowerer::realize_channels_last(NodeId i) {
     strides = {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
   }
   if (storage(i) == i) return realize(i, std::move(strides));
-  // A view of a value not in memory: the copy is of the view, its storage left inlined.
-  push(i, origins_[i], read_set(i), i, numel_of(i), 1, false, true, "");
+  // A view of a value not in memory: the copy is of the view, its storage left inlined, made
+  // while the view is lowered (so with run_node's origins for it).
+  push(i, run_node_origins(i), read_set(i), i, numel_of(i), 1, false, true, "");
   set_value_deps(i);
   realized_[i] = true;
   alias_[i] = i;

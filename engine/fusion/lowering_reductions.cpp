@@ -284,6 +284,10 @@ void Lowerer::lower_window(NodeId i, const std::vector<NodeId>& args,
     inlinable_[i] = true;
     opcount_[i] = window;
     window_reads_[i] = window;
+    // A max-pool with its offsets is a tuple: GraphLowering.run_node's reuse and read checks
+    // apply to the TensorBox each getitem takes out, when that getitem is lowered
+    // (lower_getitem).
+    if (!g_.node(i).meta) return;
     return hint_realize(i);
   }
   std::vector<std::int64_t> reads;
