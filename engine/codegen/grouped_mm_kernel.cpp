@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "arg_helpers.h"
+#include "fxscope/ops/alu_cost.h"
 #include "fxscope/ops/op_registry.h"
 #include "kernel_context.h"
 
@@ -16,7 +17,7 @@ namespace fxscope::codegen {
 using graph::NodeId;
 
 bool is_grouped_mm(const graph::Node& node) {
-  return ops::op_base_name(node.target) == "grouped_mm_fallback";
+  return ops::is_grouped_mm(node.target);
 }
 
 Result<GeneratedKernel> grouped_mm_kernel(const KernelContext& ctx, NodeId node) {

@@ -1,5 +1,8 @@
 #include "fxscope/ops/alu_cost.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -97,7 +100,43 @@ double elements(const graph::Graph& graph, graph::NodeId id, const SymbolHints& 
   return counted->meta ? static_cast<double>(numel(*counted->meta, hints)) : 0.0;
 }
 
+// transformers' grouped_mm_fallback(input [M, K], weight [G, K, N], offs) as the engine runs it
+// (codegen/grouped_mm_kernel.cpp): a thread per output element walks K, each step a load of its
+// row's input (one line a warp: the warp's outputs share a row), a load of its column's weight
+// through the weight's strides, and an FMA. The L1 serves a warp's load a 128-byte line a clock
+// (Nsight Compute's wavefronts), while the SM issues 4 warp instructions a clock: each line a
+// load touches costs what 4 instructions a lane do. Experts' weights are a transposed view
+// (N apart by K elements), so each lane's column is its own line and a step is 133 slots, not
+// the 2 FLOPs of a cuBLAS GEMM. A symbolic stride is taken as a line a lane.
+double grouped_mm_slots(const graph::Graph& graph, graph::NodeId id, const SymbolHints& hints) {
+  const graph::Node& node = graph.node(id);
+  if (node.args.size() < 2 || !node.args[0].is_node() || !node.args[1].is_node() || !node.meta) {
+    return elements(graph, id, hints);
+  }
+  const graph::Node& x = graph.node(node.args[0].as_node());
+  const graph::Node& w = graph.node(node.args[1].as_node());
+  if (!x.meta || !w.meta || x.meta->sizes.size() != 2 || w.meta->sizes.size() != 3) {
+    return elements(graph, id, hints);
+  }
+  constexpr double kWarp = 32;
+  constexpr double kLineBytes = 128;
+  constexpr double kSlotsPerLine = 4;  // 128 lanes issued a clock over a warp's 32
+  double weight_lines = kWarp;
+  if (w.meta->strides.size() == 3 && !w.meta->strides[2].is_symbolic()) {
+    const double span = kWarp * static_cast<double>(std::abs(w.meta->strides[2].value)) *
+                        static_cast<double>(dtype_bytes(w.meta->dtype));
+    weight_lines = std::clamp(std::ceil(span / kLineBytes), 1.0, kWarp);
+  }
+  const double k = static_cast<double>(eval_dim(x.meta->sizes[1], hints));
+  const double per_step = 1 + kSlotsPerLine * (1 + weight_lines);
+  return static_cast<double>(numel(*node.meta, hints)) * k * per_step;
+}
+
 }  // namespace
+
+bool is_grouped_mm(std::string_view target) {
+  return op_base_name(target) == "grouped_mm_fallback";
+}
 
 double alu_slots_per_element(std::string_view base) {
   const auto& t = table();
@@ -113,6 +152,10 @@ double alu_slots(const graph::Graph& graph, const std::vector<graph::NodeId>& no
     if (!node.is_op()) continue;
     const OpInfo* info = find_op(node.target);
     if (info != nullptr && info->lowering == Lowering::view) continue;
+    if (is_grouped_mm(node.target)) {
+      slots += grouped_mm_slots(graph, id, hints);
+      continue;
+    }
     slots += alu_slots_per_element(op_base_name(node.target)) * elements(graph, id, hints);
   }
   return slots;

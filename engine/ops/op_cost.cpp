@@ -11,6 +11,7 @@
 
 #include "fxscope/core/text.h"
 #include "fxscope/guards/expression.h"
+#include "fxscope/ops/alu_cost.h"
 #include "fxscope/ops/op_registry.h"
 
 namespace fxscope::ops {
@@ -118,6 +119,12 @@ OpCost op_cost(const graph::Graph& graph, graph::NodeId id, const SymbolHints& h
   const double out_elems = out ? static_cast<double>(numel(*out, hints)) : cost.bytes_written / 4.0;
   switch (info.flop_rule) {
     case FlopRule::none:
+      // transformers' grouped_mm_fallback: an opaque custom op, but a GEMM per group of rows,
+      // input [M, K] times weight[g] [K, N]; every row is multiplied (rows past the last offset
+      // are zero-filled, at most M).
+      if (is_grouped_mm(node.target) && in0 && in0->rank() == 2) {
+        cost.flops = 2.0 * out_elems * static_cast<double>(dim_at(*in0, 1, hints));
+      }
       break;
     case FlopRule::per_output:
       cost.flops = info.flops_per_element * out_elems;

@@ -118,13 +118,16 @@ def write_csv(path, fields, data):
         f.write(gzip.compress(raw, 9, mtime=0) if path.endswith(".gz") else raw)
 
 
-def augment(cli, corpus, prefix):
-    """Fills the plan-only columns of PREFIX_kernels.csv.gz from today's plans of its units."""
+def augment(cli, corpus, prefix, logs=None):
+    """Fills the plan-only columns of PREFIX_kernels.csv.gz from today's plans of its units (of
+    LOGS only, where given)."""
     with gzip.open(prefix + "_kernels.csv.gz", "rt") as f:
         rows = list(csv.DictReader(f))
     filled = 0
     plan_key, by_name, seen = None, {}, defaultdict(int)
     for r in rows:
+        if logs and r["log"] not in logs:
+            continue
         key = (r["log"], r["unit"], r["mode"])
         if key != plan_key:  # rows come a unit and mode at a time, in plan order
             try:
@@ -145,9 +148,14 @@ def augment(cli, corpus, prefix):
         r["shape"] = same[k].get("shape", "") if k < len(same) else ""
         if k < len(same):  # a row the plan no longer forms keeps the FLOPs it was run with
             r["flops"] = "%.0f" % same[k]["flops"]
+            # Slots only from the same kernel: a group of the row's name that moves other bytes
+            # is one the plan forms otherwise today, not the one that ran.
+            if float(r["bytes"]) == same[k]["bytes"]:
+                r["alu_slots"] = "%.0f" % same[k]["alu_slots"]
         filled += k < len(same)
     write_csv(prefix + "_kernels.csv.gz", KERNEL_FIELDS, rows)
-    print(f"{filled} of {len(rows)} rows joined to a planned group", file=sys.stderr)
+    planned = sum(1 for r in rows if not logs or r["log"] in logs)
+    print(f"{filled} of {planned} rows joined to a planned group", file=sys.stderr)
 
 
 def main():
@@ -160,9 +168,11 @@ def main():
                     help="leave out the run's kernels whose name starts with PREFIX")
     ap.add_argument("--augment", metavar="PREFIX",
                     help="fill the plan-only columns of an existing PREFIX_kernels.csv.gz")
+    ap.add_argument("--log", action="append", default=[], metavar="NAME",
+                    help="with --augment: plan only the rows of log NAME again")
     args = ap.parse_args()
     if args.augment:
-        augment(args.cli, args.corpus, args.augment)
+        augment(args.cli, args.corpus, args.augment, set(args.log))
         return
     if not args.runs or not args.out:
         ap.error("--runs and --out are required unless --augment is given")

@@ -9,6 +9,7 @@
 
 #include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/ops/alu_cost.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
@@ -123,4 +124,42 @@ TEST_CASE("a split reduction's second pass counts only its combine", "[ops][alu]
   const auto first = groups_of("pointwise_chain", "triton_red_");
   REQUIRE(first.size() == 1);
   CHECK(first[0].alu_us > 12.0);
+}
+
+namespace {
+
+// transformers' grouped_mm_fallback(input [512, 256], weight [4, 256, 1024], offs) with the
+// weight's strides WEIGHT_STRIDES (Mixtral's experts: a transposed view, columns 256 apart).
+graph::ParsedGraph grouped_mm_graph(const std::string& weight_strides) {
+  const std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[512, 256][256, 1]cuda:0\", arg1_1: \"f32[4, 256, "
+      "1024][" +
+      weight_strides +
+      "]cuda:0\", arg2_1: \"i32[4][1]cuda:0\"):\n"
+      "        grouped_mm_fallback: \"f32[512, 1024][1024, 1]cuda:0\" = "
+      "torch.ops.transformers.grouped_mm_fallback.default(arg0_1, arg1_1, arg2_1)\n"
+      "        return (grouped_mm_fallback,)\n";
+  return graph::parse_fx_readable(text, "grouped_mm");
+}
+
+}  // namespace
+
+TEST_CASE("grouped_mm_fallback counts its GEMM's FLOPs and its loads' lines", "[ops][alu]") {
+  // Measured on an H100 (the Mixtral log's engine run): 555 us for this call, 0.48 TFLOP/s, a
+  // hundredth of the fp32 peak its FLOPs alone would price it at; the weight's column loads, a
+  // cache line a lane, take the time.
+  const double steps = 512.0 * 1024 * 256;
+  const auto transposed = grouped_mm_graph("262144, 1, 256");
+  const auto node = transposed.graph.find("grouped_mm_fallback");
+  REQUIRE(node);
+  CHECK(ops::op_cost(transposed.graph, *node, {}).flops == Approx(2 * steps));
+  const double slots = ops::alu_slots(transposed.graph, {*node}, {});
+  CHECK(slots == Approx(steps * (1 + 4 * (1 + 32))));
+  CHECK(slots / ops::alu_slots_per_us(132, 1980000) == Approx(555).epsilon(0.1));
+  // Columns next to each other: a warp's 32 columns share one line.
+  const auto contiguous = grouped_mm_graph("262144, 1024, 1");
+  const auto same = contiguous.graph.find("grouped_mm_fallback");
+  REQUIRE(same);
+  CHECK(ops::alu_slots(contiguous.graph, {*same}, {}) == Approx(steps * (1 + 4 * (1 + 1))));
 }

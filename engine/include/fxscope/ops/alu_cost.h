@@ -18,6 +18,11 @@ namespace fxscope::ops {
 // arithmetic and ops the table lacks, 0 for views and data movement.
 double alu_slots_per_element(std::string_view base);
 
+// Whether TARGET is transformers' grouped_mm_fallback, a GEMM per expert that no library runs:
+// the engine generates a thread-per-output kernel for it, whose slots alu_slots counts by its
+// loads (grouped_mm_slots), and op_cost counts its GEMM's FLOPs.
+bool is_grouped_mm(std::string_view target);
+
 // Issue slots of computing each of NODES once: a node's slots per element times its elements (a
 // reduction's: its input's, the elements it reads).
 double alu_slots(const graph::Graph& graph, const std::vector<graph::NodeId>& nodes,
