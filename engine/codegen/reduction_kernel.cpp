@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/reduction_layout.h"
 #include "kernel_context.h"
 #include "reduction_shape.h"
 #include "view_forward.h"
@@ -74,10 +75,9 @@ constexpr std::int64_t kDeviceThreads = kSMs * 2048;
 // team's registers. Up to 512 threads when there are more rows than SMs: measured on the H200, a
 // team of 1024 (64 registers a thread) made pointwise_chain's split reduction 40% slower than
 // 256 or 512. With fewer rows than SMs each row has an SM to itself: a block of 1024 fills it.
-// Column reductions (the kept dims innermost) take one thread per row: adjacent rows' elements sit
-// in adjacent threads, which coalesces.
+// Column reductions (the kept dims innermost) take one thread per row (ops::one_thread_per_row).
 LaunchConfig default_config(std::int64_t rows, std::int64_t rlen, int passes, bool trailing) {
-  if (!trailing && rows >= 4096) return {256, 1, 256};
+  if (ops::one_thread_per_row(rows, trailing)) return {256, 1, 256};
   std::int64_t team = std::clamp<std::int64_t>(next_pow2((rlen + 3) / 4), 1, 256);
   const std::int64_t fill_cap = rows < kSMs ? 1024 : 512;
   while ((team < fill_cap && rows * team < kDeviceThreads && team * 2 * 8 <= rlen) ||

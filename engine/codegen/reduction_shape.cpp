@@ -5,6 +5,7 @@
 #include "arg_helpers.h"
 #include "fxscope/ops/adaptive_pool.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/reduction_layout.h"
 #include "value_emitter.h"
 
 namespace fxscope::codegen {
@@ -84,16 +85,10 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
     }
     r.reduced[static_cast<std::size_t>(w)] = true;
   }
-  bool seen_reduced = false;
   for (std::size_t d = 0; d < in->sizes.size(); ++d) {
-    if (r.reduced[d]) {
-      r.rnumel *= in->sizes[d];
-      seen_reduced = seen_reduced || in->sizes[d] != 1;
-    } else {
-      r.rows *= in->sizes[d];
-      if (seen_reduced && in->sizes[d] != 1) r.trailing = false;
-    }
+    (r.reduced[d] ? r.rnumel : r.rows) *= in->sizes[d];
   }
+  r.trailing = ops::reduces_trailing_dims(in->sizes, r.reduced);
   return r;
 }
 

@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/reduction_layout.h"
 
 namespace fxscope::report {
 namespace {
-
-// The rows from which the engine's reduction kernel takes one thread a row where the reduced dims
-// are not the innermost (codegen/reduction_kernel.cpp's default_config).
-constexpr std::int64_t kThreadPerRowRows = 4096;
 
 // The static sizes of META, or nullopt where one is symbolic.
 std::optional<std::vector<std::int64_t>> static_sizes(
@@ -154,9 +151,8 @@ std::string attention_shape(const graph::Node& node, const graph::Graph& graph, 
 }
 
 // Whether GROUP's first reduction reduces dims that are not the innermost of its input's logical
-// sizes (a batch norm's statistics over N, H and W of [N, C, H, W]), ignoring dims of size 1:
-// codegen's reduction_shape calls such a reduction not `trailing`. False where the sizes or the
-// dims are not known, or the reduction reduces every dim.
+// sizes (a batch norm's statistics over N, H and W of [N, C, H, W]), as codegen's reduction_shape
+// tells them. False where the sizes or the dims are not known, or the reduction reduces every dim.
 bool reduces_leading_dims(const fusion::KernelGroup& group, const graph::Graph& graph) {
   for (const auto id : group.nodes) {
     const graph::Node& node = graph.node(id);
@@ -178,16 +174,7 @@ bool reduces_leading_dims(const fusion::KernelGroup& group, const graph::Graph& 
         if (item.kind() == graph::Argument::Kind::integer) mark(item.as_int());
       }
     }
-    bool seen_reduced = false;
-    for (std::size_t d = 0; d < sizes->size(); ++d) {
-      if ((*sizes)[d] == 1) continue;
-      if (reduced[d]) {
-        seen_reduced = true;
-      } else if (seen_reduced) {
-        return true;
-      }
-    }
-    return false;
+    return !ops::reduces_trailing_dims(*sizes, reduced);
   }
   return false;
 }
@@ -212,8 +199,8 @@ std::string reduction_shape(const fusion::KernelGroup& group, const graph::Graph
   const std::int64_t rows = group.numel;
   const char* width = r <= 16 ? "r<=16" : r <= 128 ? "r<=128" : r <= 1024 ? "r<=1024" : "r>1024";
   const char* count = rows < 1024 ? "rows<1k" : rows < 65536 ? "rows<64k" : "rows>=64k";
-  const bool thread_per_row = rows >= kThreadPerRowRows && mode != fusion::Mode::max_autotune &&
-                              reduces_leading_dims(group, graph);
+  const bool thread_per_row = mode != fusion::Mode::max_autotune &&
+                              ops::one_thread_per_row(rows, !reduces_leading_dims(group, graph));
   return std::string(width) + "/" + count + (group.outer_reduction ? "/outer" : "/inner") +
          (thread_per_row ? "/thread" : "");
 }

@@ -88,10 +88,10 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
     mark_not_run(*out, g, s.backward->ours, (*exe)->planned().skipped);
     r.outputs = std::move(*out);
   }
-  if (s.mode == "eager" && em.coverage.missing.empty() && widened_to_f32(g)) {
-    say("eager backward: running its graph in f32, the yardstick of the low-precision modes");
+  if (s.mode == "eager" && em.coverage.missing.empty()) {
     auto wide =
-        run_f32_reference(*s.backward, inputs, s.hints, s.seed, s.clusters, compiler, stream);
+        run_f32_reference(*s.backward, inputs, s.hints, s.seed, s.clusters, compiler, stream,
+                          [&](const std::string& m) { say("eager backward: " + m); });
     if (wide) {
       r.reference = std::move(*wide);
     } else {

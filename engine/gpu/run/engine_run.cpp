@@ -534,8 +534,8 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     if (out) {
       mark_not_run(*out, f.post_grad, f.ours, (*exe)->planned().skipped);
       // Random constants: none of eager's values is a reference.
-      for (HostOutput& h : *out) {
-        if (!unrecorded.empty()) h.not_run = unrecorded;
+      if (!unrecorded.empty()) {
+        for (HostOutput& h : *out) h.not_run = unrecorded;
       }
       outputs[mi] = std::move(*out);
     }
@@ -580,10 +580,9 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
         run.notes.push_back(name + ": " + where);
       }
     }
-    if (name == "eager" && em.ran && em.coverage.missing.empty() && widened_to_f32(f.post_grad)) {
-      say("eager: running its graph in f32, the yardstick of the low-precision modes");
-      auto wide =
-          run_f32_reference(f, inputs, mode_hints, o.seed, device->major >= 9, compiler, stream);
+    if (name == "eager" && em.ran && em.coverage.missing.empty()) {
+      auto wide = run_f32_reference(f, inputs, mode_hints, o.seed, device->major >= 9, compiler,
+                                    stream, [&](const std::string& s) { say("eager: " + s); });
       if (wide) {
         result.reference_outputs = std::move(*wide);
       } else {

@@ -66,13 +66,14 @@ std::vector<std::vector<std::byte>> widened_inputs(const graph::Graph& graph,
   return inputs;
 }
 
-Result<std::vector<HostOutput>> run_f32_reference(const fusion::GraphFusion& eager,
-                                                  const std::vector<std::vector<std::byte>>& inputs,
-                                                  const ops::SymbolHints& hints, std::uint64_t seed,
-                                                  bool clusters, const EngineCompiler& compiler,
-                                                  cudaStream_t stream) {
+Result<std::vector<HostOutput>> run_f32_reference(
+    const fusion::GraphFusion& eager, const std::vector<std::vector<std::byte>>& inputs,
+    const ops::SymbolHints& hints, std::uint64_t seed, bool clusters,
+    const EngineCompiler& compiler, cudaStream_t stream,
+    const std::function<void(const std::string&)>& say) {
   auto wide = widened_to_f32(eager.post_grad);
   if (!wide) return std::vector<HostOutput>{};
+  say("running its graph in f32, the yardstick of the low-precision modes");
   fusion::GraphFusion f;
   f.post_grad = std::move(*wide);
   f.hints = eager.hints;
