@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/ops/op_registry.h"
 
@@ -58,6 +59,18 @@ bool mutates_input(const graph::Graph& graph, const graph::Node& node,
   return false;
 }
 
+// Whether any tensor NODE takes is on a GPU (Inductor's is_triton over the predicate and operands).
+bool on_gpu(const graph::Graph& graph, const graph::Node& node) {
+  bool gpu = false;
+  for (const graph::Argument& a : node.args) {
+    a.for_each_node([&](graph::NodeId in) {
+      const auto& m = graph.node(in).meta;
+      if (m && !m->is_sym_scalar() && text::starts_with(m->device, "cuda")) gpu = true;
+    });
+  }
+  return gpu;
+}
+
 }  // namespace
 
 std::set<std::size_t> cudagraph_static_inputs(const trace::CompileUnit& unit) {
@@ -95,6 +108,12 @@ CudaGraphVerdict check_cuda_graphs(const graph::Graph& graph,
     const std::string_view base = ops::op_base_name(node.target);
     if (base == "_local_scalar_dense" || base == "item") {
       verdict.reasons.push_back(".item()-like op " + node.name + " reads a value on the host");
+    } else if (runs_subgraphs(node.target) && on_gpu(graph, node)) {
+      // lowering.cond and lowering.while_loop set disable_cudagraphs_reason when a predicate or
+      // operand is on the GPU: the wrapper reads the predicate on the host (`pred.item()`).
+      verdict.reasons.push_back("control flow operator torch." +
+                                std::string(ops::op_base_name(node.target)) + " " + node.name +
+                                " chooses its branch on the host");
     } else if (base == "get_rng_state" || base == "set_rng_state") {
       // Not inductor_seeds or philox_rand: CUDA graph trees register the generator's state with
       // the graph and refill its seed and offset before each replay (two fills outside the

@@ -374,6 +374,8 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
   }
   if (mode == Mode::eager) {
     result = plan_eager(graph, options);
+    // Eager runs torch.cond's chosen branch op by op, as its own subgraph plan.
+    detail::plan_subgraphs(graph, mode, options, result);
   } else {
     const LoweredGraph lowered = lower_graph(graph, options, mode == Mode::max_autotune);
     std::vector<std::vector<std::size_t>> groups = fuse_nodes(lowered, options);

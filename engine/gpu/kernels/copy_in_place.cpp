@@ -26,6 +26,8 @@ const char* kind_text(StepKind k) {
       return "convolution backward";
     case StepKind::attention:
       return "attention";
+    case StepKind::branch:
+      return "torch.cond";
   }
   return "step";
 }

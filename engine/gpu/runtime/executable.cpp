@@ -12,6 +12,7 @@ Executable::~Executable() {
   if (exec_) cudaGraphExecDestroy(exec_);
   if (graph_) cudaGraphDestroy(graph_);
   if (!impl_) return;
+  impl_->branches.clear();
   impl_->gemms.clear();
   impl_->convs.clear();
   impl_->images.clear();
@@ -71,6 +72,10 @@ std::pair<const void*, std::size_t> Executable::largest_output(std::size_t i) co
     if (bytes > best.second) best = {p, bytes};
   }
   return best;
+}
+
+char* Executable::device_pointer(graph::NodeId node) const {
+  return impl_->pointer(node);
 }
 
 std::optional<std::vector<std::byte>> Executable::read_value(graph::NodeId node) const {

@@ -63,6 +63,9 @@ class Executable {
   // NODE's storage as it is now (after a synchronisation); nullopt when it has no buffer or
   // meta, or the copy fails.
   std::optional<std::vector<std::byte>> read_value(graph::NodeId node) const;
+  // Where NODE's elements start on the device (a view's within its base's buffer); nullptr when
+  // it has no buffer.
+  char* device_pointer(graph::NodeId node) const;
   // Runs the steps one at a time and names the first whose output holds a NaN ("group 3
   // triton_poi_fused_where_2 wrote a NaN into where_1"); "" when none does. Infinities are not
   // reported: masks hold -inf on purpose.

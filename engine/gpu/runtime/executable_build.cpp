@@ -13,6 +13,7 @@
 #include "fxscope/gpu/memory_plan.h"
 #include "gemm/gemm_conv_runner.h"
 #include "run/gpu_timing.h"
+#include "runtime/branch_launch.h"
 #include "runtime/executable_impl.h"
 
 namespace fxscope::gpu {
@@ -644,6 +645,15 @@ struct Executable::Builder {
     return "";
   }
 
+  std::string build_branch(const StepPlan& s, const std::string& where) {
+    auto launch = build_branch_launch(
+        g, s, [this](graph::NodeId n) { return im.pointer(n); }, options, stream, im.branches,
+        where);
+    if (!launch) return launch.error().message;
+    ex.launches_.push_back(std::move(*launch));
+    return "";
+  }
+
   // Steps: compile, load and bind pointers; a group that cannot be compiled or set up is named
   // and skipped.
   std::optional<Error> build_steps() {
@@ -684,6 +694,9 @@ struct Executable::Builder {
           break;
         case StepKind::attention:
           failure = build_attention(s, where);
+          break;
+        case StepKind::branch:
+          failure = build_branch(s, where);
           break;
       }
       if (absorbed) continue;

@@ -42,7 +42,8 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<CudnnConv>> convs;
   std::vector<std::unique_ptr<CudnnConvBackward>> conv_backwards;
   std::vector<std::unique_ptr<GemmConv>> gemm_convs;
-  std::vector<std::vector<void*>> arg_values;  // stable storage for kernel arguments
+  std::vector<std::vector<void*>> arg_values;         // stable storage for kernel arguments
+  std::vector<std::unique_ptr<Executable>> branches;  // torch.cond's, each an executable of its own
 
   Location locate(graph::NodeId node) const {
     if (const auto a = codegen::alias_of(*graph, node, hints)) return {a->base, a->offset};

@@ -11,6 +11,7 @@
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/unbacked_sizes.h"
+#include "runtime/branch_step.h"
 #include "runtime/conv_bias.h"
 #include "runtime/step_order.h"
 
@@ -420,9 +421,8 @@ std::string lacked(const graph::Graph& g, graph::NodeId r) {
     from = node.args[0].as_node();
   }
   if (!fusion::runs_subgraphs(g.node(from).target)) return node.name;
-  return node.name + ", the result of " + std::string(ops::op_key(g.node(from).target)) +
-         ", whose subgraphs fxscope's CUDA runtime does not run yet (run it with --backend "
-         "pytorch)";
+  return node.name + ", the result of " + std::string(ops::op_key(g.node(from).target)) + " " +
+         g.node(from).name + ", which did not run";
 }
 
 }  // namespace
@@ -438,6 +438,8 @@ void drop_unwritten_reads(const graph::Graph& g, const fusion::FusionPlan& plan,
                           const std::vector<bool>& inputs, const Base& base) {
   std::vector<bool> skipped_writes(g.size(), false);
   for (const SkippedGroup& k : out.skipped) {
+    // A torch.cond outside the plan's groups (a compiled mode's) writes its getitems.
+    if (k.group >= plan.groups.size()) continue;
     for (const graph::NodeId n : plan.groups[k.group].nodes) skipped_writes[base(n)] = true;
   }
   // A tuple's elements (a skipped convolution_backward's gradients) are what it was to write.
@@ -507,6 +509,9 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   const auto generate = [&](const fusion::KernelGroup& k) {
     return generated_step(g, k, hints, tune, clusters, run_seed);
   };
+  const PlanBranch plan_branch = [&](const graph::Graph& sub, const fusion::FusionPlan& p) {
+    return plan_steps(sub, p, hints, tune, run_seed, clusters);
+  };
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     const fusion::KernelGroup& group = plan.groups[gi];
     std::size_t ops = 0;
@@ -535,6 +540,17 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       // Kernels take sizes as constants: one the data sets that no run bound has no value to
       // take (sized at the default instead, a buffer would be smaller than what is written).
       failed = make_error(*unbound);
+    } else if (group.nodes.size() == 1 && is_cond(g.node(group.nodes.front()))) {
+      // Eager's torch.cond, a group of its own.
+      auto b = branch_step(g, group.nodes.front(), plan, plan_branch);
+      if (b) {
+        // Its branches' ops count as the plan's: both can run.
+        ops += branch_ops(*b);
+        out.ops += branch_ops(*b);
+        made.push_back(std::move(*b));
+      } else {
+        failed = b.error();
+      }
     } else if (copies_index_put_self(g, group)) {
       // Inductor's kernel for the clone of a functional index_put's self: the runtime copies self
       // right before the group that scatters (below), whichever of the two the plan orders first,
@@ -685,6 +701,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       out.steps.push_back(std::move(s));
     }
   }
+  add_branches_outside_groups(g, plan, counted, plan_branch, out);
   if (tune) offer_gemm_epilogues(g, out, hints);
   // Inductor's output code draws dropout's seeds first of all (a randint into the seeds buffer);
   // the plan may list the seeds op after kernels that look them up. It reads nothing, so it runs
@@ -759,6 +776,8 @@ std::vector<ScratchBuffer> scratch_buffers(const std::vector<StepPlan>& steps) {
 }
 
 bool indexes_by_data(const StepPlan& step, const graph::Graph& graph) {
+  // torch.cond chooses what it launches by its predicate's value.
+  if (step.kind == StepKind::branch) return true;
   if (step.kind != StepKind::generated) return false;
   static constexpr std::array<std::string_view, 5> kByData = {"index", "gather", "scatter",
                                                               "embedding", "take"};

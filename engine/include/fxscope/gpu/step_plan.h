@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,27 @@
 
 namespace fxscope::gpu {
 
-enum class StepKind { generated, gemm, conv, conv_backward, attention };
+enum class StepKind { generated, gemm, conv, conv_backward, attention, branch };
+
+struct PlannedSteps;
+
+// torch.cond: its predicate read on the host when the step runs, then the chosen branch's steps,
+// as Inductor's wrapper runs it (codegen_conditional: `if pred.item():` around each subgraph's
+// calls). Inductor's subgraph takes the operands' buffers and hands back its outputs'; a branch
+// here owns its buffers, so the operands are copied in and the outputs copied out (device to
+// device, no kernel).
+struct BranchSpec {
+  graph::NodeId predicate = 0;
+  std::vector<graph::NodeId> operands;  // the branches' inputs, in their placeholders' order
+  // Output I of a branch goes to RESULTS[I] (the cond's getitem I), when a getitem takes it.
+  std::vector<std::optional<graph::NodeId>> results;
+  struct Branch {
+    std::string name;                     // the subgraph: "true_graph_0"
+    const graph::Graph* graph = nullptr;  // the enclosing graph's subgraph
+    std::shared_ptr<const PlannedSteps> steps;
+  };
+  std::vector<Branch> branches;  // taken when the predicate is true, then when false
+};
 
 struct StepPlan {
   std::size_t group = 0;   // index in the plan
@@ -38,6 +59,7 @@ struct StepPlan {
   std::optional<ConvSpec> conv;
   std::optional<ConvBackwardSpec> conv_backward;
   std::optional<AttentionSpec> attention;
+  std::optional<BranchSpec> branch;
   // max-autotune, on a GEMM step followed by the kernel that consumes its product: that kernel
   // in cuBLASLt's epilogue (the runtime times both and keeps the faster; `writes` then also holds
   // the epilogue's output, so its buffer lives from this step), or why it cannot ride there.
@@ -71,7 +93,8 @@ PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& pla
 
 // Whether STEP takes indices from data (a gather, a scatter, an embedding lookup): the bytes it
 // moves depend on the values, not on the buffers' sizes, and launched on its own, on buffers that
-// later steps reused, its indices may point anywhere. GEMMs, convolutions and attention do not.
+// later steps reused, its indices may point anywhere. GEMMs, convolutions and attention do not;
+// torch.cond's step does (its predicate picks what it launches).
 bool indexes_by_data(const StepPlan& step, const graph::Graph& graph);
 
 // A scratch buffer of generated steps (KernelParam::scratch_elements): one per node and dtype

@@ -1,30 +1,106 @@
-// Higher-order ops the engine has no runtime for (torch.cond, a user's Triton kernel, flex
-// attention's templates) in a graph it plans: each is a group left out with its reason, and the
-// groups that do not depend on it still run.
+// Higher-order ops in a graph the engine plans: torch.cond is a step that runs the branch its
+// predicate picks; an op with no runtime (a user's Triton kernel, flex attention's templates) is
+// a group left out with its reason, and the groups that do not depend on it still run.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
+#include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/planner.h"
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/graph/fx_readable_parser.h"
+#include "sample_graph.h"
 
 using namespace fxscope;
 
-TEST_CASE("a higher-order op without a runtime is left out by name, the rest still run", "[gpu]") {
-  const std::string code =
-      "class GraphModule(torch.nn.Module):\n"
-      "    def forward(self, x: \"f32[64][1]cuda:0\", p: \"b8[][]cuda:0\"):\n"
-      "        a: \"f32[64][1]cuda:0\" = torch.ops.aten.relu.default(x)\n"
-      "        true_graph_0 = self.true_graph_0\n"
-      "        false_graph_0 = self.false_graph_0\n"
-      "        cond = torch.ops.higher_order.cond(p, true_graph_0, false_graph_0, (a,))\n"
-      "        c: \"f32[64][1]cuda:0\" = cond[0]\n"
-      "        d: \"f32[64][1]cuda:0\" = torch.ops.aten.mul.Tensor(c, 2)\n"
-      "        e: \"f32[64][1]cuda:0\" = torch.ops.aten.sin.default(x)\n"
-      "        return (d, e)\n";
-  const graph::Graph g = graph::parse_fx_readable(code, "cond").graph;
+namespace {
+
+const std::string kCondHead =
+    "class GraphModule(torch.nn.Module):\n"
+    "    def forward(self, x: \"f32[64][1]cuda:0\", p: \"b8[][]cuda:0\"):\n"
+    "        a: \"f32[64][1]cuda:0\" = torch.ops.aten.relu.default(x)\n"
+    "        true_graph_0 = self.true_graph_0\n"
+    "        false_graph_0 = self.false_graph_0\n"
+    "        cond = torch.ops.higher_order.cond(p, true_graph_0, false_graph_0, (a,))\n"
+    "        c: \"f32[64][1]cuda:0\" = cond[0]\n"
+    "        d: \"f32[64][1]cuda:0\" = torch.ops.aten.mul.Tensor(c, 2)\n"
+    "        e: \"f32[64][1]cuda:0\" = torch.ops.aten.sin.default(x)\n"
+    "        return (d, e)\n";
+
+const std::string kCondBranches =
+    "    class true_graph_0(torch.nn.Module):\n"
+    "        def forward(self, arg0_1: \"f32[64][1]cuda:0\"):\n"
+    "            t: \"f32[64][1]cuda:0\" = torch.ops.aten.exp.default(arg0_1)\n"
+    "            return (t,)\n"
+    "\n"
+    "    class false_graph_0(torch.nn.Module):\n"
+    "        def forward(self, arg0_1: \"f32[64][1]cuda:0\"):\n"
+    "            f: \"f32[64][1]cuda:0\" = torch.ops.aten.neg.default(arg0_1)\n"
+    "            g: \"f32[64][1]cuda:0\" = torch.ops.aten.add.Tensor(f, 1)\n"
+    "            return (g,)\n";
+
+// The step of PLANNED that runs torch.cond, or nullptr.
+const gpu::StepPlan* branch_step_of(const gpu::PlannedSteps& planned) {
+  const auto it =
+      std::find_if(planned.steps.begin(), planned.steps.end(),
+                   [](const gpu::StepPlan& s) { return s.kind == gpu::StepKind::branch; });
+  return it == planned.steps.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("torch.cond runs as one step: the predicate, then the steps of either branch", "[gpu]") {
+  const graph::Graph g = graph::parse_fx_readable(kCondHead + "\n" + kCondBranches, "cond").graph;
+  REQUIRE(g.subgraphs().size() == 2);
+  const graph::NodeId c = *g.find("c");
+  for (const fusion::Mode mode : fusion::kAllModes) {
+    INFO(fusion::to_string(mode));
+    const fusion::FusionPlan plan = fusion::plan(g, mode);
+    const auto steps = gpu::plan_steps(g, plan, {}, mode == fusion::Mode::max_autotune, 1);
+    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+    CHECK(steps.skipped.empty());
+    CHECK(steps.ran_ops == steps.ops);
+    const gpu::StepPlan* b = branch_step_of(steps);
+    REQUIRE(b != nullptr);
+    REQUIRE(b->branch);
+    CHECK(b->branch->predicate == *g.find("p"));
+    CHECK(b->branch->operands == std::vector<graph::NodeId>{*g.find("a")});
+    REQUIRE(b->branch->results.size() == 1);
+    CHECK(b->branch->results[0] == c);
+    CHECK(b->writes == std::vector<graph::NodeId>{c});
+    REQUIRE(b->branch->branches.size() == 2);
+    CHECK(b->branch->branches[0].name == "true_graph_0");
+    CHECK(b->branch->branches[1].name == "false_graph_0");
+    // exp in one kernel; neg and add fused in the compiled modes, two launches in eager.
+    CHECK(b->branch->branches[0].steps->steps.size() == 1);
+    CHECK(b->branch->branches[1].steps->steps.size() == (mode == fusion::Mode::eager ? 2u : 1u));
+    // The branches' ops count as the plan's: 1 (exp) + 2 (neg, add), and the cond itself.
+    CHECK(steps.ops >= 3 + 1 + 2);
+    // It runs after what writes its operand and before what reads its result.
+    const auto at = static_cast<std::size_t>(b - steps.steps.data());
+    for (std::size_t i = 0; i < steps.steps.size(); ++i) {
+      const auto& s = steps.steps[i];
+      if (std::find(s.reads.begin(), s.reads.end(), c) != s.reads.end()) CHECK(i > at);
+      if (std::find(s.writes.begin(), s.writes.end(), *g.find("a")) != s.writes.end()) {
+        CHECK(i < at);
+      }
+    }
+  }
+}
+
+TEST_CASE("a torch.cond on GPU tensors stops a CUDA graph, as Inductor's lowering does", "[gpu]") {
+  const graph::Graph g = graph::parse_fx_readable(kCondHead + "\n" + kCondBranches, "cond").graph;
+  const fusion::CudaGraphVerdict v = fusion::check_cuda_graphs(g);
+  CHECK_FALSE(v.usable);
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(v.reasons.front().find("torch.cond cond") != std::string::npos);
+}
+
+TEST_CASE("a torch.cond whose branches the log lacks is left out by name, the rest still run",
+          "[gpu]") {
+  const graph::Graph g = graph::parse_fx_readable(kCondHead, "cond").graph;
   REQUIRE(g.find("cond"));
   for (const fusion::Mode mode : fusion::kAllModes) {
     INFO(fusion::to_string(mode));
@@ -32,13 +108,32 @@ TEST_CASE("a higher-order op without a runtime is left out by name, the rest sti
     const auto steps = gpu::plan_steps(g, plan, {}, mode == fusion::Mode::max_autotune, 1);
     bool named = false;
     for (const auto& s : steps.skipped) {
-      named = named || s.why.find("higher_order.cond") != std::string::npos;
-      CHECK(s.why.find("runs on a library kernel") == std::string::npos);
+      named = named || s.why.find("true_graph_0 has no graph in the log") != std::string::npos;
     }
     INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
     CHECK(named);
     CHECK(steps.ran_ops < steps.ops);
     CHECK(steps.ran_ops > 0);  // the relu and the sin do not depend on the cond
+  }
+}
+
+TEST_CASE("the corpus's torch.cond runs in every mode with every op planned", "[gpu][corpus]") {
+  for (const fusion::Mode mode : fusion::kAllModes) {
+    INFO(fusion::to_string(mode));
+    const fusion::GraphFusion f = test::sample_fusion("corpus/hand_cond_branch", mode);
+    const auto steps =
+        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
+    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+    CHECK(steps.skipped.empty());
+    CHECK(steps.ran_ops == steps.ops);
+    const gpu::StepPlan* b = branch_step_of(steps);
+    REQUIRE(b != nullptr);
+    CHECK(f.post_grad.node(b->branch->predicate).name == "gt");
+    // Each branch: its GEMM and the pointwise tail (the bias add Inductor may fold in).
+    for (const auto& br : b->branch->branches) CHECK(br.steps->steps.size() >= 2);
+    if (mode != fusion::Mode::default_mode && mode != fusion::Mode::eager) {
+      CHECK_FALSE(f.ours.cuda_graphs.usable);
+    }
   }
 }
 
