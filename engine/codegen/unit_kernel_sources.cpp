@@ -21,14 +21,22 @@ std::string file_safe(const std::string& s) {
   return out;
 }
 
-std::string header(const fusion::GraphFusion& f, const fusion::KernelGroup& group,
+// Where a group is: its graph's place in the log and, for a subgraph's group, the subgraph.
+struct GroupPlace {
+  const graph::Graph& graph;
+  const ops::SymbolHints& hints;
+  std::string where;  // "[0/0] inductor_post_grad_graph line 12" or "..., subgraph true_graph_0"
+  fusion::Mode mode;
+};
+
+std::string header(const GroupPlace& at, const fusion::KernelGroup& group,
                    const GeneratedKernel& k) {
   std::string nodes;
   for (const graph::NodeId n : group.nodes) {
-    nodes += (nodes.empty() ? "" : " ") + f.post_grad.node(n).name;
+    nodes += (nodes.empty() ? "" : " ") + at.graph.node(n).name;
   }
-  std::string text = "// fxscope: generated for " + f.where + ", " +
-                     std::string(fusion::to_string(f.ours.mode)) + " mode\n";
+  std::string text = "// fxscope: generated for " + at.where + ", " +
+                     std::string(fusion::to_string(at.mode)) + " mode\n";
   text += "// group " + std::to_string(group.id) + " " + group.name + " (" +
           std::string(fusion::to_string(group.kind)) + ")\n";
   text += "// nodes: " + nodes + "\n";
@@ -38,24 +46,22 @@ std::string header(const fusion::GraphFusion& f, const fusion::KernelGroup& grou
   return text;
 }
 
-}  // namespace
-
-Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
-                                        const fusion::KernelGroup& group, bool with_prelude) {
+Result<std::string> kernel_source(const GroupPlace& at, const fusion::KernelGroup& group,
+                                  bool with_prelude) {
   if (group.kind == fusion::GroupKind::combo) {
     return make_error(
         group.name + " is a combo kernel (foreach sub-kernels in one launch): no generated kernel");
   }
-  if (!has_generated_kernel(f.post_grad, group)) {
+  if (!has_generated_kernel(at.graph, group)) {
     return make_error(group.name +
                       " runs in a library (cuBLAS, cuDNN or fxscope's attention "
                       "kernel): no generated kernel");
   }
   CodegenOptions options;
-  options.hints = f.hints;
+  options.hints = at.hints;
   // As `run` generates it on the GPU the launch shapes are sized for (an H200: sm_90, clusters).
   options.clusters = true;
-  auto k = generate(f.post_grad, group, options);
+  auto k = generate(at.graph, group, options);
   if (!k) return k.error();
   std::string source = k->source;
   if (!with_prelude) {
@@ -68,7 +74,48 @@ Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
           source.substr(end + kPreludeEnd.size());
     }
   }
-  return header(f, group, *k) + source;
+  return header(at, group, *k) + source;
+}
+
+// Every group of PLAN (planned on AT's graph) as a file named PREFIX, group id and name, and
+// then its subgraphs' groups (torch.cond's branches, which Inductor generates kernels for too).
+void add_plan_sources(const GroupPlace& at, const fusion::FusionPlan& plan,
+                      const std::string& prefix, UnitKernelSources& out) {
+  for (const fusion::KernelGroup& group : plan.groups) {
+    if (group.kind == fusion::GroupKind::combo) {
+      ++out.combo_groups;
+      continue;
+    }
+    if (!has_generated_kernel(at.graph, group)) {
+      ++out.library_groups;
+      continue;
+    }
+    auto text = kernel_source(at, group, true);
+    if (!text) {
+      out.refused.push_back(at.where + ": " + text.error().message);
+      continue;
+    }
+    char number[16];
+    std::snprintf(number, sizeof number, "_g%03zu_", group.id);
+    // Inductor's names can outgrow a file name; the group id keeps a cut one unique.
+    out.files.push_back({file_safe(prefix + number + group.name.substr(0, 120)) + ".cu", *text});
+  }
+  for (const fusion::SubgraphPlan& sp : plan.subgraphs) {
+    const graph::Graph* sub = at.graph.find_subgraph(sp.name);
+    if (sub == nullptr) {
+      out.refused.push_back(at.where + ": subgraph " + sp.name + " is planned but not in the log");
+      continue;
+    }
+    const GroupPlace inner{*sub, at.hints, at.where + ", subgraph " + sp.name, at.mode};
+    add_plan_sources(inner, sp.plan, prefix + "_" + sp.name, out);
+  }
+}
+
+}  // namespace
+
+Result<std::string> group_kernel_source(const fusion::GraphFusion& f,
+                                        const fusion::KernelGroup& group, bool with_prelude) {
+  return kernel_source({f.post_grad, f.hints, f.where, f.ours.mode}, group, with_prelude);
 }
 
 Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion::Mode mode,
@@ -84,28 +131,9 @@ Result<UnitKernelSources> unit_kernel_sources(const trace::TraceLog& log, fusion
     const std::vector<fusion::GraphFusion> fusions = fusion::fuse_unit(unit, mode);
     for (std::size_t gi = 0; gi < fusions.size(); ++gi) {
       const fusion::GraphFusion& f = fusions[gi];
-      for (const fusion::KernelGroup& group : f.ours.groups) {
-        if (group.kind == fusion::GroupKind::combo) {
-          ++out.combo_groups;
-          continue;
-        }
-        if (!has_generated_kernel(f.post_grad, group)) {
-          ++out.library_groups;
-          continue;
-        }
-        auto text = group_kernel_source(f, group, true);
-        if (!text) {
-          out.refused.push_back(f.where + ": " + text.error().message);
-          continue;
-        }
-        char number[16];
-        std::snprintf(number, sizeof number, "_g%03zu_", group.id);
-        // A backward graph's groups restart their numbering: the graph's index keeps names apart.
-        const std::string graph_tag = fusions.size() > 1 ? "_graph" + std::to_string(gi) : "";
-        // Inductor's names can outgrow a file name; the group id keeps a cut one unique.
-        out.files.push_back(
-            {file_safe(id + graph_tag + number + group.name.substr(0, 120)) + ".cu", *text});
-      }
+      // A backward graph's groups restart their numbering: the graph's index keeps names apart.
+      const std::string graph_tag = fusions.size() > 1 ? "_graph" + std::to_string(gi) : "";
+      add_plan_sources({f.post_grad, f.hints, f.where, f.ours.mode}, f.ours, id + graph_tag, out);
     }
   }
   if (!found) {

@@ -56,12 +56,8 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
   PlannedSteps steps = plan_steps(g, s.backward->ours, s.hints, tune, s.seed, s.clusters);
   em.coverage.ops = steps.ops;
   const auto inputs = backward_inputs(s, pair, r.notes);
-  std::vector<const std::string*> sources;
-  for (const auto& step : steps.steps) {
-    for (const auto& v : step.variants) sources.push_back(&v.source);
-  }
   say(s.mode + " backward: compiling " + std::to_string(steps.steps.size()) + " steps");
-  compiler.precompile(sources);
+  compiler.precompile(kernel_sources(steps));
   ExecutableOptions eo;
   eo.hints = s.hints;
   eo.tune = tune;

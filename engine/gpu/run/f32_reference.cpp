@@ -87,11 +87,7 @@ Result<std::vector<HostOutput>> run_f32_reference(
   eo.compile = [&](const std::string& source, const std::string& where) {
     return compiler.compile(source, where);
   };
-  std::vector<const std::string*> sources;
-  for (const auto& s : steps.steps) {
-    for (const auto& v : s.variants) sources.push_back(&v.source);
-  }
-  compiler.precompile(sources);
+  compiler.precompile(kernel_sources(steps));
   auto exe = Executable::build(f.post_grad, std::move(steps),
                                widened_inputs(eager.post_grad, inputs), eo, stream);
   if (!exe) return make_error("the f32 reference: " + exe.error().message);

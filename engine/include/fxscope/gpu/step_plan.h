@@ -91,6 +91,10 @@ PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& pla
                         const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0,
                         bool clusters = false);
 
+// Every generated variant's source of PLANNED's steps, its branches' steps included: what a run
+// hands the compiler to build in parallel before the steps are built one by one.
+std::vector<const std::string*> kernel_sources(const PlannedSteps& planned);
+
 // Whether STEP takes indices from data (a gather, a scatter, an embedding lookup): the bytes it
 // moves depend on the values, not on the buffers' sizes, and launched on its own, on buffers that
 // later steps reused, its indices may point anywhere. GEMMs, convolutions and attention do not;
