@@ -26,7 +26,7 @@ const char* kind_text(StepKind k) {
       return "convolution backward";
     case StepKind::attention:
       return "attention";
-    case StepKind::branch:
+    case StepKind::subgraphs:
       return "torch.cond";
   }
   return "step";

@@ -12,7 +12,7 @@ Executable::~Executable() {
   if (exec_) cudaGraphExecDestroy(exec_);
   if (graph_) cudaGraphDestroy(graph_);
   if (!impl_) return;
-  impl_->branches.clear();
+  impl_->callees.clear();
   impl_->gemms.clear();
   impl_->convs.clear();
   impl_->images.clear();

@@ -13,8 +13,8 @@
 #include "fxscope/gpu/memory_plan.h"
 #include "gemm/gemm_conv_runner.h"
 #include "run/gpu_timing.h"
-#include "runtime/branch_launch.h"
 #include "runtime/executable_impl.h"
+#include "runtime/subgraph_launch.h"
 
 namespace fxscope::gpu {
 
@@ -645,9 +645,9 @@ struct Executable::Builder {
     return "";
   }
 
-  std::string build_branch(const StepPlan& s, const std::string& where) {
-    auto launch = build_branch_launch(
-        g, s, [this](graph::NodeId n) { return im.pointer(n); }, options, stream, im.branches,
+  std::string build_subgraphs(const StepPlan& s, const std::string& where) {
+    auto launch = build_subgraph_launch(
+        g, s, [this](graph::NodeId n) { return im.pointer(n); }, options, stream, im.callees,
         where);
     if (!launch) return launch.error().message;
     ex.launches_.push_back(std::move(*launch));
@@ -695,8 +695,8 @@ struct Executable::Builder {
         case StepKind::attention:
           failure = build_attention(s, where);
           break;
-        case StepKind::branch:
-          failure = build_branch(s, where);
+        case StepKind::subgraphs:
+          failure = build_subgraphs(s, where);
           break;
       }
       if (absorbed) continue;

@@ -42,8 +42,9 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<CudnnConv>> convs;
   std::vector<std::unique_ptr<CudnnConvBackward>> conv_backwards;
   std::vector<std::unique_ptr<GemmConv>> gemm_convs;
-  std::vector<std::vector<void*>> arg_values;         // stable storage for kernel arguments
-  std::vector<std::unique_ptr<Executable>> branches;  // torch.cond's, each an executable of its own
+  std::vector<std::vector<void*>> arg_values;  // stable storage for kernel arguments
+  // The graphs subgraph steps call (torch.cond's branches), each an executable of its own.
+  std::vector<std::unique_ptr<Executable>> callees;
 
   Location locate(graph::NodeId node) const {
     if (const auto a = codegen::alias_of(*graph, node, hints)) return {a->base, a->offset};

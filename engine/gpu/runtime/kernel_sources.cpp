@@ -6,8 +6,8 @@ std::vector<const std::string*> kernel_sources(const PlannedSteps& planned) {
   std::vector<const std::string*> out;
   for (const StepPlan& s : planned.steps) {
     for (const auto& v : s.variants) out.push_back(&v.source);
-    if (!s.branch) continue;
-    for (const auto& b : s.branch->branches) {
+    if (!s.call) continue;
+    for (const auto& b : s.call->graphs) {
       for (const std::string* source : kernel_sources(*b.steps)) out.push_back(source);
     }
   }

@@ -11,9 +11,9 @@
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/unbacked_sizes.h"
-#include "runtime/branch_step.h"
 #include "runtime/conv_bias.h"
 #include "runtime/step_order.h"
+#include "runtime/subgraph_step.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -425,6 +425,19 @@ std::string lacked(const graph::Graph& g, graph::NodeId r) {
          g.node(from).name + ", which did not run";
 }
 
+// The one op of GROUP that is neither a view nor a getitem, when it has exactly one.
+std::optional<graph::NodeId> only_op(const graph::Graph& g, const fusion::KernelGroup& group,
+                                     const std::vector<bool>& is_view) {
+  std::optional<graph::NodeId> found;
+  for (const graph::NodeId n : group.nodes) {
+    const graph::Node& node = g.node(n);
+    if (!node.is_op() || is_view[n] || ops::op_key(node.target) == "operator.getitem") continue;
+    if (found) return std::nullopt;
+    found = n;
+  }
+  return found;
+}
+
 }  // namespace
 
 // A group whose steps read a buffer that no step writes and no input holds cannot run right (a
@@ -509,7 +522,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   const auto generate = [&](const fusion::KernelGroup& k) {
     return generated_step(g, k, hints, tune, clusters, run_seed);
   };
-  const PlanBranch plan_branch = [&](const graph::Graph& sub, const fusion::FusionPlan& p) {
+  const PlanCallee plan_callee = [&](const graph::Graph& sub, const fusion::FusionPlan& p) {
     return plan_steps(sub, p, hints, tune, run_seed, clusters);
   };
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
@@ -542,14 +555,24 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       failed = make_error(*unbound);
     } else if (group.nodes.size() == 1 && is_cond(g.node(group.nodes.front()))) {
       // Eager's torch.cond, a group of its own.
-      auto b = branch_step(g, group.nodes.front(), plan, plan_branch);
+      auto b = cond_step(g, group.nodes.front(), plan, plan_callee);
       if (b) {
         // Its branches' ops count as the plan's: both can run.
-        ops += branch_ops(*b);
-        out.ops += branch_ops(*b);
+        ops += subgraph_ops(*b);
+        out.ops += subgraph_ops(*b);
         made.push_back(std::move(*b));
       } else {
         failed = b.error();
+      }
+    } else if (const auto flex = only_op(g, group, is_view);
+               flex && is_flex_attention_forward(g.node(*flex))) {
+      auto f = flex_attention_step(g, *flex, plan_callee);
+      if (f) {
+        ops += subgraph_ops(*f);
+        out.ops += subgraph_ops(*f);
+        made.push_back(std::move(*f));
+      } else {
+        failed = f.error();
       }
     } else if (copies_index_put_self(g, group)) {
       // Inductor's kernel for the clone of a functional index_put's self: the runtime copies self
@@ -701,7 +724,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       out.steps.push_back(std::move(s));
     }
   }
-  add_branches_outside_groups(g, plan, counted, plan_branch, out);
+  add_conds_outside_groups(g, plan, counted, plan_callee, out);
   if (tune) offer_gemm_epilogues(g, out, hints);
   // Inductor's output code draws dropout's seeds first of all (a randint into the seeds buffer);
   // the plan may list the seeds op after kernels that look them up. It reads nothing, so it runs
@@ -777,7 +800,7 @@ std::vector<ScratchBuffer> scratch_buffers(const std::vector<StepPlan>& steps) {
 
 bool indexes_by_data(const StepPlan& step, const graph::Graph& graph) {
   // torch.cond chooses what it launches by its predicate's value.
-  if (step.kind == StepKind::branch) return true;
+  if (step.kind == StepKind::subgraphs) return true;
   if (step.kind != StepKind::generated) return false;
   static constexpr std::array<std::string_view, 5> kByData = {"index", "gather", "scatter",
                                                               "embedding", "take"};

@@ -20,26 +20,28 @@
 
 namespace fxscope::gpu {
 
-enum class StepKind { generated, gemm, conv, conv_backward, attention, branch };
+enum class StepKind { generated, gemm, conv, conv_backward, attention, subgraphs };
 
 struct PlannedSteps;
 
-// torch.cond: its predicate read on the host when the step runs, then the chosen branch's steps,
-// as Inductor's wrapper runs it (codegen_conditional: `if pred.item():` around each subgraph's
-// calls). Inductor's subgraph takes the operands' buffers and hands back its outputs'; a branch
-// here owns its buffers, so the operands are copied in and the outputs copied out (device to
-// device, no kernel).
-struct BranchSpec {
-  graph::NodeId predicate = 0;
-  std::vector<graph::NodeId> operands;  // the branches' inputs, in their placeholders' order
-  // Output I of a branch goes to RESULTS[I] (the cond's getitem I), when a getitem takes it.
+// A step that runs another graph's steps: torch.cond's branches, of which its predicate picks one
+// (read on the host when the step runs, as Inductor's wrapper does: `if pred.item():` around each
+// subgraph's calls, codegen_conditional), or flex attention's math, a graph fxscope builds from
+// its score and mask subgraphs. Inductor's subgraph takes the operands' buffers and hands back its
+// outputs'; a callee here owns its buffers, so the operands are copied in and the outputs out
+// (device to device, no kernel).
+struct SubgraphCall {
+  std::optional<graph::NodeId> predicate;  // torch.cond's: true runs GRAPHS[0], false GRAPHS[1]
+  std::vector<graph::NodeId> operands;     // the callees' inputs, in their placeholders' order
+  // Output I of a callee goes to RESULTS[I] (the op's getitem I), when a getitem takes it.
   std::vector<std::optional<graph::NodeId>> results;
-  struct Branch {
-    std::string name;                     // the subgraph: "true_graph_0"
-    const graph::Graph* graph = nullptr;  // the enclosing graph's subgraph
+  struct Callee {
+    std::string name;                           // "true_graph_0", "flex attention's math"
+    std::shared_ptr<const graph::Graph> owned;  // a graph fxscope built, else null
+    const graph::Graph* graph = nullptr;        // the enclosing graph's subgraph, or OWNED
     std::shared_ptr<const PlannedSteps> steps;
   };
-  std::vector<Branch> branches;  // taken when the predicate is true, then when false
+  std::vector<Callee> graphs;
 };
 
 struct StepPlan {
@@ -59,7 +61,7 @@ struct StepPlan {
   std::optional<ConvSpec> conv;
   std::optional<ConvBackwardSpec> conv_backward;
   std::optional<AttentionSpec> attention;
-  std::optional<BranchSpec> branch;
+  std::optional<SubgraphCall> call;
   // max-autotune, on a GEMM step followed by the kernel that consumes its product: that kernel
   // in cuBLASLt's epilogue (the runtime times both and keeps the faster; `writes` then also holds
   // the epilogue's output, so its buffer lives from this step), or why it cannot ride there.
@@ -91,7 +93,7 @@ PlannedSteps plan_steps(const graph::Graph& graph, const fusion::FusionPlan& pla
                         const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed = 0,
                         bool clusters = false);
 
-// Every generated variant's source of PLANNED's steps, its branches' steps included: what a run
+// Every generated variant's source of PLANNED's steps, its callees' steps included: what a run
 // hands the compiler to build in parallel before the steps are built one by one.
 std::vector<const std::string*> kernel_sources(const PlannedSteps& planned);
 

@@ -1,6 +1,7 @@
 // Higher-order ops in a graph the engine plans: torch.cond is a step that runs the branch its
-// predicate picks; an op with no runtime (a user's Triton kernel, flex attention's templates) is
-// a group left out with its reason, and the groups that do not depend on it still run.
+// predicate picks, flex attention's forward a step that runs its math graph; an op with no runtime
+// (a user's Triton kernel, flex attention's templates) is a group left out with its reason, and the
+// groups that do not depend on it still run.
 
 #include <catch2/catch.hpp>
 
@@ -9,8 +10,11 @@
 
 #include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/planner.h"
+#include "fxscope/gpu/flex_math_graph.h"
+#include "fxscope/gpu/random_inputs.h"
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/ops/op_registry.h"
 #include "sample_graph.h"
 
 using namespace fxscope;
@@ -42,10 +46,10 @@ const std::string kCondBranches =
     "            return (g,)\n";
 
 // The step of PLANNED that runs torch.cond, or nullptr.
-const gpu::StepPlan* branch_step_of(const gpu::PlannedSteps& planned) {
+const gpu::StepPlan* subgraph_step_of(const gpu::PlannedSteps& planned) {
   const auto it =
       std::find_if(planned.steps.begin(), planned.steps.end(),
-                   [](const gpu::StepPlan& s) { return s.kind == gpu::StepKind::branch; });
+                   [](const gpu::StepPlan& s) { return s.kind == gpu::StepKind::subgraphs; });
   return it == planned.steps.end() ? nullptr : &*it;
 }
 
@@ -62,20 +66,20 @@ TEST_CASE("torch.cond runs as one step: the predicate, then the steps of either 
     INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
     CHECK(steps.skipped.empty());
     CHECK(steps.ran_ops == steps.ops);
-    const gpu::StepPlan* b = branch_step_of(steps);
+    const gpu::StepPlan* b = subgraph_step_of(steps);
     REQUIRE(b != nullptr);
-    REQUIRE(b->branch);
-    CHECK(b->branch->predicate == *g.find("p"));
-    CHECK(b->branch->operands == std::vector<graph::NodeId>{*g.find("a")});
-    REQUIRE(b->branch->results.size() == 1);
-    CHECK(b->branch->results[0] == c);
+    REQUIRE(b->call);
+    CHECK(b->call->predicate == g.find("p"));
+    CHECK(b->call->operands == std::vector<graph::NodeId>{*g.find("a")});
+    REQUIRE(b->call->results.size() == 1);
+    CHECK(b->call->results[0] == c);
     CHECK(b->writes == std::vector<graph::NodeId>{c});
-    REQUIRE(b->branch->branches.size() == 2);
-    CHECK(b->branch->branches[0].name == "true_graph_0");
-    CHECK(b->branch->branches[1].name == "false_graph_0");
+    REQUIRE(b->call->graphs.size() == 2);
+    CHECK(b->call->graphs[0].name == "true_graph_0");
+    CHECK(b->call->graphs[1].name == "false_graph_0");
     // exp in one kernel; neg and add fused in the compiled modes, two launches in eager.
-    CHECK(b->branch->branches[0].steps->steps.size() == 1);
-    CHECK(b->branch->branches[1].steps->steps.size() == (mode == fusion::Mode::eager ? 2u : 1u));
+    CHECK(b->call->graphs[0].steps->steps.size() == 1);
+    CHECK(b->call->graphs[1].steps->steps.size() == (mode == fusion::Mode::eager ? 2u : 1u));
     // The branches' ops count as the plan's: 1 (exp) + 2 (neg, add), and the cond itself.
     CHECK(steps.ops >= 3 + 1 + 2);
     // It runs after what writes its operand and before what reads its result.
@@ -126,11 +130,12 @@ TEST_CASE("the corpus's torch.cond runs in every mode with every op planned", "[
     INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
     CHECK(steps.skipped.empty());
     CHECK(steps.ran_ops == steps.ops);
-    const gpu::StepPlan* b = branch_step_of(steps);
+    const gpu::StepPlan* b = subgraph_step_of(steps);
     REQUIRE(b != nullptr);
-    CHECK(f.post_grad.node(b->branch->predicate).name == "gt");
+    REQUIRE(b->call->predicate);
+    CHECK(f.post_grad.node(*b->call->predicate).name == "gt");
     // Each branch: its GEMM and the pointwise tail (the bias add Inductor may fold in).
-    for (const auto& br : b->branch->branches) CHECK(br.steps->steps.size() >= 2);
+    for (const auto& br : b->call->graphs) CHECK(br.steps->steps.size() >= 2);
     if (mode != fusion::Mode::default_mode && mode != fusion::Mode::eager) {
       CHECK_FALSE(f.ours.cuda_graphs.usable);
     }
@@ -166,4 +171,64 @@ TEST_CASE("a user's Triton kernel in the graph is left out by name, the rest sti
   CHECK(named);
   CHECK(steps.ran_ops > 0);
   CHECK(steps.ran_ops < steps.ops);
+}
+
+TEST_CASE(
+    "flex attention's forward is a math graph: scores in f32, its score_mod inlined, the "
+    "attention in the op's own layout",
+    "[gpu][corpus]") {
+  const fusion::GraphFusion f =
+      test::sample_fusion("corpus/hand_flex_attention_train_bf16", fusion::Mode::default_mode);
+  const graph::Graph& g = f.post_grad;
+  std::optional<graph::NodeId> flex;
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    if (ops::op_key(g.node(n).target) == "higher_order.flex_attention") flex = n;
+  }
+  REQUIRE(flex);
+  const auto math = gpu::flex_attention_math(g, *flex);
+  INFO((math ? std::string() : math.error().message));
+  REQUIRE(math);
+  CHECK(gpu::graph_inputs(*math).size() == 3);  // q, k, v: the ALiBi score_mod captures nothing
+  const auto outs = gpu::output_nodes(*math);
+  REQUIRE(outs.size() == 3);
+  // The attention in getitem 0's layout (Q's stride order: [B, M, H, D] in memory).
+  const graph::TensorMeta& attention = *math->node(outs[0]).meta;
+  CHECK(attention == *g.node(*g.find("getitem_7")).meta);
+  CHECK(math->node(outs[1]).meta->dtype == "f32");
+  // The score_mod's ops, applied over [2, 4, 256, 256].
+  std::size_t full_size_ops = 0;
+  std::size_t gemms = 0;
+  for (const graph::Node& n : math->nodes()) {
+    if (!n.is_op() || !n.meta) continue;
+    if (n.meta->rank() == 4 && n.meta->sizes[3].value == 256 && n.meta->sizes[2].value == 256) {
+      ++full_size_ops;
+    }
+    if (ops::op_key(n.target) == "aten.bmm") ++gemms;
+  }
+  CHECK(gemms == 2);
+  CHECK(full_size_ops >= 8);  // scale, ALiBi's sub, the causal where, the mask, exp, softmax
+}
+
+TEST_CASE("the corpus's flex attention forward runs in every mode with every op planned",
+          "[gpu][corpus]") {
+  for (const fusion::Mode mode : fusion::kAllModes) {
+    INFO(fusion::to_string(mode));
+    const fusion::GraphFusion f =
+        test::sample_fusion("corpus/hand_flex_attention_train_bf16", mode);
+    const auto steps =
+        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
+    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+    CHECK(steps.skipped.empty());
+    CHECK(steps.ran_ops == steps.ops);
+    const gpu::StepPlan* s = subgraph_step_of(steps);
+    REQUIRE(s != nullptr);
+    CHECK_FALSE(s->call->predicate);
+    REQUIRE(s->call->graphs.size() == 1);
+    CHECK(s->call->graphs[0].steps->steps.size() >= 15);
+    CHECK(s->call->operands.size() == 3);
+    // The attention and its log-sum-exp are taken by the graph (getitem 0 and 1).
+    REQUIRE(s->call->results.size() == 3);
+    CHECK(s->call->results[0]);
+    CHECK(s->call->results[1]);
+  }
 }

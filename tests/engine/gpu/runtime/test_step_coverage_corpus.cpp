@@ -66,7 +66,7 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   // A user's Triton kernel runs on the PyTorch backend only, by design.
   CHECK(excluded > 0);
   // A ratchet: what cannot be planned otherwise only shrinks. When set, KNOWN_GAPS: flex
-  // attention's forward and backward, and the custom op's eager call.
-  constexpr std::size_t kKnownGaps = 8;
+  // attention's backward (3 modes) and the custom op's eager call.
+  constexpr std::size_t kKnownGaps = 4;
   CHECK(ops - ran - excluded <= kKnownGaps);
 }
