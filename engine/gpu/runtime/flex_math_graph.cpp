@@ -134,6 +134,7 @@ class MathGraph {
   }
 
   const std::string& dtype(NodeId x) const { return out_.node(x).meta->dtype; }
+  const std::string& device() const { return device_; }
   Sizes sizes(NodeId x) const { return sizes_of(*out_.node(x).meta); }
   graph::Graph take() { return std::move(out_); }
 
@@ -229,24 +230,47 @@ std::vector<NodeId> nodes_of(const Argument& a) {
   return out;
 }
 
-}  // namespace
+// The sizes of an attention's query [B, H, M, D], key [B, H, N, D] and value [B, H, N, Dv].
+struct Shapes {
+  std::int64_t B = 0, H = 0, M = 0, D = 0, N = 0, Dv = 0;
+};
 
-Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
+// What both math graphs read of a flex op: its q, k, v, scale, subgraphs and buffers, with its
+// sizes checked; AT says at which arguments.
+struct FlexArgs {
+  const graph::Graph* score_mod = nullptr;
+  const graph::Graph* mask_mod = nullptr;
+  const graph::TensorMeta* q = nullptr;
+  const graph::TensorMeta* k = nullptr;
+  const graph::TensorMeta* v = nullptr;
+  Shapes shape;
+  double scale = 1.0;
+  std::vector<NodeId> score_buffers;  // in the enclosing graph
+  std::vector<NodeId> mask_buffers;
+};
+
+// The positions of a flex op's arguments: the score subgraph, the block mask (its last item the
+// mask subgraph), the scale, the score and mask subgraphs' buffers.
+struct FlexArgPositions {
+  std::size_t score_mod, block_mask, scale, score_buffers, mask_buffers;
+};
+constexpr FlexArgPositions kForwardArgs{3, 4, 5, 7, 8};
+// flex_attention_backward: the forward graph at 7, the joint graph at 8.
+constexpr FlexArgPositions kBackwardArgs{7, 9, 10, 12, 13};
+
+Result<FlexArgs> read_flex_args(const graph::Graph& g, NodeId flex, const FlexArgPositions& at,
+                                const std::string& where) {
   const graph::Node& node = g.node(flex);
-  const std::string where = "flex attention " + node.name;
-  // flex_attention(q, k, v, score_mod, block_mask, scale, kernel_options, score_mod_buffers,
-  //                mask_mod_buffers)
-  if (node.args.size() < 6 || !node.args[0].is_node() || !node.args[1].is_node() ||
+  if (node.args.size() <= at.scale || !node.args[0].is_node() || !node.args[1].is_node() ||
       !node.args[2].is_node()) {
-    return make_error(where +
-                      ": expected flex_attention(q, k, v, score_mod, block_mask, scale, "
-                      "...), got " +
+    return make_error(where + ": expected (q, k, v, ...) and its subgraphs, got " +
                       std::to_string(node.args.size()) + " arguments");
   }
-  const graph::Graph* score_mod = subgraph_at(g, node.args[3]);
-  const auto& mask_items = node.args[4].items();
-  const graph::Graph* mask_mod = mask_items.empty() ? nullptr : subgraph_at(g, mask_items.back());
-  if (score_mod == nullptr || mask_mod == nullptr) {
+  FlexArgs f;
+  f.score_mod = subgraph_at(g, node.args[at.score_mod]);
+  const auto& mask_items = node.args[at.block_mask].items();
+  f.mask_mod = mask_items.empty() ? nullptr : subgraph_at(g, mask_items.back());
+  if (f.score_mod == nullptr || f.mask_mod == nullptr) {
     return make_error(where + ": its score or mask subgraph is not in the log");
   }
   const auto& qm = g.node(node.args[0].as_node()).meta;
@@ -266,72 +290,140 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
                       ": grouped-query heads or broadcast batches, which fxscope's math "
                       "graph does not take");
   }
-  const std::int64_t B = q[0], H = q[1], M = q[2], D = q[3], N = k[2], Dv = v[3];
-  const double scale = node.args[5].kind() == Argument::Kind::floating
-                           ? node.args[5].as_float()
-                           : 1.0 / std::sqrt(static_cast<double>(D));
-  // The attention's own meta: the op's getitem 0 where the graph takes it (Q's stride order).
-  std::optional<graph::TensorMeta> out_meta;
-  for (NodeId u = 0; u < g.size(); ++u) {
-    const graph::Node& un = g.node(u);
-    if (ops::op_key(un.target) == "operator.getitem" && un.args.size() > 1 &&
-        un.args[0].is_node() && un.args[0].as_node() == flex && un.args[1].as_int() == 0) {
-      out_meta = un.meta;
-    }
-  }
-  MathGraph m(qm->device);
-  const NodeId qi = m.input("query", *qm);
-  const NodeId ki = m.input("key", *km);
-  const NodeId vi = m.input("value", *vm);
-  std::vector<NodeId> score_buffers;
-  std::vector<NodeId> mask_buffers;
-  for (const auto& [arg, list] : {std::pair{7u, &score_buffers}, std::pair{8u, &mask_buffers}}) {
+  f.q = &*qm;
+  f.k = &*km;
+  f.v = &*vm;
+  f.shape = {q[0], q[1], q[2], q[3], k[2], v[3]};
+  const Argument& scale = node.args[at.scale];
+  f.scale = scale.kind() == Argument::Kind::floating
+                ? scale.as_float()
+                : 1.0 / std::sqrt(static_cast<double>(f.shape.D));
+  for (const auto& [arg, list] : {std::pair{at.score_buffers, &f.score_buffers},
+                                  std::pair{at.mask_buffers, &f.mask_buffers}}) {
     if (node.args.size() <= arg) continue;
     for (const NodeId b : nodes_of(node.args[arg])) {
       const auto& bm = g.node(b).meta;
       if (!bm || !is_static(*bm)) return make_error(where + ": a captured buffer has no sizes");
-      list->push_back(m.input("buffer" + std::to_string(b), *bm));
+      list->push_back(b);
     }
   }
-  const NodeId q3 = m.view(m.convert(qi, "f32"), {B * H, M, D});
-  const NodeId k3 = m.view(m.convert(ki, "f32"), {B * H, N, D});
-  const NodeId kt = m.op_with_meta(
+  return f;
+}
+
+// The meta of getitem K of OP in G, when the graph takes it with static sizes.
+std::optional<graph::TensorMeta> getitem_meta(const graph::Graph& g, NodeId op, std::int64_t k) {
+  for (NodeId u = 0; u < g.size(); ++u) {
+    const graph::Node& un = g.node(u);
+    if (ops::op_key(un.target) == "operator.getitem" && un.args.size() > 1 &&
+        un.args[0].is_node() && un.args[0].as_node() == op && un.args[1].as_int() == k && un.meta &&
+        is_static(*un.meta)) {
+      return un.meta;
+    }
+  }
+  return std::nullopt;
+}
+
+// X [B*H, R, C] transposed to [B*H, C, R] (a view).
+NodeId transposed(MathGraph& m, NodeId x) {
+  const Sizes s = m.sizes(x);
+  graph::TensorMeta t = contiguous(m.dtype(x), {s[0], s[2], s[1]}, m.device());
+  t.strides = {graph::Dim::constant(s[1] * s[2]), graph::Dim::constant(1),
+               graph::Dim::constant(s[2])};
+  return m.op_with_meta(
       "torch.ops.aten.permute.default",
-      {Argument::node(k3),
+      {Argument::node(x),
        Argument::list({Argument::integer(0), Argument::integer(2), Argument::integer(1)})},
-      [&] {
-        graph::TensorMeta t = contiguous("f32", {B * H, D, N}, qm->device);
-        t.strides = {graph::Dim::constant(N * D), graph::Dim::constant(1), graph::Dim::constant(D)};
-        return t;
-      }());
-  const NodeId s3 = m.op("torch.ops.aten.bmm.default", {Argument::node(q3), Argument::node(kt)},
-                         "f32", {B * H, M, N});
-  const NodeId scores = m.op("torch.ops.aten.mul.Tensor",
-                             {Argument::node(m.view(s3, {B, H, M, N})), Argument::floating(scale)},
-                             "f32", {B, H, M, N});
-  const NodeId b = m.index(B, 0);
-  const NodeId h = m.index(H, 1);
-  const NodeId qidx = m.index(M, 2);
-  const NodeId kvidx = m.index(N, 3);
-  std::vector<NodeId> score_in = {scores, b, h, qidx, kvidx};
+      t);
+}
+
+// X (any layout) as a contiguous [B*H, R, C] of DTYPE: converted, or cloned, then viewed.
+NodeId batched(MathGraph& m, NodeId x, const std::string& dtype) {
+  const Sizes s = m.sizes(x);
+  const NodeId dense = m.dtype(x) == dtype
+                           ? m.op("torch.ops.aten.clone.default", {Argument::node(x)}, dtype, s,
+                                  {{"memory_format", Argument::symbol("torch.contiguous_format")}})
+                           : m.convert(x, dtype);
+  return m.view(dense, {s[0] * s[1], s[2], s[3]});
+}
+
+NodeId bmm(MathGraph& m, NodeId a, NodeId b, const std::string& dtype) {
+  const Sizes sa = m.sizes(a);
+  const Sizes sb = m.sizes(b);
+  return m.op("torch.ops.aten.bmm.default", {Argument::node(a), Argument::node(b)}, dtype,
+              {sa[0], sa[1], sb[2]});
+}
+
+// _math_attention_inner: the scaled scores in f32, the index tensors, the mask, and the scores
+// after the score subgraph with masked positions at -inf.
+struct Inner {
+  NodeId scores = 0, post = 0, mask = 0;
+  std::vector<NodeId> indices;  // b, h, q_idx, kv_idx
+};
+
+Result<Inner> attention_inner(MathGraph& m, const FlexArgs& f, NodeId qi, NodeId ki,
+                              const std::vector<NodeId>& score_buffers,
+                              const std::vector<NodeId>& mask_buffers, const std::string& where) {
+  const Shapes& s = f.shape;
+  const NodeId s3 = bmm(m, batched(m, qi, "f32"), transposed(m, batched(m, ki, "f32")), "f32");
+  Inner in;
+  in.scores = m.op("torch.ops.aten.mul.Tensor",
+                   {Argument::node(m.view(s3, {s.B, s.H, s.M, s.N})), Argument::floating(f.scale)},
+                   "f32", {s.B, s.H, s.M, s.N});
+  in.indices = {m.index(s.B, 0), m.index(s.H, 1), m.index(s.M, 2), m.index(s.N, 3)};
+  std::vector<NodeId> score_in = {in.scores};
+  score_in.insert(score_in.end(), in.indices.begin(), in.indices.end());
   score_in.insert(score_in.end(), score_buffers.begin(), score_buffers.end());
-  auto modded = inline_subgraph(m, *score_mod, score_in, where);
+  auto modded = inline_subgraph(m, *f.score_mod, score_in, where);
   if (!modded) return modded.error();
-  std::vector<NodeId> mask_in = {b, h, qidx, kvidx};
+  std::vector<NodeId> mask_in = in.indices;
   mask_in.insert(mask_in.end(), mask_buffers.begin(), mask_buffers.end());
-  auto mask = inline_subgraph(m, *mask_mod, mask_in, where);
+  auto mask = inline_subgraph(m, *f.mask_mod, mask_in, where);
   if (!mask) return mask.error();
+  in.mask = *mask;
+  in.post = m.op(
+      "torch.ops.aten.where.self",
+      {Argument::node(*mask), Argument::node(*modded), Argument::node(m.full(-INFINITY, "f32"))},
+      "f32", {s.B, s.H, s.M, s.N});
+  return in;
+}
+
+// X stored in META's layout (a copy), or X itself when META is absent or of other sizes.
+NodeId stored_as(MathGraph& m, NodeId x, const std::optional<graph::TensorMeta>& meta) {
+  if (!meta || sizes_of(*meta) != m.sizes(x) || meta->dtype != m.dtype(x)) return x;
+  return m.op_with_meta("torch.ops.aten.clone.default", {Argument::node(x)}, *meta);
+}
+
+}  // namespace
+
+Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
+  const std::string where = "flex attention " + g.node(flex).name;
+  // flex_attention(q, k, v, score_mod, block_mask, scale, kernel_options, score_mod_buffers,
+  //                mask_mod_buffers)
+  auto f = read_flex_args(g, flex, kForwardArgs, where);
+  if (!f) return f.error();
+  const auto [B, H, M, D, N, Dv] = f->shape;
+  static_cast<void>(D);
+  MathGraph m(f->q->device);
+  const NodeId qi = m.input("query", *f->q);
+  const NodeId ki = m.input("key", *f->k);
+  const NodeId vi = m.input("value", *f->v);
+  std::vector<NodeId> score_buffers;
+  std::vector<NodeId> mask_buffers;
+  for (const NodeId b : f->score_buffers) {
+    score_buffers.push_back(m.input("buffer" + std::to_string(b), *g.node(b).meta));
+  }
+  for (const NodeId b : f->mask_buffers) {
+    mask_buffers.push_back(m.input("buffer" + std::to_string(b), *g.node(b).meta));
+  }
+  auto in = attention_inner(m, *f, qi, ki, score_buffers, mask_buffers, where);
+  if (!in) return in.error();
   const Sizes full_shape = {B, H, M, N};
-  const NodeId ninf = m.full(-INFINITY, "f32");
-  const NodeId post = m.op("torch.ops.aten.where.self",
-                           {Argument::node(*mask), Argument::node(*modded), Argument::node(ninf)},
-                           "f32", full_shape);
-  const NodeId zero = m.full(0.0, "f32");
   const Sizes rows = {B, H, M, 1};
-  const NodeId mx =
-      m.op("torch.ops.aten.amax.default",
-           {Argument::node(post), Argument::list({Argument::integer(-1)}), Argument::boolean(true)},
-           "f32", rows);
+  const NodeId zero = m.full(0.0, "f32");
+  const NodeId mx = m.op(
+      "torch.ops.aten.amax.default",
+      {Argument::node(in->post), Argument::list({Argument::integer(-1)}), Argument::boolean(true)},
+      "f32", rows);
   // A fully masked row's maximum is -inf: it is taken as 0, so its exps are 0, not NaN.
   const NodeId masked_row = m.op("torch.ops.aten.eq.Scalar",
                                  {Argument::node(mx), Argument::floating(-INFINITY)}, "b8", rows);
@@ -339,7 +431,7 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
       m.op("torch.ops.aten.where.self",
            {Argument::node(masked_row), Argument::node(zero), Argument::node(mx)}, "f32", rows);
   const NodeId shifted = m.op("torch.ops.aten.sub.Tensor",
-                              {Argument::node(post), Argument::node(mx0)}, "f32", full_shape);
+                              {Argument::node(in->post), Argument::node(mx0)}, "f32", full_shape);
   const NodeId e = m.op("torch.ops.aten.exp.default", {Argument::node(shifted)}, "f32", full_shape);
   const NodeId sum =
       m.op("torch.ops.aten.sum.dim_IntList",
@@ -364,20 +456,119 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
   const NodeId max2 =
       m.op("torch.ops.aten.mul.Tensor",
            {Argument::node(m.view(mx, {B, H, M})), Argument::floating(inv_ln2)}, "f32", {B, H, M});
-  const NodeId p3 = m.view(m.convert(safe_p, qm->dtype), {B * H, M, N});
-  const NodeId vc = m.op("torch.ops.aten.clone.default", {Argument::node(vi)}, vm->dtype, v,
-                         {{"memory_format", Argument::symbol("torch.contiguous_format")}});
-  const NodeId o3 = m.op("torch.ops.aten.bmm.default",
-                         {Argument::node(p3), Argument::node(m.view(vc, {B * H, N, Dv}))},
-                         qm->dtype, {B * H, M, Dv});
+  const NodeId p3 = m.view(m.convert(safe_p, f->q->dtype), {B * H, M, N});
+  const NodeId o3 = bmm(m, p3, batched(m, vi, f->v->dtype), f->q->dtype);
   const NodeId o4 = m.view(o3, {B, H, M, Dv});
-  graph::TensorMeta attention = contiguous(qm->dtype, {B, H, M, Dv}, qm->device);
-  if (out_meta && is_static(*out_meta) && sizes_of(*out_meta) == sizes_of(attention)) {
-    attention = *out_meta;
+  m.output({stored_as(m, o4, getitem_meta(g, flex, 0)), lse2, max2});
+  return m.take();
+}
+
+Result<graph::Graph> flex_attention_backward_math(const graph::Graph& g, NodeId flex) {
+  const graph::Node& node = g.node(flex);
+  const std::string where = "flex attention backward " + node.name;
+  // flex_attention_backward(q, k, v, out, logsumexp, grad_out, grad_logsumexp, fw_graph,
+  //     joint_graph, block_mask, scale, kernel_options, score_mod_buffers, mask_mod_buffers)
+  auto f = read_flex_args(g, flex, kBackwardArgs, where);
+  if (!f) return f.error();
+  const graph::Graph* joint = subgraph_at(g, node.args[8]);
+  if (joint == nullptr) return make_error(where + ": its joint subgraph is not in the log");
+  if (!f->score_buffers.empty()) {
+    return make_error(where +
+                      ": its score subgraph captures buffers, whose gradients fxscope's "
+                      "math graph does not compute");
   }
-  const NodeId out =
-      m.op_with_meta("torch.ops.aten.clone.default", {Argument::node(o4)}, attention);
-  m.output({out, lse2, max2});
+  for (std::size_t a : {3u, 4u, 5u}) {
+    if (!node.args[a].is_node() || !g.node(node.args[a].as_node()).meta ||
+        !is_static(*g.node(node.args[a].as_node()).meta)) {
+      return make_error(where + ": expected the attention, its log-sum-exp and its gradient");
+    }
+  }
+  const auto [B, H, M, D, N, Dv] = f->shape;
+  const std::string& qd = f->q->dtype;
+  MathGraph m(f->q->device);
+  const NodeId qi = m.input("query", *f->q);
+  const NodeId ki = m.input("key", *f->k);
+  const NodeId vi = m.input("value", *f->v);
+  const NodeId outi = m.input("out", *g.node(node.args[3].as_node()).meta);
+  const NodeId lsei = m.input("logsumexp", *g.node(node.args[4].as_node()).meta);
+  const NodeId gouti = m.input("grad_out", *g.node(node.args[5].as_node()).meta);
+  std::optional<NodeId> glsei;
+  if (node.args[6].is_node()) {
+    const auto& gm = g.node(node.args[6].as_node()).meta;
+    if (!gm || !is_static(*gm))
+      return make_error(where + ": its log-sum-exp gradient has no sizes");
+    glsei = m.input("grad_logsumexp", *gm);
+  }
+  std::vector<NodeId> mask_buffers;
+  for (const NodeId b : f->mask_buffers) {
+    mask_buffers.push_back(m.input("buffer" + std::to_string(b), *g.node(b).meta));
+  }
+  auto in = attention_inner(m, *f, qi, ki, {}, mask_buffers, where);
+  if (!in) return in.error();
+  const Sizes full_shape = {B, H, M, N};
+  const Sizes rows = {B, H, M, 1};
+  const double ln2 = std::log(2.0);
+  // The op takes the log-sum-exp in base 2, as the forward returns it.
+  const NodeId lse =
+      m.op("torch.ops.aten.mul.Tensor",
+           {Argument::node(m.view(lsei, rows)), Argument::floating(ln2)}, "f32", rows);
+  const NodeId masked_row = m.op("torch.ops.aten.eq.Scalar",
+                                 {Argument::node(lse), Argument::floating(-INFINITY)}, "b8", rows);
+  const NodeId sm0 = m.op(
+      "torch.ops.aten.exp.default",
+      {Argument::node(m.op("torch.ops.aten.sub.Tensor",
+                           {Argument::node(in->post), Argument::node(lse)}, "f32", full_shape))},
+      "f32", full_shape);
+  const NodeId sm =
+      m.op("torch.ops.aten.where.self",
+           {Argument::node(masked_row), Argument::node(m.full(0.0, "f32")), Argument::node(sm0)},
+           "f32", full_shape);
+  // dV = P^T dO, in Q's dtype.
+  const NodeId p3 = m.view(m.convert(sm, qd), {B * H, M, N});
+  const NodeId gv3 = bmm(m, transposed(m, p3), batched(m, gouti, qd), qd);
+  // dP = dO V^T and the rows' sum(O * dO), in f32.
+  const NodeId gout32 = batched(m, gouti, "f32");
+  const NodeId gp3 = bmm(m, gout32, transposed(m, batched(m, vi, "f32")), "f32");
+  const NodeId prod =
+      m.op("torch.ops.aten.mul.Tensor",
+           {Argument::node(m.convert(outi, "f32")), Argument::node(m.convert(gouti, "f32"))}, "f32",
+           {B, H, M, Dv});
+  const NodeId row_sum =
+      m.op("torch.ops.aten.sum.dim_IntList",
+           {Argument::node(prod), Argument::list({Argument::integer(-1)}), Argument::boolean(true)},
+           "f32", rows);
+  NodeId t =
+      m.op("torch.ops.aten.sub.Tensor",
+           {Argument::node(m.view(gp3, full_shape)), Argument::node(row_sum)}, "f32", full_shape);
+  if (glsei) {
+    const NodeId glse = m.op(
+        "torch.ops.aten.mul.Tensor",
+        {Argument::node(m.view(m.convert(*glsei, "f32"), rows)), Argument::floating(1.0 / ln2)},
+        "f32", rows);
+    t = m.op("torch.ops.aten.add.Tensor", {Argument::node(t), Argument::node(glse)}, "f32",
+             full_shape);
+  }
+  const NodeId grad_mod =
+      m.op("torch.ops.aten.mul.Tensor", {Argument::node(sm), Argument::node(t)}, "f32", full_shape);
+  // The score subgraph's gradient: the joint graph at (scores, b, h, q_idx, kv_idx, dS).
+  std::vector<NodeId> joint_in = {in->scores};
+  joint_in.insert(joint_in.end(), in->indices.begin(), in->indices.end());
+  joint_in.push_back(grad_mod);
+  auto grad_scores = inline_subgraph(m, *joint, joint_in, where);
+  if (!grad_scores) return grad_scores.error();
+  const NodeId scaled =
+      m.op("torch.ops.aten.mul.Tensor",
+           {Argument::node(*grad_scores), Argument::floating(f->scale)}, "f32", full_shape);
+  const NodeId ds = m.op("torch.ops.aten.where.self",
+                         {Argument::node(in->mask), Argument::node(m.convert(scaled, qd)),
+                          Argument::node(m.full(0.0, qd))},
+                         qd, full_shape);
+  const NodeId ds3 = m.view(ds, {B * H, M, N});
+  const NodeId gq3 = bmm(m, ds3, batched(m, ki, qd), qd);
+  const NodeId gk3 = bmm(m, transposed(m, ds3), batched(m, qi, qd), qd);
+  m.output({stored_as(m, m.view(gq3, {B, H, M, D}), getitem_meta(g, flex, 0)),
+            stored_as(m, m.view(gk3, {B, H, N, D}), getitem_meta(g, flex, 1)),
+            stored_as(m, m.view(gv3, {B, H, N, Dv}), getitem_meta(g, flex, 2))});
   return m.take();
 }
 

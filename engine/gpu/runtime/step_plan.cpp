@@ -14,6 +14,7 @@
 #include "runtime/conv_bias.h"
 #include "runtime/step_order.h"
 #include "runtime/subgraph_step.h"
+#include "runtime/unwritten_reads.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -412,19 +413,6 @@ std::optional<std::string> unbound_size(const graph::Graph& g, const fusion::Ker
   return std::nullopt;
 }
 
-// How a buffer no step writes is named: a result of control flow (torch.cond) says why.
-std::string lacked(const graph::Graph& g, graph::NodeId r) {
-  graph::NodeId from = r;
-  const graph::Node& node = g.node(r);
-  if (ops::op_key(node.target) == "operator.getitem" && !node.args.empty() &&
-      node.args[0].is_node()) {
-    from = node.args[0].as_node();
-  }
-  if (!fusion::runs_subgraphs(g.node(from).target)) return node.name;
-  return node.name + ", the result of " + std::string(ops::op_key(g.node(from).target)) + " " +
-         g.node(from).name + ", which did not run";
-}
-
 // The one op of GROUP that is neither a view nor a getitem, when it has exactly one.
 std::optional<graph::NodeId> only_op(const graph::Graph& g, const fusion::KernelGroup& group,
                                      const std::vector<bool>& is_view) {
@@ -440,75 +428,6 @@ std::optional<graph::NodeId> only_op(const graph::Graph& g, const fusion::Kernel
 
 }  // namespace
 
-// A group whose steps read a buffer that no step writes and no input holds cannot run right (a
-// template epilogue reading a residual that the planner's origins list in another group whose
-// kernel does not store it): it is skipped, named with what it lacks, and so is every group that
-// then lacks its outputs. Running it would compute from uninitialised memory. What a group
-// skipped for another reason was to write is not counted: the mode is not compared then anyway,
-// and the rest still runs for its times.
-template <class Base>
-void drop_unwritten_reads(const graph::Graph& g, const fusion::FusionPlan& plan, PlannedSteps& out,
-                          const std::vector<bool>& inputs, const Base& base) {
-  std::vector<bool> skipped_writes(g.size(), false);
-  for (const SkippedGroup& k : out.skipped) {
-    // A torch.cond outside the plan's groups (a compiled mode's) writes its getitems.
-    if (k.group >= plan.groups.size()) continue;
-    for (const graph::NodeId n : plan.groups[k.group].nodes) skipped_writes[base(n)] = true;
-  }
-  // A tuple's elements (a skipped convolution_backward's gradients) are what it was to write.
-  for (graph::NodeId u = 0; u < g.size(); ++u) {
-    const graph::Node& un = g.node(u);
-    if (ops::op_key(un.target) == "operator.getitem" && !un.args.empty() && un.args[0].is_node() &&
-        skipped_writes[un.args[0].as_node()]) {
-      skipped_writes[base(u)] = true;
-    }
-  }
-  while (true) {
-    std::vector<bool> ever(inputs);
-    for (graph::NodeId n = 0; n < g.size(); ++n) ever[n] = ever[n] || skipped_writes[n];
-    for (const StepPlan& s : out.steps) {
-      for (const graph::NodeId w : s.writes) ever[base(w)] = true;
-    }
-    // A split reduction's second pass reads the partial states its first pass writes to scratch.
-    std::set<std::pair<graph::NodeId, std::string>> partials;
-    for (const StepPlan& s : out.steps) {
-      if (s.variants.empty()) continue;
-      for (const auto& p : s.variants.front().params) {
-        if (p.scratch_elements > 0 && p.written) partials.insert({p.node, p.dtype});
-      }
-    }
-    std::map<std::size_t, std::string> lacking;  // group -> the first buffer it lacks
-    for (const StepPlan& s : out.steps) {
-      for (const graph::NodeId r : s.reads) {
-        if (!ever[base(r)] && !lacking.count(s.group)) lacking[s.group] = lacked(g, r);
-      }
-      if (s.variants.empty() || lacking.count(s.group)) continue;
-      for (const auto& p : s.variants.front().params) {
-        if (p.scratch_elements > 0 && !p.written && !partials.count({p.node, p.dtype})) {
-          lacking[s.group] = "the partial states of " + g.node(p.node).name + "'s split reduction";
-          break;
-        }
-      }
-    }
-    if (lacking.empty()) return;
-    std::vector<StepPlan> kept;
-    std::set<std::size_t> dropped;
-    for (StepPlan& s : out.steps) {
-      const auto it = lacking.find(s.group);
-      if (it == lacking.end()) {
-        kept.push_back(std::move(s));
-        continue;
-      }
-      if (!dropped.insert(s.group).second) continue;
-      out.ran_ops -= std::min(out.ran_ops, s.group_ops);
-      out.skipped.push_back({s.group, s.group_name, s.group_ops,
-                             "group " + std::to_string(s.group) + " " + s.group_name + ": reads " +
-                                 it->second + ", which no kernel of the plan writes"});
-    }
-    out.steps = std::move(kept);
-  }
-}
-
 PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
                         const ops::SymbolHints& hints, bool tune, std::uint64_t run_seed,
                         bool clusters) {
@@ -522,6 +441,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   const auto generate = [&](const fusion::KernelGroup& k) {
     return generated_step(g, k, hints, tune, clusters, run_seed);
   };
+  std::set<graph::NodeId> called;  // ops whose subgraph step is made
   const PlanCallee plan_callee = [&](const graph::Graph& sub, const fusion::FusionPlan& p) {
     return plan_steps(sub, p, hints, tune, run_seed, clusters);
   };
@@ -553,26 +473,23 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       // Kernels take sizes as constants: one the data sets that no run bound has no value to
       // take (sized at the default instead, a buffer would be smaller than what is written).
       failed = make_error(*unbound);
-    } else if (group.nodes.size() == 1 && is_cond(g.node(group.nodes.front()))) {
-      // Eager's torch.cond, a group of its own.
-      auto b = cond_step(g, group.nodes.front(), plan, plan_callee);
-      if (b) {
-        // Its branches' ops count as the plan's: both can run.
-        ops += subgraph_ops(*b);
-        out.ops += subgraph_ops(*b);
-        made.push_back(std::move(*b));
-      } else {
-        failed = b.error();
-      }
-    } else if (const auto flex = only_op(g, group, is_view);
-               flex && is_flex_attention_forward(g.node(*flex))) {
-      auto f = flex_attention_step(g, *flex, plan_callee);
-      if (f) {
-        ops += subgraph_ops(*f);
-        out.ops += subgraph_ops(*f);
-        made.push_back(std::move(*f));
-      } else {
-        failed = f.error();
+    } else if (const auto callee = only_op(g, group, is_view);
+               callee && (is_cond(g.node(*callee)) || is_flex_attention_forward(g.node(*callee)) ||
+                          is_flex_attention_backward(g.node(*callee)))) {
+      // Eager's torch.cond, and flex attention's forward and backward in every mode. Inductor's
+      // flex backward is two launches (the delta pass, then the template), two groups of one op:
+      // its math step, made at the first, runs both.
+      if (called.insert(*callee).second) {
+        auto s = is_cond(g.node(*callee)) ? cond_step(g, *callee, plan, plan_callee)
+                                          : flex_attention_step(g, *callee, plan_callee);
+        if (s) {
+          // Its callees' ops count as the plan's: every branch can run.
+          ops += subgraph_ops(*s);
+          out.ops += subgraph_ops(*s);
+          made.push_back(std::move(*s));
+        } else {
+          failed = s.error();
+        }
       }
     } else if (copies_index_put_self(g, group)) {
       // Inductor's kernel for the clone of a functional index_put's self: the runtime copies self

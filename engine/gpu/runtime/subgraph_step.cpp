@@ -59,6 +59,10 @@ bool is_flex_attention_forward(const graph::Node& node) {
   return node.is_op() && ops::op_key(node.target) == "higher_order.flex_attention";
 }
 
+bool is_flex_attention_backward(const graph::Node& node) {
+  return node.is_op() && ops::op_key(node.target) == "higher_order.flex_attention_backward";
+}
+
 Result<StepPlan> cond_step(const graph::Graph& g, graph::NodeId cond,
                            const fusion::FusionPlan& plan, const PlanCallee& plan_callee) {
   const graph::Node& node = g.node(cond);
@@ -117,13 +121,20 @@ Result<StepPlan> cond_step(const graph::Graph& g, graph::NodeId cond,
 Result<StepPlan> flex_attention_step(const graph::Graph& g, graph::NodeId flex,
                                      const PlanCallee& plan_callee) {
   const graph::Node& node = g.node(flex);
-  const std::string where = "flex attention " + node.name;
-  auto math = flex_attention_math(g, flex);
+  const bool backward = is_flex_attention_backward(node);
+  const std::string where = (backward ? "flex attention backward " : "flex attention ") + node.name;
+  auto math = backward ? flex_attention_backward_math(g, flex) : flex_attention_math(g, flex);
   if (!math) return math.error();
   SubgraphCall call;
-  // The math graph's placeholders: q, k, v, then the score and mask subgraphs' buffers.
-  for (std::size_t a : {0u, 1u, 2u}) call.operands.push_back(node.args[a].as_node());
-  for (std::size_t a : {7u, 8u}) {
+  // The math graph's placeholders: q, k, v (the backward's then the attention, its log-sum-exp,
+  // their gradients), then the buffers its graphs take.
+  const std::vector<std::size_t> tensors =
+      backward ? std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6} : std::vector<std::size_t>{0, 1, 2};
+  for (const std::size_t a : tensors) {
+    if (node.args[a].is_node()) call.operands.push_back(node.args[a].as_node());
+  }
+  for (const std::size_t a :
+       backward ? std::vector<std::size_t>{13} : std::vector<std::size_t>{7, 8}) {
     if (node.args.size() > a) {
       node.args[a].for_each_node([&](graph::NodeId n) { call.operands.push_back(n); });
     }
@@ -137,8 +148,11 @@ Result<StepPlan> flex_attention_step(const graph::Graph& g, graph::NodeId flex,
   auto results = getitems_of(g, flex, output_nodes(*owned).size(), where);
   if (!results) return results.error();
   call.results = std::move(*results);
-  call.graphs.push_back({"flex attention's math", owned, owned.get(), std::move(steps)});
-  return subgraph_step(std::move(call), "flex attention (fxscope's math, op by op)");
+  call.graphs.push_back({backward ? "flex attention backward's math" : "flex attention's math",
+                         owned, owned.get(), std::move(steps)});
+  return subgraph_step(std::move(call), backward
+                                            ? "flex attention backward (fxscope's math, op by op)"
+                                            : "flex attention (fxscope's math, op by op)");
 }
 
 void add_conds_outside_groups(const graph::Graph& g, const fusion::FusionPlan& plan,

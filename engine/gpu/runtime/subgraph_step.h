@@ -1,6 +1,7 @@
 #pragma once
 // Steps that run other graphs' steps (SubgraphCall): torch.cond, its branches planned from the
-// plan's subgraph plans, and flex attention's forward, its math graph built by fxscope.
+// plan's subgraph plans, and flex attention's forward and backward, their math graphs built by
+// fxscope.
 
 #include <functional>
 
@@ -15,6 +16,7 @@ using PlanCallee =
 
 bool is_cond(const graph::Node& node);
 bool is_flex_attention_forward(const graph::Node& node);
+bool is_flex_attention_backward(const graph::Node& node);
 
 // The step that runs torch.cond COND of GRAPH, each branch planned by PLAN_CALLEE from its plan
 // among PLAN.subgraphs. An error says what the step lacks: a branch without a plan, a predicate
@@ -22,9 +24,9 @@ bool is_flex_attention_forward(const graph::Node& node);
 Result<StepPlan> cond_step(const graph::Graph& graph, graph::NodeId cond,
                            const fusion::FusionPlan& plan, const PlanCallee& plan_callee);
 
-// The step that runs flex_attention FLEX of GRAPH as its math graph (flex_math_graph.h), planned
-// op by op (as eager runs it) by PLAN_CALLEE, in every mode: Inductor's template is one kernel,
-// this step several, so its time is not the template's.
+// The step that runs flex_attention or flex_attention_backward FLEX of GRAPH as its math graph
+// (flex_math_graph.h), planned op by op (as eager runs it) by PLAN_CALLEE, in every mode:
+// Inductor's template is one kernel, this step several, so its time is not the template's.
 Result<StepPlan> flex_attention_step(const graph::Graph& graph, graph::NodeId flex,
                                      const PlanCallee& plan_callee);
 

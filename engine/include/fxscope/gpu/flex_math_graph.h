@@ -17,4 +17,13 @@ namespace fxscope::gpu {
 // an op of a subgraph that is not elementwise.
 Result<graph::Graph> flex_attention_math(const graph::Graph& graph, graph::NodeId flex);
 
+// The backward of flex_attention_backward FLEX of GRAPH (sdpa_dense_backward): the softmax again
+// from the forward's log-sum-exp, dV = P^T dO, dS = P (dO V^T - rowsum(O dO) + dLSE), the score
+// subgraph's gradient from its joint graph, masked and scaled, dQ = dS K and dK = dS^T Q; each
+// gradient stored in its getitem's layout. Its placeholders are Q, K, V, the attention, its
+// log-sum-exp, their gradients (the latter's only when the op takes one), then the mask
+// subgraph's buffers; its outputs dQ, dK, dV. A score subgraph that captures buffers is refused
+// (their gradients are not computed).
+Result<graph::Graph> flex_attention_backward_math(const graph::Graph& graph, graph::NodeId flex);
+
 }  // namespace fxscope::gpu

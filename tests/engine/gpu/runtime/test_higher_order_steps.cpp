@@ -15,6 +15,7 @@
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/trace/trace_log.h"
 #include "sample_graph.h"
 
 using namespace fxscope;
@@ -230,5 +231,48 @@ TEST_CASE("the corpus's flex attention forward runs in every mode with every op 
     REQUIRE(s->call->results.size() == 3);
     CHECK(s->call->results[0]);
     CHECK(s->call->results[1]);
+  }
+}
+
+TEST_CASE(
+    "the corpus's flex attention backward runs as its math in each compiled mode, once per op",
+    "[gpu][corpus]") {
+  auto log = trace::read_trace(test::sample("corpus/hand_flex_attention_train_bf16"));
+  REQUIRE(log);
+  for (const fusion::Mode mode : fusion::kAllModes) {
+    INFO(fusion::to_string(mode));
+    const auto fusions = fusion::fuse_unit(log->units().front(), mode);
+    // fuse_unit gives eager the forward alone; a run plans eager's backward from the AOT
+    // backward graph as the other modes'.
+    if (mode == fusion::Mode::eager) continue;
+    REQUIRE(fusions.size() == 2);
+    const fusion::GraphFusion& f = fusions[1];
+    const auto steps =
+        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
+    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+    CHECK(steps.skipped.empty());
+    CHECK(steps.ran_ops == steps.ops);
+    // Inductor's two launches of the backward (the delta pass, the template): one math step.
+    std::size_t calls = 0;
+    for (const auto& s : steps.steps) calls += s.kind == gpu::StepKind::subgraphs ? 1u : 0u;
+    CHECK(calls == 1);
+    const gpu::StepPlan* s = subgraph_step_of(steps);
+    REQUIRE(s != nullptr);
+    // q, k, v, the attention, its log-sum-exp and its gradient (no log-sum-exp gradient).
+    CHECK(s->call->operands.size() == 6);
+    REQUIRE(s->call->results.size() == 3);
+    const graph::Graph& math = *s->call->graphs[0].graph;
+    const auto outs = gpu::output_nodes(math);
+    REQUIRE(outs.size() == 3);
+    for (std::size_t k = 0; k < 3; ++k) {
+      REQUIRE(s->call->results[k]);
+      // Each gradient in its getitem's layout and dtype.
+      CHECK(*math.node(outs[k]).meta == *f.post_grad.node(*s->call->results[k]).meta);
+    }
+    // Four GEMMs besides the two of the scores again: dV, dP, dQ, dK.
+    std::size_t gemms = 0;
+    for (const graph::Node& n : math.nodes())
+      gemms += ops::op_key(n.target) == "aten.bmm" ? 1u : 0u;
+    CHECK(gemms == 5);
   }
 }

@@ -65,8 +65,8 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   CHECK(ops > 80000);
   // A user's Triton kernel runs on the PyTorch backend only, by design.
   CHECK(excluded > 0);
-  // A ratchet: what cannot be planned otherwise only shrinks. When set, KNOWN_GAPS: flex
-  // attention's backward (3 modes) and the custom op's eager call.
-  constexpr std::size_t kKnownGaps = 4;
+  // A ratchet: what cannot be planned otherwise only shrinks. When set, KNOWN_GAPS: the custom
+  // op's eager call (its Python body is not in the log; Inductor's calls of it count no op).
+  constexpr std::size_t kKnownGaps = 1;
   CHECK(ops - ran - excluded <= kKnownGaps);
 }
