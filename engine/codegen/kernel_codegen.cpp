@@ -183,6 +183,9 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
         return make_error(where + ": " + op + " is " +
                           std::string(fusion::kUserTritonKernelNoRuntime));
       }
+      if (fusion::custom_op_fallback(graph.node(n).target)) {
+        return make_error(where + ": " + op + " is " + std::string(fusion::kCustomOpNoRuntime));
+      }
       if (op.starts_with("higher_order.")) {
         // torch.cond, while_loop, a user's Triton kernel, flex attention: a subgraph or a kernel
         // the log does not hold as code this engine runs.

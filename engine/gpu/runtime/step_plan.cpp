@@ -575,7 +575,14 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
                })) {
       failed = make_error(group.name + " is " + std::string(fusion::kUserTritonKernelNoRuntime));
     } else if (group.kind == fusion::GroupKind::extern_kernel) {
-      failed = make_error("no runtime for the extern kernel " + group.name);
+      const auto custom =
+          std::find_if(group.nodes.begin(), group.nodes.end(), [&](graph::NodeId n) {
+            return g.node(n).is_op() && fusion::custom_op_fallback(g.node(n).target);
+          });
+      failed = make_error(custom == group.nodes.end()
+                              ? "no runtime for the extern kernel " + group.name
+                              : std::string(ops::op_key(g.node(*custom).target)) + " is " +
+                                    std::string(fusion::kCustomOpNoRuntime));
     } else {
       // A fused Scatter (index_put with its values inline) stores into a destination the runtime
       // gives a buffer of its own: self is copied into it first, computed inline where the group

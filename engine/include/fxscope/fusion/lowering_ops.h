@@ -75,6 +75,11 @@ std::vector<graph::NodeId> foreach_element_inputs(const graph::Graph& graph, gra
 // an implicit fallback, constrained by config.custom_op_default_layout_constraint
 // (needs_exact_strides) unless the op is tagged otherwise, which the log does not record.
 bool custom_op_fallback(std::string_view target);
+// Why fxscope's runtime runs none: its body is the program's own Python (torch.library), which
+// the log does not hold.
+inline constexpr std::string_view kCustomOpNoRuntime =
+    "a custom op, whose body is your program's Python code, which the log does not hold: "
+    "fxscope's CUDA runtime cannot run it";
 
 // Whether a library fallback of an ATen op of TARGET asks for dense inputs, so that one not in
 // memory is copied while the call is lowered: an explicit fallback registered with
