@@ -13,6 +13,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
 #include "fxscope/gpu/step_plan.h"
+#include "fxscope/gpu/training_pair.h"
 #include "fxscope/gpu/unbacked_sizes.h"
 #include "sample_graph.h"
 
@@ -44,7 +45,13 @@ TEST_CASE("groups of corpus runs that cannot be planned, by cause", "[gpu][corpu
   test::for_each_corpus_run_unit(
       [&](const std::string& name, const trace::CompileUnit& unit, const ops::SymbolHints& hints) {
         for (const fusion::Mode mode : fusion::kAllModes) {
-          for (const auto& f : fusion::fuse_unit(unit, mode)) {
+          // What run plans: the forward (fuse_unit's first graph) and, for a training unit, the
+          // backward (eager's from the AOT backward graph, which fuse_unit does not give).
+          std::vector<fusion::GraphFusion> graphs = fusion::fuse_unit(unit, mode);
+          if (graphs.size() > 1) graphs.resize(1);
+          if (auto backward = gpu::backward_fusion(unit, mode))
+            graphs.push_back(std::move(*backward));
+          for (const auto& f : graphs) {
             // As a run plans its first call: sizes the data sets at their upper bounds.
             const auto s =
                 gpu::plan_steps(f.post_grad, f.ours, gpu::with_upper_bounds(f.post_grad, hints),
