@@ -56,7 +56,8 @@ Result<std::vector<float>> run_gemm_conv(const ConvSpec& spec, const ConvData& d
     NvrtcOptions o;
     o.arch = arch;
     auto built = compile_cuda(source, at, o);
-    return built ? Result<std::string>(built->cubin) : Result<std::string>(built.error());
+    return built ? Result<CompiledKernel>(CompiledKernel{built->cubin, ""})
+                 : Result<CompiledKernel>(built.error());
   };
   const GemmConvBuffers buffers{*x, *w, spec.bias ? *b : nullptr, *y, *col};
   auto conv = GemmConv::create(own.lt, *plan, buffers, compile, *ws, kWorkspace, where);

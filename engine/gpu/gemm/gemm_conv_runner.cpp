@@ -16,7 +16,7 @@ Result<std::unique_ptr<GemmConv>> GemmConv::create(cublasLtHandle_t lt, const Ge
     if (!buffers.col) return make_error(where + ": im2col has no buffer");
     auto image = compile(im2col_source(plan), where);
     if (!image) return image.error();
-    auto kernel = KernelImage::load(*image, kIm2colEntry, where);
+    auto kernel = KernelImage::load(image->cubin, image->entry_or(kIm2colEntry), where);
     if (!kernel) return kernel.error();
     c->im2col_ = std::move(*kernel);
     c->im2col_args_ = {const_cast<void*>(buffers.x), buffers.col};

@@ -85,7 +85,8 @@ void add_bandwidth(EngineMode& em, const Executable& exe, const graph::Graph& gr
                    double alu_slots_per_us) {
   for (const report::RunKernel& k : em.measured.kernels) {
     const auto step = std::find_if(exe.steps().begin(), exe.steps().end(), [&](const StepPlan& s) {
-      return s.kind == StepKind::generated && s.name == k.name;
+      // A kernel shared by twins (EngineCompiler) is told apart by the group it ran for.
+      return s.kind == StepKind::generated && s.name == k.name && s.group_name == k.group;
     });
     if (step == exe.steps().end() || k.us <= 0) continue;
     const fusion::KernelGroup& g = plan.groups[step->group];

@@ -14,6 +14,7 @@
 
 #include "cupti/cupti_activity.h"
 #include "fxscope/core/result.h"
+#include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/output_compare.h"
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/graph/graph.h"
@@ -21,9 +22,10 @@
 
 namespace fxscope::gpu {
 
-// NVRTC: source and entry -> a loadable image (cubin); WHERE names the group in errors.
+// NVRTC: source -> a loadable image (cubin) and the name of its kernel there
+// (CompiledKernel::entry_or); WHERE names the group in errors.
 using CompileFn =
-    std::function<Result<std::string>(const std::string& source, const std::string& where)>;
+    std::function<Result<CompiledKernel>(const std::string& source, const std::string& where)>;
 
 struct ExecutableOptions {
   ops::SymbolHints hints;

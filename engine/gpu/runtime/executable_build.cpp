@@ -35,6 +35,9 @@ std::string format_pick(const std::string& what, double best_us, double default_
 // A generated kernel's variants, compiled and loaded, with their argument values.
 struct LoadedVariants {
   std::vector<std::unique_ptr<KernelImage>> images;  // null where a variant failed
+  // Each variant's kernel name as loaded: its own, or that of a kernel compiled before that
+  // differs from it only in names (CompiledKernel), which is what CUPTI then records.
+  std::vector<std::string> entries;
   std::vector<std::vector<void*>> values;
   std::string failure;  // why the first (default) variant failed: then the step cannot run
 };
@@ -218,15 +221,18 @@ struct Executable::Builder {
         if (v == 0) out.failure = image.error().message;
         out.images.emplace_back();
         out.values.emplace_back();
+        out.entries.emplace_back();
         continue;
       }
-      auto kernel = KernelImage::load(*image, k.entry, where);
+      auto kernel = KernelImage::load(image->cubin, image->entry_or(k.entry), where);
       if (!kernel) {
         if (v == 0) out.failure = kernel.error().message;
         out.images.emplace_back();
         out.values.emplace_back();
+        out.entries.emplace_back();
         continue;
       }
+      out.entries.push_back(image->entry_or(k.entry));
       std::vector<void*> vals;
       for (const auto& p : k.params) {
         vals.push_back(
@@ -335,7 +341,7 @@ struct Executable::Builder {
       }
     }
     const codegen::GeneratedKernel k = s.variants[best];
-    s.name = k.entry;
+    s.name = loaded.entries[best];
     im.arg_values.push_back(std::move(loaded.values[best]));
     std::vector<void*> args = argument_pointers(im.arg_values.back());
     const KernelImage* image = loaded.images[best].get();
@@ -459,7 +465,7 @@ struct Executable::Builder {
     if (!dense_copy_kernels.count(element)) {
       auto image = options.compile(dense_copy_source(), where + " (dense copy)");
       if (!image) return image.error();
-      auto kernel = KernelImage::load(*image, entry, where + " (dense copy)");
+      auto kernel = KernelImage::load(image->cubin, entry, where + " (dense copy)");
       if (!kernel) return kernel.error();
       dense_copy_kernels[element] = kernel->get();
       im.images.push_back(std::move(*kernel));
@@ -628,7 +634,7 @@ struct Executable::Builder {
     const AttentionSpec& a = *s.attention;
     auto image = options.compile(attention_source(a), where);
     if (!image) return image.error().message;
-    auto kernel = KernelImage::load(*image, "fxscope_attention", where);
+    auto kernel = KernelImage::load(image->cubin, image->entry_or("fxscope_attention"), where);
     if (!kernel) return kernel.error().message;
     auto& values = im.arg_values.emplace_back();
     for (const auto& node : attention_arguments(a)) values.push_back(node ? ptr(*node) : nullptr);

@@ -198,7 +198,8 @@ TEST_CASE("precompiling on many threads gives compile() the same cubins; a failu
     const auto fresh = gpu::compile_cuda(sources[k], "fx_scale", options);
     REQUIRE(got);
     REQUIRE(fresh);
-    CHECK(*got == fresh->cubin);
+    CHECK(got->cubin == fresh->cubin);
+    CHECK(got->entry == "fx_scale" + std::to_string(k));
   }
   const auto failed = compiler.compile(bad, "group 7 triton_poi_fused_bad");
   REQUIRE(!failed);
@@ -267,4 +268,46 @@ TEST_CASE("eager var_mean over few long rows shares each row among a cluster's b
     }
   }
   CHECK(shared_rows == 1);
+}
+
+TEST_CASE("kernels that differ only in names share one key; any other difference keeps them apart",
+          "[gpu]") {
+  const auto kernel = [](const std::string& entry, const std::string& a, const std::string& b,
+                         const std::string& constant) {
+    return "// fxscope: group 3 " + entry + "\n// params: " + a + ", " + b +
+           "\nextern \"C\" __global__ void __launch_bounds__(256)\n" + entry + "(const float* p_" +
+           a + ", float* p_" + b + ") {\n  const float v_" + a + "_0 = p_" + a +
+           "[threadIdx.x];\n  p_" + b + "[threadIdx.x] = v_" + a + "_0 * " + constant + ";\n}\n";
+  };
+  const auto layer1 = gpu::kernel_key(kernel("fx_aten_mul_g3", "add_1", "mul_1", "2.0f"));
+  const auto layer2 = gpu::kernel_key(kernel("fx_aten_mul_g40", "add_12", "mul_12", "2.0f"));
+  CHECK(layer1.entry == "fx_aten_mul_g3");
+  CHECK(layer2.entry == "fx_aten_mul_g40");
+  CHECK(layer1.key == layer2.key);
+  // Another constant, or the two buffers named alike (a different data flow), is another kernel.
+  CHECK(gpu::kernel_key(kernel("fx_aten_mul_g3", "add_1", "mul_1", "3.0f")).key != layer1.key);
+  CHECK(gpu::kernel_key(kernel("fx_aten_mul_g3", "add_1", "add_1", "2.0f")).key != layer1.key);
+  // A source of several kernels is its own key, loaded under its own names.
+  const std::string two =
+      "extern \"C\" __global__ void a(float* p_x) {}\nextern \"C\" __global__ void b(float* p_x) "
+      "{}\n";
+  CHECK(gpu::kernel_key(two).key == two);
+  CHECK(gpu::kernel_key(two).entry.empty());
+}
+
+TEST_CASE("a kernel that differs from one compiled only in names is not compiled again",
+          "[nvrtc]") {
+  TempCache cache("twins");
+  const gpu::EngineCompiler compiler("sm_90", cache.path.string());
+  const std::string first =
+      "extern \"C\" __global__ void fx_add_g1(float* p_add_1) { p_add_1[threadIdx.x] += 1.0f; }\n";
+  const std::string twin =
+      "extern \"C\" __global__ void fx_add_g9(float* p_add_9) { p_add_9[threadIdx.x] += 1.0f; }\n";
+  const auto a = compiler.compile(first, "group 1");
+  const auto b = compiler.compile(twin, "group 9");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(b->entry == "fx_add_g1");  // launched under the first one's name
+  CHECK(b->cubin == a->cubin);
+  CHECK(compiler.compiled() == 1);
 }
