@@ -80,6 +80,8 @@ struct Executable::Builder {
   void* col_buffer = nullptr;  // max-autotune: im2col's, shared by the convolutions as GEMMs
   std::vector<StepPlan> built{};
   std::optional<PendingEpilogue> pending{};
+  // max-autotune's picks by the keys of a step's variants: the variant and where it was timed.
+  std::map<std::string, std::pair<std::size_t, std::string>> picked{};
 
   void say(const std::string& s) const {
     if (options.progress) options.progress(s);
@@ -258,6 +260,21 @@ struct Executable::Builder {
                           "is not written before the run)");
       return 0;
     }
+    // A model's layers repeat kernels: a step whose every variant is a twin of an earlier
+    // step's (the same code on the same sizes, EngineCompiler's key) takes that step's pick.
+    std::string twins;
+    for (const auto& v : s.variants) twins += kernel_key(v.source).key + '\0';
+    if (const auto it = picked.find(twins); it != picked.end()) {
+      ex.picks_.push_back(where + ": the pick of " + it->second.second +
+                          ", whose configs are the same kernels on the same sizes");
+      return it->second.first;
+    }
+    const std::size_t best = time_variants(s, loaded, where);
+    picked.emplace(std::move(twins), std::pair{best, where});
+    return best;
+  }
+
+  std::size_t time_variants(const StepPlan& s, LoadedVariants& loaded, const std::string& where) {
     double default_us = 0;
     double best_us = 1e30;
     std::size_t best = 0;
