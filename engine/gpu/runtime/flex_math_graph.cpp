@@ -159,6 +159,34 @@ class MathGraph {
 
 // Copies the ops of SUB (a score or mask subgraph) into M, its placeholders bound in order to
 // BOUND, every value broadcast over the indices it reads. Returns the node SUB returns.
+// aten.index.Tensor(self, [i0, i1, ..]) of a subgraph, its arguments mapped by TO: self's leading
+// dims indexed by tensors that broadcast together, the rest kept.
+Result<NodeId> inline_gather(MathGraph& m, const graph::Node& n, const std::map<NodeId, NodeId>& to,
+                             const std::string& where) {
+  if (n.args.size() < 2 || !n.args[0].is_node() || !to.count(n.args[0].as_node())) {
+    return make_error(where + ": " + n.name + " indexes no tensor");
+  }
+  const NodeId self = to.at(n.args[0].as_node());
+  const Sizes self_sizes = m.sizes(self);
+  Sizes shape;
+  std::vector<Argument> indices;
+  for (const Argument& i : n.args[1].items()) {
+    if (!i.is_node() || !to.count(i.as_node())) {
+      return make_error(where + ": " + n.name + " indexes with other than tensors");
+    }
+    const NodeId t = to.at(i.as_node());
+    shape = broadcast(shape, m.sizes(t));
+    indices.push_back(Argument::node(t));
+  }
+  if (indices.empty() || indices.size() > self_sizes.size()) {
+    return make_error(where + ": " + n.name + " takes " + std::to_string(indices.size()) +
+                      " indices of a " + std::to_string(self_sizes.size()) + "-d tensor");
+  }
+  shape.insert(shape.end(), self_sizes.begin() + static_cast<std::ptrdiff_t>(indices.size()),
+               self_sizes.end());
+  return m.op(n.target, {Argument::node(self), Argument::list(indices)}, n.meta->dtype, shape);
+}
+
 Result<NodeId> inline_subgraph(MathGraph& m, const graph::Graph& sub,
                                const std::vector<NodeId>& bound, const std::string& where) {
   std::map<NodeId, NodeId> to;
@@ -189,6 +217,14 @@ Result<NodeId> inline_subgraph(MathGraph& m, const graph::Graph& sub,
     const ops::OpInfo info = ops::classify(n.target);
     const std::string base(ops::op_base_name(n.target));
     const bool makes_values = base == "full" || base == "scalar_tensor";
+    if (base == "index") {
+      // A captured buffer read at the indices (a document mask's ids[q_idx], a bias table's
+      // row): the indices broadcast, then the buffer's dims they do not index.
+      auto gathered = inline_gather(m, n, to, where + ": subgraph " + sub.name());
+      if (!gathered) return gathered.error();
+      to[id] = *gathered;
+      continue;
+    }
     if (info.lowering != ops::Lowering::pointwise && !makes_values) {
       return make_error(where + ": subgraph " + sub.name() + " applies " +
                         std::string(ops::op_key(n.target)) +

@@ -14,7 +14,7 @@ namespace fxscope::gpu {
 // Its placeholders are Q, K, V, then the score subgraph's buffers and the mask subgraph's; its
 // outputs the op's three: the attention, the log-sum-exp and the row maxima, both in base 2 (the
 // op returns them so). An error names what it cannot build: symbolic sizes, grouped-query heads,
-// an op of a subgraph that is not elementwise.
+// an op of a subgraph that is neither elementwise nor a read of a captured buffer at indices.
 Result<graph::Graph> flex_attention_math(const graph::Graph& graph, graph::NodeId flex);
 
 // The backward of flex_attention_backward FLEX of GRAPH (sdpa_dense_backward): the softmax again

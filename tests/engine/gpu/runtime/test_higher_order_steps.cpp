@@ -276,3 +276,61 @@ TEST_CASE(
     CHECK(gemms == 5);
   }
 }
+
+TEST_CASE("a document mask reads its captured ids at the query and key indices", "[gpu]") {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, q: \"bf16[1, 2, 128, 64][16384, 8192, 64, 1]cuda:0\", "
+      "k: \"bf16[1, 2, 128, 64][16384, 8192, 64, 1]cuda:0\", "
+      "v: \"bf16[1, 2, 128, 64][16384, 8192, 64, 1]cuda:0\", doc: \"i32[128][1]cuda:0\", "
+      "n: \"i32[1, 1, 1][1, 1, 1]cuda:0\", i: \"i32[1, 1, 1, 1][1, 1, 1, 1]cuda:0\"):\n"
+      "        sdpa_score0 = self.sdpa_score0\n"
+      "        sdpa_mask0 = self.sdpa_mask0\n"
+      "        flex_attention = torch.ops.higher_order.flex_attention(q, k, v, sdpa_score0, "
+      "(128, 128, n, i, None, None, n, i, None, None, 128, 128, sdpa_mask0), 0.125, "
+      "{'OUTPUT_LOGSUMEXP': True}, (), (doc,))\n"
+      "        getitem: \"bf16[1, 2, 128, 64][16384, 8192, 64, 1]cuda:0\" = flex_attention[0]\n"
+      "        getitem_1: \"f32[1, 2, 128][256, 128, 1]cuda:0\" = flex_attention[1]\n"
+      "        return (getitem, getitem_1)\n"
+      "\n"
+      "    class sdpa_score0(torch.nn.Module):\n"
+      "        def forward(self, arg0_1: \"bf16[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
+      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[][]cuda:0\"):\n"
+      "            return arg0_1\n"
+      "\n"
+      "    class sdpa_mask0(torch.nn.Module):\n"
+      "        def forward(self, arg0_1: \"i32[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
+      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[128][1]cuda:0\"):\n"
+      "            index: \"i32[][]cuda:0\" = torch.ops.aten.index.Tensor(arg4_1, [arg2_1])\n"
+      "            index_1: \"i32[][]cuda:0\" = torch.ops.aten.index.Tensor(arg4_1, [arg3_1])\n"
+      "            eq: \"b8[][]cuda:0\" = torch.ops.aten.eq.Tensor(index, index_1)\n"
+      "            return eq\n";
+  const graph::Graph g = graph::parse_fx_readable(code, "document mask").graph;
+  REQUIRE(g.subgraphs().size() == 2);
+  const auto math = gpu::flex_attention_math(g, *g.find("flex_attention"));
+  INFO((math ? std::string() : math.error().message));
+  REQUIRE(math);
+  // q, k, v and the mask's captured ids.
+  CHECK(gpu::graph_inputs(*math).size() == 4);
+  std::vector<std::vector<std::int64_t>> gathers;
+  std::optional<graph::TensorMeta> same_doc;
+  for (const graph::Node& n : math->nodes()) {
+    if (ops::op_key(n.target) == "aten.index") {
+      std::vector<std::int64_t> sizes;
+      for (const auto& d : n.meta->sizes) sizes.push_back(d.value);
+      gathers.push_back(sizes);
+    }
+    if (!same_doc && ops::op_key(n.target) == "aten.eq" && n.meta->rank() == 4) {
+      same_doc = n.meta;
+    }
+  }
+  // ids[q_idx] along the queries, ids[kv_idx] along the keys, compared over every pair.
+  CHECK(gathers == std::vector<std::vector<std::int64_t>>{{1, 1, 128, 1}, {1, 1, 1, 128}});
+  REQUIRE(same_doc);
+  CHECK(same_doc->sizes[2].value == 128);
+  CHECK(same_doc->sizes[3].value == 128);
+  // Planned op by op, every step can run.
+  const auto steps = gpu::plan_steps(*math, fusion::plan(*math, fusion::Mode::eager), {}, false, 1);
+  INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+  CHECK(steps.skipped.empty());
+}
