@@ -267,8 +267,9 @@ std::vector<NodeId> nodes_of(const Argument& a) {
 }
 
 // The sizes of an attention's query [B, H, M, D], key [B, H, N, D] and value [B, H, N, Dv].
+// H counts the query's heads; the key and value have H / G (grouped-query attention, G > 1).
 struct Shapes {
-  std::int64_t B = 0, H = 0, M = 0, D = 0, N = 0, Dv = 0;
+  std::int64_t B = 0, H = 0, M = 0, D = 0, N = 0, Dv = 0, G = 1;
 };
 
 // What both math graphs read of a flex op: its q, k, v, scale, subgraphs and buffers, with its
@@ -321,15 +322,16 @@ Result<FlexArgs> read_flex_args(const graph::Graph& g, NodeId flex, const FlexAr
   const Sizes q = sizes_of(*qm);
   const Sizes k = sizes_of(*km);
   const Sizes v = sizes_of(*vm);
-  if (q[0] != k[0] || q[1] != k[1] || k[2] != v[2] || k[0] != v[0] || k[1] != v[1]) {
+  if (q[0] != k[0] || k[2] != v[2] || k[0] != v[0] || k[1] != v[1] || k[1] <= 0 ||
+      q[1] % k[1] != 0) {
     return make_error(where +
-                      ": grouped-query heads or broadcast batches, which fxscope's math "
-                      "graph does not take");
+                      ": key and value heads that do not divide the query's, or broadcast "
+                      "batches, which fxscope's math graph does not take");
   }
   f.q = &*qm;
   f.k = &*km;
   f.v = &*vm;
-  f.shape = {q[0], q[1], q[2], q[3], k[2], v[3]};
+  f.shape = {q[0], q[1], q[2], q[3], k[2], v[3], q[1] / k[1]};
   const Argument& scale = node.args[at.scale];
   f.scale = scale.kind() == Argument::Kind::floating
                 ? scale.as_float()
@@ -380,6 +382,38 @@ NodeId batched(MathGraph& m, NodeId x, const std::string& dtype) {
                                   {{"memory_format", Argument::symbol("torch.contiguous_format")}})
                            : m.convert(x, dtype);
   return m.view(dense, {s[0] * s[1], s[2], s[3]});
+}
+
+// X [B, Hkv, N, D] with each head repeated GROUPS times, [B, Hkv * GROUPS, N, D]
+// (repeat_interleave on the heads, as math_attention does for grouped-query attention).
+NodeId repeat_heads(MathGraph& m, NodeId x, std::int64_t groups) {
+  if (groups == 1) return x;
+  const Sizes s = m.sizes(x);
+  const std::string dtype = m.dtype(x);
+  const NodeId dense = m.op("torch.ops.aten.clone.default", {Argument::node(x)}, dtype, s,
+                            {{"memory_format", Argument::symbol("torch.contiguous_format")}});
+  const NodeId one = m.view(dense, {s[0], s[1], 1, s[2], s[3]});
+  const Sizes wide = {s[0], s[1], groups, s[2], s[3]};
+  graph::TensorMeta expanded = contiguous(dtype, {s[0], s[1], 1, s[2], s[3]}, m.device());
+  expanded.sizes[2] = graph::Dim::constant(groups);
+  expanded.strides[2] = graph::Dim::constant(0);
+  std::vector<Argument> dims;
+  for (const std::int64_t d : wide) dims.push_back(Argument::integer(d));
+  const NodeId e = m.op_with_meta("torch.ops.aten.expand.default",
+                                  {Argument::node(one), Argument::list(dims)}, expanded);
+  const NodeId copied = m.op("torch.ops.aten.clone.default", {Argument::node(e)}, dtype, wide,
+                             {{"memory_format", Argument::symbol("torch.contiguous_format")}});
+  return m.view(copied, {s[0], s[1] * groups, s[2], s[3]});
+}
+
+// X [B, Hkv * GROUPS, N, D] summed over each head's GROUPS copies: [B, Hkv, N, D].
+NodeId sum_heads(MathGraph& m, NodeId x, std::int64_t groups) {
+  if (groups == 1) return x;
+  const Sizes s = m.sizes(x);
+  const NodeId split = m.view(x, {s[0], s[1] / groups, groups, s[2], s[3]});
+  return m.op("torch.ops.aten.sum.dim_IntList",
+              {Argument::node(split), Argument::list({Argument::integer(2)})}, m.dtype(x),
+              {s[0], s[1] / groups, s[2], s[3]});
 }
 
 NodeId bmm(MathGraph& m, NodeId a, NodeId b, const std::string& dtype) {
@@ -437,7 +471,7 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
   //                mask_mod_buffers)
   auto f = read_flex_args(g, flex, kForwardArgs, where);
   if (!f) return f.error();
-  const auto [B, H, M, D, N, Dv] = f->shape;
+  const auto [B, H, M, D, N, Dv, G] = f->shape;
   static_cast<void>(D);
   MathGraph m(f->q->device);
   const NodeId qi = m.input("query", *f->q);
@@ -451,7 +485,9 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
   for (const NodeId b : f->mask_buffers) {
     mask_buffers.push_back(m.input("buffer" + std::to_string(b), *g.node(b).meta));
   }
-  auto in = attention_inner(m, *f, qi, ki, score_buffers, mask_buffers, where);
+  const NodeId keys = repeat_heads(m, ki, G);
+  const NodeId values = repeat_heads(m, vi, G);
+  auto in = attention_inner(m, *f, qi, keys, score_buffers, mask_buffers, where);
   if (!in) return in.error();
   const Sizes full_shape = {B, H, M, N};
   const Sizes rows = {B, H, M, 1};
@@ -493,7 +529,7 @@ Result<graph::Graph> flex_attention_math(const graph::Graph& g, NodeId flex) {
       m.op("torch.ops.aten.mul.Tensor",
            {Argument::node(m.view(mx, {B, H, M})), Argument::floating(inv_ln2)}, "f32", {B, H, M});
   const NodeId p3 = m.view(m.convert(safe_p, f->q->dtype), {B * H, M, N});
-  const NodeId o3 = bmm(m, p3, batched(m, vi, f->v->dtype), f->q->dtype);
+  const NodeId o3 = bmm(m, p3, batched(m, values, f->v->dtype), f->q->dtype);
   const NodeId o4 = m.view(o3, {B, H, M, Dv});
   m.output({stored_as(m, o4, getitem_meta(g, flex, 0)), lse2, max2});
   return m.take();
@@ -519,7 +555,7 @@ Result<graph::Graph> flex_attention_backward_math(const graph::Graph& g, NodeId 
       return make_error(where + ": expected the attention, its log-sum-exp and its gradient");
     }
   }
-  const auto [B, H, M, D, N, Dv] = f->shape;
+  const auto [B, H, M, D, N, Dv, G] = f->shape;
   const std::string& qd = f->q->dtype;
   MathGraph m(f->q->device);
   const NodeId qi = m.input("query", *f->q);
@@ -539,7 +575,9 @@ Result<graph::Graph> flex_attention_backward_math(const graph::Graph& g, NodeId 
   for (const NodeId b : f->mask_buffers) {
     mask_buffers.push_back(m.input("buffer" + std::to_string(b), *g.node(b).meta));
   }
-  auto in = attention_inner(m, *f, qi, ki, {}, mask_buffers, where);
+  const NodeId keys = repeat_heads(m, ki, G);
+  const NodeId values = repeat_heads(m, vi, G);
+  auto in = attention_inner(m, *f, qi, keys, {}, mask_buffers, where);
   if (!in) return in.error();
   const Sizes full_shape = {B, H, M, N};
   const Sizes rows = {B, H, M, 1};
@@ -564,7 +602,7 @@ Result<graph::Graph> flex_attention_backward_math(const graph::Graph& g, NodeId 
   const NodeId gv3 = bmm(m, transposed(m, p3), batched(m, gouti, qd), qd);
   // dP = dO V^T and the rows' sum(O * dO), in f32.
   const NodeId gout32 = batched(m, gouti, "f32");
-  const NodeId gp3 = bmm(m, gout32, transposed(m, batched(m, vi, "f32")), "f32");
+  const NodeId gp3 = bmm(m, gout32, transposed(m, batched(m, values, "f32")), "f32");
   const NodeId prod =
       m.op("torch.ops.aten.mul.Tensor",
            {Argument::node(m.convert(outi, "f32")), Argument::node(m.convert(gouti, "f32"))}, "f32",
@@ -600,11 +638,11 @@ Result<graph::Graph> flex_attention_backward_math(const graph::Graph& g, NodeId 
                           Argument::node(m.full(0.0, qd))},
                          qd, full_shape);
   const NodeId ds3 = m.view(ds, {B * H, M, N});
-  const NodeId gq3 = bmm(m, ds3, batched(m, ki, qd), qd);
+  const NodeId gq3 = bmm(m, ds3, batched(m, keys, qd), qd);
   const NodeId gk3 = bmm(m, transposed(m, ds3), batched(m, qi, qd), qd);
   m.output({stored_as(m, m.view(gq3, {B, H, M, D}), getitem_meta(g, flex, 0)),
-            stored_as(m, m.view(gk3, {B, H, N, D}), getitem_meta(g, flex, 1)),
-            stored_as(m, m.view(gv3, {B, H, N, Dv}), getitem_meta(g, flex, 2))});
+            stored_as(m, sum_heads(m, m.view(gk3, {B, H, N, D}), G), getitem_meta(g, flex, 1)),
+            stored_as(m, sum_heads(m, m.view(gv3, {B, H, N, Dv}), G), getitem_meta(g, flex, 2))});
   return m.take();
 }
 

@@ -13,7 +13,7 @@ namespace fxscope::gpu {
 // that gives fully masked rows zeros; the product with V in Q's dtype, stored in Q's stride order.
 // Its placeholders are Q, K, V, then the score subgraph's buffers and the mask subgraph's; its
 // outputs the op's three: the attention, the log-sum-exp and the row maxima, both in base 2 (the
-// op returns them so). An error names what it cannot build: symbolic sizes, grouped-query heads,
+// op returns them so). An error names what it cannot build: symbolic sizes, broadcast batches,
 // an op of a subgraph that is neither elementwise nor a read of a captured buffer at indices.
 Result<graph::Graph> flex_attention_math(const graph::Graph& graph, graph::NodeId flex);
 

@@ -334,3 +334,52 @@ TEST_CASE("a document mask reads its captured ids at the query and key indices",
   INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
   CHECK(steps.skipped.empty());
 }
+
+TEST_CASE("grouped-query flex attention repeats each key and value head for its query heads",
+          "[gpu]") {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, q: \"bf16[2, 8, 64, 32][16384, 2048, 32, 1]cuda:0\", "
+      "k: \"bf16[2, 2, 64, 32][4096, 2048, 32, 1]cuda:0\", "
+      "v: \"bf16[2, 2, 64, 32][4096, 2048, 32, 1]cuda:0\", n: \"i32[1, 1, 1][1, 1, 1]cuda:0\", "
+      "i: \"i32[1, 1, 1, 1][1, 1, 1, 1]cuda:0\"):\n"
+      "        sdpa_score0 = self.sdpa_score0\n"
+      "        sdpa_mask0 = self.sdpa_mask0\n"
+      "        flex_attention = torch.ops.higher_order.flex_attention(q, k, v, sdpa_score0, "
+      "(64, 64, n, i, None, None, n, i, None, None, 128, 128, sdpa_mask0), 0.125, "
+      "{'OUTPUT_LOGSUMEXP': True}, (), ())\n"
+      "        getitem: \"bf16[2, 8, 64, 32][16384, 2048, 32, 1]cuda:0\" = flex_attention[0]\n"
+      "        return (getitem,)\n"
+      "\n"
+      "    class sdpa_score0(torch.nn.Module):\n"
+      "        def forward(self, arg0_1: \"bf16[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
+      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[][]cuda:0\"):\n"
+      "            return arg0_1\n"
+      "\n"
+      "    class sdpa_mask0(torch.nn.Module):\n"
+      "        def forward(self, arg0_1: \"i32[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
+      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\"):\n"
+      "            ge: \"b8[][]cuda:0\" = torch.ops.aten.ge.Tensor(arg2_1, arg3_1)\n"
+      "            return ge\n";
+  const graph::Graph g = graph::parse_fx_readable(code, "gqa").graph;
+  const auto math = gpu::flex_attention_math(g, *g.find("flex_attention"));
+  INFO((math ? std::string() : math.error().message));
+  REQUIRE(math);
+  std::size_t expands = 0;
+  std::size_t scores_of_8_heads = 0;
+  for (const graph::Node& n : math->nodes()) {
+    if (ops::op_key(n.target) == "aten.expand") {
+      ++expands;
+      CHECK(n.meta->sizes[2].value == 4);  // 8 query heads over 2 key heads
+      CHECK(n.meta->strides[2].value == 0);
+    }
+    if (ops::op_key(n.target) == "aten.bmm" && n.meta->sizes[0].value == 2 * 8) {
+      ++scores_of_8_heads;
+    }
+  }
+  CHECK(expands == 2);            // the key and the value
+  CHECK(scores_of_8_heads == 2);  // Q K^T and P V over every query head
+  const auto steps = gpu::plan_steps(*math, fusion::plan(*math, fusion::Mode::eager), {}, false, 1);
+  INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+  CHECK(steps.skipped.empty());
+}
