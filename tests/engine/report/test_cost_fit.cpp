@@ -245,15 +245,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 99, the p90 within 2x on 103, the total within 15% on
-  // 88, all three on 70; the typical graph's median 1.16x and p90 1.48x. A ratchet: a change to
+  // the per-kernel median within 1.25x on 100, the p90 within 2x on 109, the total within 15% on
+  // 93, all three on 77; the typical graph's median 1.15x and p90 1.47x. A ratchet: a change to
   // the model or its fit may not meet any target, or all three, on fewer graphs.
-  CHECK(fitted.median_of_medians <= 1.17);
-  CHECK(fitted.median_of_p90s <= 1.49);
-  CHECK(fitted.median_ok >= 99);
-  CHECK(fitted.p90_ok >= 103);
-  CHECK(fitted.total_ok >= 88);
-  CHECK(fitted.all_ok >= 70);
+  CHECK(fitted.median_of_medians <= 1.16);
+  CHECK(fitted.median_of_p90s <= 1.48);
+  CHECK(fitted.median_ok >= 100);
+  CHECK(fitted.p90_ok >= 109);
+  CHECK(fitted.total_ok >= 93);
+  CHECK(fitted.all_ok >= 77);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);
