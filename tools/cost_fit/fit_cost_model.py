@@ -12,7 +12,7 @@ reductions each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "f
 enough kernels, gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak
 FLOP/s), issue slots / (i x issue rate)), with latency, m, c and i chosen to minimise the squared
 log error over the training logs; a shape prefix's curve is held toward its parent's
-(PRIOR_WEIGHT), except a pass's or a GEMM's kernel's (is_pass), fitted free, and a one-thread-a-row
+(PRIOR_WEIGHT; its saturating rows, where it has them, start at the parent's but are free), except a pass's or a GEMM's kernel's (is_pass), fitted free, and a one-thread-a-row
 reduction's (is_thread), fitted free with `saturating_rows`, below which its bytes take
 saturating_rows / rows as long. Attention's FLOPs
 are shares of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other
@@ -206,7 +206,11 @@ def fit_curve(samples, uses, additive, prior=None, rows=False):
     def objective(x):
         if anchor is None:
             return loss(unpack(x), samples, additive)
-        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, anchor))
+        # The saturating rows start at the parent's but are free: how many outputs fill the
+        # device follows the bucket's own kernel (its tile, its window), which is what a shape
+        # bucket tells apart; held, a 3x3 bucket would keep the rows of its parent's 1x1s.
+        rates = 1 + sum(uses)
+        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x[:rates], anchor[:rates]))
         return loss(unpack(x), samples, additive) + held
 
     best = None
