@@ -56,10 +56,14 @@ const std::optional<graph::TensorMeta>& meta_of(const graph::Graph& graph,
 std::string conv_shape(const graph::Node& node, const graph::Graph& graph) {
   const bool backward = node.target.find("convolution_backward") != std::string::npos;
   const std::size_t base = backward ? 1 : 0;
+  // Of the input only its rank, channels and layout: a dynamic batch or image size leaves the
+  // kernel cuDNN picks of the same class.
   const auto& x_meta = meta_of(graph, positional(node, base));
-  const auto x = static_sizes(x_meta);
   const auto w = static_sizes(meta_of(graph, positional(node, base + 1)));
-  if (!x || !w || x->size() < 3 || w->size() != x->size()) return "";
+  if (!x_meta || !w || x_meta->sizes.size() < 3 || w->size() != x_meta->sizes.size() ||
+      x_meta->sizes[1].is_symbolic()) {
+    return "";
+  }
   std::string direction = "fwd";
   if (backward) {
     direction = "bwd";
@@ -72,16 +76,16 @@ std::string conv_shape(const graph::Node& node, const graph::Graph& graph) {
     }
   }
   // Channels-last: the channel dimension walks memory with stride 1.
+  const std::int64_t c_in = x_meta->sizes[1].value;
   const auto& strides = x_meta->strides;
-  const bool channels_last = strides.size() == x->size() && (*x)[1] > 1 &&
-                             !strides[1].is_symbolic() && strides[1].value == 1;
+  const bool channels_last =
+      strides.size() == w->size() && c_in > 1 && !strides[1].is_symbolic() && strides[1].value == 1;
   std::int64_t kernel = 1;
   for (std::size_t d = 2; d < w->size(); ++d) kernel = std::max(kernel, (*w)[d]);
   std::int64_t stride = 1;
   if (const auto* s = positional(node, base + 3)) {
     for (const auto& item : s->items()) stride = std::max(stride, item.as_int());
   }
-  const std::int64_t c_in = (*x)[1];
   const std::int64_t c_out = (*w)[0];
   const std::int64_t per_group = (*w)[1];
   std::string channels;
