@@ -53,7 +53,11 @@ const std::optional<graph::TensorMeta>& meta_of(const graph::Graph& graph,
 // aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 // groups); aten.convolution_backward(grad_output, input, weight, bias_sizes, stride, padding,
 // dilation, transposed, output_padding, groups, output_mask).
-std::string conv_shape(const graph::Node& node, const graph::Graph& graph) {
+// TUNED: max-autotune, where the engine times cuDNN's engines for a forward convolution (and the
+// convolution as a GEMM) and keeps the fastest: another kernel than the heuristic's pick at the
+// same sizes (HuBERT-style 128-wide grouped 1-d convolution: 1,202 us by default, 123 us tuned).
+// The backward keeps the heuristic's algorithms in every mode.
+std::string conv_shape(const graph::Node& node, const graph::Graph& graph, bool tuned) {
   const bool backward = node.target.find("convolution_backward") != std::string::npos;
   const std::size_t base = backward ? 1 : 0;
   // Of the input only its rank, channels and layout: a dynamic batch or image size leaves the
@@ -101,7 +105,7 @@ std::string conv_shape(const graph::Node& node, const graph::Graph& graph) {
   std::string window = extent;
   for (std::size_t d = 3; d < w->size(); ++d) window += "x" + extent;
   return direction + (channels_last ? "/cl/" : "/nchw/") + window + (stride > 1 ? "/s2/" : "/s1/") +
-         channels;
+         channels + (tuned && !backward ? "/tuned" : "");
 }
 
 // Where each SDPA op keeps its attention mask and its causal flag (native_functions.yaml).
@@ -217,7 +221,7 @@ std::string kernel_shape(const fusion::KernelGroup& group, const graph::Graph& g
     case cost::KernelClass::conv:
     case cost::KernelClass::grouped_conv:
       if (const auto* node = library_node(group, graph, ops::OpClass::conv)) {
-        return conv_shape(*node, graph);
+        return conv_shape(*node, graph, mode == fusion::Mode::max_autotune);
       }
       break;
     case cost::KernelClass::attention:

@@ -115,6 +115,15 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
   CHECK(resnet.count("fwd/nchw/3x3/s1/c>=64") > 4);
   CHECK(resnet.count("fwd/nchw/1x1/s2/c>=64") > 0);
   for (const auto& s : resnet) CHECK((s.starts_with("fwd/") || s.starts_with("bwd")));
+  // Under max-autotune the engine times a forward convolution's candidate kernels and keeps the
+  // fastest; the backward keeps cuDNN's heuristic.
+  std::size_t tuned = 0;
+  for (const auto& s :
+       shapes_of("tv_resnet18_train_bf16", fusion::Mode::max_autotune, cost::KernelClass::conv)) {
+    CHECK(s.ends_with("/tuned") == s.starts_with("fwd/"));
+    tuned += s.ends_with("/tuned");
+  }
+  CHECK(tuned > 4);
   // A video model's convolutions are 3-d.
   const auto video =
       shapes_of("tv_r3d_18_video", fusion::Mode::default_mode, cost::KernelClass::conv);
@@ -254,14 +263,14 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
   // the per-kernel median within 1.25x on 100, the p90 within 2x on 112, the total within 15% on
-  // 96, all three on 80; the typical graph's median 1.16x and p90 1.47x. A ratchet: a change to
+  // 98, all three on 81; the typical graph's median 1.16x and p90 1.47x. A ratchet: a change to
   // the model or its fit may not meet any target, or all three, on fewer graphs.
   CHECK(fitted.median_of_medians <= 1.17);
   CHECK(fitted.median_of_p90s <= 1.48);
   CHECK(fitted.median_ok >= 100);
   CHECK(fitted.p90_ok >= 112);
-  CHECK(fitted.total_ok >= 96);
-  CHECK(fitted.all_ok >= 80);
+  CHECK(fitted.total_ok >= 98);
+  CHECK(fitted.all_ok >= 81);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);
