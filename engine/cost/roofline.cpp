@@ -66,11 +66,6 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
     c.memory_us *= under;
     c.compute_us *= under;
   }
-  // Bytes beyond the L2 cannot stay there: they stream from HBM at its peak at best, whatever
-  // share of it the curve fitted (over 1 where a class's operands mostly stay in L2).
-  if (device.l2_mb > 0 && work.bytes > device.l2_mb * 1e6) {
-    c.memory_us = std::max(c.memory_us, work.bytes / (device.memory_bandwidth_gbs * 1e3));
-  }
   c.memory_bound = c.memory_us >= c.compute_us;
   c.device_us = curve.latency_us +
                 (curve.additive ? c.memory_us + c.compute_us : std::max(c.memory_us, c.compute_us));

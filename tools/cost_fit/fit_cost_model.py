@@ -30,8 +30,8 @@ from collections import defaultdict
 
 # The peaks the fit divides by: engine/cost/device_spec.cpp's (the NVIDIA H100 SXM and H200
 # datasheets); the calibration names the device, and the engine applies its shares to it.
-DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0, "l2_mb": 50.0},
-           "H200": {"bw_gbs": 4800.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0, "l2_mb": 60.0}}
+DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0},
+           "H200": {"bw_gbs": 4800.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0}}
 H100 = DEVICES["H100"]
 TENSOR_CLASSES = {"gemm", "conv", "grouped_conv", "attention"}
 DENSE_CLASSES = {"gemm", "conv", "attention"}
@@ -105,8 +105,7 @@ def shape_prefixes(shape):
 
 def peak_us(row, spec=H100):
     """(bytes, FLOPs, issue slots) each in us at the device's peak rate, as roofline.cpp counts,
-    the kernel's rows (its output elements), and the bytes' floor: their time at the HBM peak
-    where they exceed the L2, else 0."""
+    and the kernel's rows (its output elements)."""
     cls, prec = row["kernel_class"], row["precision"]
     flops_peak = spec["fp32"]
     if cls in TENSOR_CLASSES and cls not in CUDA_CORE_CLASSES:
@@ -116,23 +115,19 @@ def peak_us(row, spec=H100):
             flops_peak = spec["tf32"]
         elif prec == "fp64":
             flops_peak = spec["fp32"] / 2
-    # Bytes beyond the L2 cannot stay there: they stream from HBM at its peak at best.
-    mem = float(row["bytes"]) / (spec["bw_gbs"] * 1e3)
-    hbm = mem if float(row["bytes"]) > spec["l2_mb"] * 1e6 else 0.0
-    return (mem,
+    return (float(row["bytes"]) / (spec["bw_gbs"] * 1e3),
             float(row["flops"]) / (flops_peak * 1e6),
             float(row["alu_slots"]) / (spec["fp32"] * 1e6 / 2),
-            max(1.0, float(row.get("numel") or 1)),
-            hbm)
+            max(1.0, float(row.get("numel") or 1)))
 
 
 def predict(params, peaks, additive=False):
     lat, m, c, i = params[:4]
     saturating = params[4] if len(params) > 4 else 0.0
-    mem, flop, issue, rows, hbm = peaks
+    mem, flop, issue, rows = peaks
     # Below the saturating rows the device is not full: every rate falls with the rows.
     under = max(1.0, saturating / rows)
-    terms = (max(mem * under / m, hbm) if m > 0 else 0, flop * under / c if c > 0 else 0,
+    terms = (mem * under / m if m > 0 else 0, flop * under / c if c > 0 else 0,
              issue * under / i if i > 0 else 0)
     return lat + (terms[0] + max(terms[1], terms[2]) if additive else max(terms))
 
