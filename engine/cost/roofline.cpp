@@ -51,9 +51,6 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
     return efficiency > 0 && peak_per_us > 0 ? amount / (peak_per_us * efficiency) : 0.0;
   };
   c.memory_us = at(work.bytes, device.memory_bandwidth_gbs * 1e3, curve.memory_efficiency);
-  if (curve.saturating_rows > 0 && work.rows > 0) {
-    c.memory_us *= std::max(1.0, curve.saturating_rows / work.rows);
-  }
   // The engine's attention kernel computes on CUDA cores: it takes as long in bf16 as in fp32 at
   // the same FLOPs, so its curve is a share of the fp32 peak whatever the precision.
   const double flop_peak =
@@ -62,6 +59,13 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
   // An SM issues one instruction per lane per clock; the fp32 peak counts an FMA as two FLOPs.
   c.compute_us = std::max(c.compute_us,
                           at(work.alu_slots, device.fp32_tflops * 1e6 / 2, curve.issue_efficiency));
+  // Below the saturating rows the device is not full (too few threads walking rows, too few
+  // output tiles for the SMs): every rate falls with the rows.
+  if (curve.saturating_rows > 0 && work.rows > 0) {
+    const double under = std::max(1.0, curve.saturating_rows / work.rows);
+    c.memory_us *= under;
+    c.compute_us *= under;
+  }
   c.memory_bound = c.memory_us >= c.compute_us;
   c.device_us = curve.latency_us +
                 (curve.additive ? c.memory_us + c.compute_us : std::max(c.memory_us, c.compute_us));

@@ -12,7 +12,7 @@ reductions each prefix of the kernels' shape class (`shape`: "fwd", "fwd/cl", "f
 enough kernels, gets time = latency + max(bytes / (m x peak bandwidth), FLOPs / (c x peak
 FLOP/s), issue slots / (i x issue rate)), with latency, m, c and i chosen to minimise the squared
 log error over the training logs; a shape prefix's curve is held toward its parent's
-(PRIOR_WEIGHT), except a pass's or a GEMM's kernel's (is_pass), fitted free, and a one-thread-a-row
+(PRIOR_WEIGHT; its saturating rows, where it has them, start at the parent's but are free), except a pass's or a GEMM's kernel's (is_pass), fitted free, and a one-thread-a-row
 reduction's (is_thread), fitted free with `saturating_rows`, below which its bytes take
 saturating_rows / rows as long. Attention's FLOPs
 are shares of the fp32 peak in any precision (CUDA_CORE_CLASSES). Training logs are every other
@@ -74,6 +74,17 @@ MAX_EFFICIENCY = 2.0
 # rows at which it does (Little's law: below them the bytes take saturating_rows / rows as long),
 # and is fitted free, as a pass is: the parent's kernels are another launch.
 THREAD_COMPONENT = "thread"
+# Classes whose kernels tile their output over the device: a convolution with few output
+# elements fills few thread blocks, each walking its whole reduction (input channels x window)
+# in turn, so its rate falls with its output below saturating_rows (DenseNet's 1x1 convolutions
+# over 12,544 and 50,176 outputs of 800 input channels take 35 us alike).
+ROWS_CLASSES = {"conv", "grouped_conv"}
+# A root curve of ROWS_CLASSES (a class and precision, a pass) follows its rows only where that
+# fits the training kernels this much better (loss without / loss with), and only within one
+# precision: cuDNN's tensor-core kernels split a long reduction over blocks of their own, so a
+# curve over all precisions that follows the rows of fp32's would price bf16's wrongly, and a
+# term the data does not ask for only moves the fit into a worse minimum for the sizes it lacks.
+ROWS_GAIN = 1.25
 
 
 def is_thread(shape):
@@ -114,8 +125,10 @@ def predict(params, peaks, additive=False):
     lat, m, c, i = params[:4]
     saturating = params[4] if len(params) > 4 else 0.0
     mem, flop, issue, rows = peaks
-    mem *= max(1.0, saturating / rows)
-    terms = (mem / m if m > 0 else 0, flop / c if c > 0 else 0, issue / i if i > 0 else 0)
+    # Below the saturating rows the device is not full: every rate falls with the rows.
+    under = max(1.0, saturating / rows)
+    terms = (mem * under / m if m > 0 else 0, flop * under / c if c > 0 else 0,
+             issue * under / i if i > 0 else 0)
     return lat + (terms[0] + max(terms[1], terms[2]) if additive else max(terms))
 
 
@@ -185,13 +198,19 @@ def fit_curve(samples, uses, additive, prior=None, rows=False):
     anchor = None
     if prior:
         anchor = [math.log(max(prior[0], 1e-3))] + [
-            math.log(max(min(p, MAX_EFFICIENCY), 1e-4)) for p, used in zip(prior[1:], uses) if used]
+            math.log(max(min(p, MAX_EFFICIENCY), 1e-4)) for p, used in zip(prior[1:4], uses) if used]
+        if rows:
+            anchor.append(math.log(max(prior[4] if len(prior) > 4 else 4096.0, 1.0)))
         x0 = list(anchor)
 
     def objective(x):
         if anchor is None:
             return loss(unpack(x), samples, additive)
-        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, anchor))
+        # The saturating rows start at the parent's but are free: how many outputs fill the
+        # device follows the bucket's own kernel (its tile, its window), which is what a shape
+        # bucket tells apart; held, a 3x3 bucket would keep the rows of its parent's 1x1s.
+        rates = 1 + sum(uses)
+        held = PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x[:rates], anchor[:rates]))
         return loss(unpack(x), samples, additive) + held
 
     best = None
@@ -257,16 +276,23 @@ def fit_buckets(buckets):
             params, additive = prior
         elif prior:
             # The parent's curve, refitted to the bucket's kernels, with its way of combining.
-            params, additive = fit_curve(samples, uses, prior[1], prior[0])[0], prior[1]
+            # A parent that follows its rows passes the term on.
+            rows = is_thread(shape) or len(prior[0]) > 4
+            params, additive = fit_curve(samples, uses, prior[1], prior[0], rows)[0], prior[1]
         else:
             # Overlapped (max) or in turn (sum): whichever fits the class better. Dense GEMMs and
             # convolutions overlap their loads with their math, and a sum would let the many tiny
             # convolutions drag the FLOP rate of the large ones down.
             combines = (False,) if cls in DENSE_CLASSES else (False, True)
-            fits = [(fit_curve(samples, uses, additive, rows=is_thread(shape)), additive)
-                    for additive in combines]
-            (params, _), additive = min(fits, key=lambda f: f[0][1])
-        fitted[(cls, prec, shape)] = (params[:4], additive)
+            # A one-thread-a-row reduction always follows its rows; a class of ROWS_CLASSES
+            # where that cuts the training loss by ROWS_GAIN.
+            with_rows = ((True,) if is_thread(shape) else
+                         (False, True) if cls in ROWS_CLASSES and prec != "any" else (False,))
+            fits = [(fit_curve(samples, uses, additive, rows=rows), additive, rows)
+                    for additive in combines for rows in with_rows]
+            (params, _), additive, _ = min(
+                fits, key=lambda f: f[0][1] * (ROWS_GAIN if f[2] and not is_thread(shape) else 1))
+        fitted[(cls, prec, shape)] = (params, additive)
         lat, m, c, i = params[:4]
         errs = sorted(max(predict(params, p, additive) / t, t / predict(params, p, additive))
                       for p, t in samples)

@@ -115,6 +115,15 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
   CHECK(resnet.count("fwd/nchw/3x3/s1/c>=64") > 4);
   CHECK(resnet.count("fwd/nchw/1x1/s2/c>=64") > 0);
   for (const auto& s : resnet) CHECK((s.starts_with("fwd/") || s.starts_with("bwd")));
+  // Under max-autotune the engine times a forward convolution's candidate kernels and keeps the
+  // fastest; the backward keeps cuDNN's heuristic.
+  std::size_t tuned = 0;
+  for (const auto& s :
+       shapes_of("tv_resnet18_train_bf16", fusion::Mode::max_autotune, cost::KernelClass::conv)) {
+    CHECK(s.ends_with("/tuned") == s.starts_with("fwd/"));
+    tuned += s.ends_with("/tuned");
+  }
+  CHECK(tuned > 4);
   // A video model's convolutions are 3-d.
   const auto video =
       shapes_of("tv_r3d_18_video", fusion::Mode::default_mode, cost::KernelClass::conv);
@@ -124,6 +133,14 @@ TEST_CASE("convolutions and attention carry the shape class their library picks 
                                    cost::KernelClass::grouped_conv);
   REQUIRE_FALSE(mobilenet.empty());
   for (const auto& s : mobilenet) CHECK(s.ends_with("/dw"));
+  // Under a dynamic batch and image size too: the class reads the input's rank, channels and
+  // layout alone (AlexNet's 11x11 stem over the 3-channel image, MobileNet's depthwise kernels).
+  const auto dynamic = shapes_of("tv_mobilenet_v3_large_dynamic_bf16", fusion::Mode::default_mode,
+                                 cost::KernelClass::grouped_conv);
+  REQUIRE_FALSE(dynamic.empty());
+  for (const auto& s : dynamic) CHECK(s.ends_with("/dw"));
+  CHECK(shapes_of("tv_alexnet_dynamic", fusion::Mode::default_mode, cost::KernelClass::conv)
+            .count("fwd/nchw/kxk/s2/cin<=4") == 1);
   // A decoder's attention under its additive mask, forward and backward, 64-wide heads.
   const auto llama =
       shapes_of("hf_llama_train_bf16", fusion::Mode::default_mode, cost::KernelClass::attention);
@@ -245,15 +262,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 99, the p90 within 2x on 103, the total within 15% on
-  // 88, all three on 70; the typical graph's median 1.16x and p90 1.48x. A ratchet: a change to
+  // the per-kernel median within 1.25x on 100, the p90 within 2x on 112, the total within 15% on
+  // 98, all three on 81; the typical graph's median 1.16x and p90 1.47x. A ratchet: a change to
   // the model or its fit may not meet any target, or all three, on fewer graphs.
   CHECK(fitted.median_of_medians <= 1.17);
-  CHECK(fitted.median_of_p90s <= 1.49);
-  CHECK(fitted.median_ok >= 99);
-  CHECK(fitted.p90_ok >= 103);
-  CHECK(fitted.total_ok >= 88);
-  CHECK(fitted.all_ok >= 70);
+  CHECK(fitted.median_of_p90s <= 1.48);
+  CHECK(fitted.median_ok >= 100);
+  CHECK(fitted.p90_ok >= 112);
+  CHECK(fitted.total_ok >= 98);
+  CHECK(fitted.all_ok >= 81);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);

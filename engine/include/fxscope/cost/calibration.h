@@ -37,9 +37,11 @@ std::optional<KernelClass> parse_kernel_class(std::string_view name);
 // of bytes at memory_efficiency x peak bandwidth, FLOPs at compute_efficiency x the precision's
 // peak, and issue slots at issue_efficiency x the issue rate. A library kernel that moves and
 // computes in turn (a small convolution) adds them; a streaming kernel overlaps them. A kernel
-// whose threads each walk a row (a reduction's one-thread-a-row launch) reaches its bandwidth
-// only with saturating_rows rows in flight: with fewer, its bytes take saturating_rows / rows as
-// long (Little's law: the loads in flight follow the threads).
+// that fills the device only with saturating_rows rows (output elements) reaches its rates only
+// then: with fewer, its bytes, FLOPs and slots take saturating_rows / rows as long. A reduction's
+// one-thread-a-row launch keeps only as many loads in flight as it has threads (Little's law); an
+// fp32 convolution over few outputs fills few thread blocks, each walking its whole reduction
+// (input channels x window) in turn.
 struct ClassCurve {
   KernelClass kernel_class = KernelClass::other;
   std::string precision;  // "fp32", "bf16" ...; "any" where the fit does not split by it
@@ -49,7 +51,7 @@ struct ClassCurve {
   double memory_efficiency = 0;
   double compute_efficiency = 0;
   double issue_efficiency = 0;
-  double saturating_rows = 0;  // 0: the bytes' rate does not follow the rows
+  double saturating_rows = 0;  // 0: the rates do not follow the rows
   bool additive = false;
   std::size_t samples = 0;  // measured kernels the curve was fitted to
 };

@@ -38,7 +38,7 @@ struct KernelWork {
   // class ("fwd/cl/3x3/s1/c>=64", report/kernel_shape.h; empty where none is known).
   KernelClass kernel_class = KernelClass::other;
   std::string shape{};
-  double rows = 0;  // output elements: a reduction's rows
+  double rows = 0;  // output elements: a reduction's rows, a convolution's outputs
 };
 
 // The predicted time of one kernel and what bounds it.
