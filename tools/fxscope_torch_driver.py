@@ -104,7 +104,15 @@ def prepared_source(source):
 def load_repro(source):
     """The module and random inputs the runnable script builds, without running its __main__."""
     scope = {"__name__": "fxscope_repro"}
-    exec(compile(prepared_source(source), "<fx_graph_runnable>", "exec"), scope)
+    try:
+        code = compile(prepared_source(source), "<fx_graph_runnable>", "exec")
+    except SyntaxError as e:
+        # PyTorch writes some units' runnable as code that is not Python: a torch.cond's
+        # branches appear as `<lambda>()`, their modules left out.
+        refuse(f"the log's fx_graph_runnable is not valid Python (line {e.lineno}: "
+               f"{(e.text or '').strip()}), as PyTorch wrote it; the PyTorch backend cannot "
+               f"rebuild this unit")
+    exec(code, scope)
     from torch._dynamo.debug_utils import InputReader
 
     reader = InputReader()

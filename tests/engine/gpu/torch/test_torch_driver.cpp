@@ -58,6 +58,25 @@ TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops to
   CHECK(r.output == "17 17 True\n");
 }
 
+TEST_CASE("a runnable PyTorch wrote as invalid Python is refused with its line", "[gpu]") {
+  // torch.cond's branches in fx_graph_runnable, as PyTorch 2.11 writes them (hand_cond_branch).
+  const std::filesystem::path runnable =
+      std::filesystem::temp_directory_path() / "fxscope_cond_runnable.py";
+  {
+    std::ofstream f(runnable);
+    f << "import torch\nclass Repro(torch.nn.Module):\n    def __init__(self) -> None:\n"
+         "        super().__init__()\n        self.true_graph_0 = <lambda>()\n";
+  }
+  const auto r = test::run_process(
+      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
+      " && python3 -c \"import fxscope_torch_driver as d; d.load_repro(open('" + runnable.string() +
+      "').read())\" 2>&1");
+  std::filesystem::remove(runnable);
+  CHECK(r.status == 3);
+  CHECK_THAT(r.output, Catch::Contains("fx_graph_runnable is not valid Python (line 5: "
+                                       "self.true_graph_0 = <lambda>())"));
+}
+
 TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal is the error",
           "[gpu]") {
   // A stand-in driver (sh, not Python): progress, Inductor's autotune header and one row of its
