@@ -54,6 +54,21 @@ const gpu::StepPlan* subgraph_step_of(const gpu::PlannedSteps& planned) {
   return it == planned.steps.end() ? nullptr : &*it;
 }
 
+// F's plan in MODE as a run plans its steps.
+gpu::PlannedSteps planned(const fusion::GraphFusion& f, fusion::Mode mode) {
+  return gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
+}
+
+// The subgraph step of STEPS, which must plan every op.
+const gpu::StepPlan& fully_planned_call(const gpu::PlannedSteps& steps) {
+  INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
+  CHECK(steps.skipped.empty());
+  CHECK(steps.ran_ops == steps.ops);
+  const gpu::StepPlan* s = subgraph_step_of(steps);
+  REQUIRE(s != nullptr);
+  return *s;
+}
+
 }  // namespace
 
 TEST_CASE("torch.cond runs as one step: the predicate, then the steps of either branch", "[gpu]") {
@@ -64,11 +79,7 @@ TEST_CASE("torch.cond runs as one step: the predicate, then the steps of either 
     INFO(fusion::to_string(mode));
     const fusion::FusionPlan plan = fusion::plan(g, mode);
     const auto steps = gpu::plan_steps(g, plan, {}, mode == fusion::Mode::max_autotune, 1);
-    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
-    CHECK(steps.skipped.empty());
-    CHECK(steps.ran_ops == steps.ops);
-    const gpu::StepPlan* b = subgraph_step_of(steps);
-    REQUIRE(b != nullptr);
+    const gpu::StepPlan* b = &fully_planned_call(steps);
     REQUIRE(b->call);
     CHECK(b->call->predicate == g.find("p"));
     CHECK(b->call->operands == std::vector<graph::NodeId>{*g.find("a")});
@@ -126,13 +137,8 @@ TEST_CASE("the corpus's torch.cond runs in every mode with every op planned", "[
   for (const fusion::Mode mode : fusion::kAllModes) {
     INFO(fusion::to_string(mode));
     const fusion::GraphFusion f = test::sample_fusion("corpus/hand_cond_branch", mode);
-    const auto steps =
-        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
-    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
-    CHECK(steps.skipped.empty());
-    CHECK(steps.ran_ops == steps.ops);
-    const gpu::StepPlan* b = subgraph_step_of(steps);
-    REQUIRE(b != nullptr);
+    const auto steps = planned(f, mode);
+    const gpu::StepPlan* b = &fully_planned_call(steps);
     REQUIRE(b->call->predicate);
     CHECK(f.post_grad.node(*b->call->predicate).name == "gt");
     // Each branch: its GEMM and the pointwise tail (the bias add Inductor may fold in).
@@ -216,13 +222,8 @@ TEST_CASE("the corpus's flex attention forward runs in every mode with every op 
     INFO(fusion::to_string(mode));
     const fusion::GraphFusion f =
         test::sample_fusion("corpus/hand_flex_attention_train_bf16", mode);
-    const auto steps =
-        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
-    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
-    CHECK(steps.skipped.empty());
-    CHECK(steps.ran_ops == steps.ops);
-    const gpu::StepPlan* s = subgraph_step_of(steps);
-    REQUIRE(s != nullptr);
+    const auto steps = planned(f, mode);
+    const gpu::StepPlan* s = &fully_planned_call(steps);
     CHECK_FALSE(s->call->predicate);
     REQUIRE(s->call->graphs.size() == 1);
     CHECK(s->call->graphs[0].steps->steps.size() >= 15);
@@ -247,17 +248,14 @@ TEST_CASE(
     if (mode == fusion::Mode::eager) continue;
     REQUIRE(fusions.size() == 2);
     const fusion::GraphFusion& f = fusions[1];
-    const auto steps =
-        gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
-    INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
-    CHECK(steps.skipped.empty());
-    CHECK(steps.ran_ops == steps.ops);
+    const auto steps = planned(f, mode);
+    const gpu::StepPlan* s = &fully_planned_call(steps);
     // Inductor's two launches of the backward (the delta pass, the template): one math step.
     std::size_t calls = 0;
-    for (const auto& s : steps.steps) calls += s.kind == gpu::StepKind::subgraphs ? 1u : 0u;
+    for (const auto& step : steps.steps) {
+      calls += step.kind == gpu::StepKind::subgraphs ? 1u : 0u;
+    }
     CHECK(calls == 1);
-    const gpu::StepPlan* s = subgraph_step_of(steps);
-    REQUIRE(s != nullptr);
     // q, k, v, the attention, its log-sum-exp and its gradient (no log-sum-exp gradient).
     CHECK(s->call->operands.size() == 6);
     REQUIRE(s->call->results.size() == 3);
