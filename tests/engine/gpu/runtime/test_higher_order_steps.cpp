@@ -59,6 +59,14 @@ gpu::PlannedSteps planned(const fusion::GraphFusion& f, fusion::Mode mode) {
   return gpu::plan_steps(f.post_grad, f.ours, {}, mode == fusion::Mode::max_autotune, 1);
 }
 
+// flex attention's score subgraph when the call passes no score_mod: the score itself.
+const std::string kIdentityScore =
+    "    class sdpa_score0(torch.nn.Module):\n"
+    "        def forward(self, arg0_1: \"bf16[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
+    "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[][]cuda:0\"):\n"
+    "            return arg0_1\n"
+    "\n";
+
 // The subgraph step of STEPS, which must plan every op.
 const gpu::StepPlan& fully_planned_call(const gpu::PlannedSteps& steps) {
   INFO((steps.skipped.empty() ? std::string() : steps.skipped.front().why));
@@ -290,12 +298,8 @@ TEST_CASE("a document mask reads its captured ids at the query and key indices",
       "        getitem: \"bf16[1, 2, 128, 64][16384, 8192, 64, 1]cuda:0\" = flex_attention[0]\n"
       "        getitem_1: \"f32[1, 2, 128][256, 128, 1]cuda:0\" = flex_attention[1]\n"
       "        return (getitem, getitem_1)\n"
-      "\n"
-      "    class sdpa_score0(torch.nn.Module):\n"
-      "        def forward(self, arg0_1: \"bf16[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
-      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[][]cuda:0\"):\n"
-      "            return arg0_1\n"
-      "\n"
+      "\n" +
+      kIdentityScore +
       "    class sdpa_mask0(torch.nn.Module):\n"
       "        def forward(self, arg0_1: \"i32[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
       "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[128][1]cuda:0\"):\n"
@@ -348,12 +352,8 @@ TEST_CASE("grouped-query flex attention repeats each key and value head for its 
       "{'OUTPUT_LOGSUMEXP': True}, (), ())\n"
       "        getitem: \"bf16[2, 8, 64, 32][16384, 2048, 32, 1]cuda:0\" = flex_attention[0]\n"
       "        return (getitem,)\n"
-      "\n"
-      "    class sdpa_score0(torch.nn.Module):\n"
-      "        def forward(self, arg0_1: \"bf16[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
-      "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\", arg4_1: \"i32[][]cuda:0\"):\n"
-      "            return arg0_1\n"
-      "\n"
+      "\n" +
+      kIdentityScore +
       "    class sdpa_mask0(torch.nn.Module):\n"
       "        def forward(self, arg0_1: \"i32[][]cuda:0\", arg1_1: \"i32[][]cuda:0\", "
       "arg2_1: \"i32[][]cuda:0\", arg3_1: \"i32[][]cuda:0\"):\n"
