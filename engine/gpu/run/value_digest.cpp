@@ -201,6 +201,23 @@ std::string divergence_note(const std::optional<Divergence>& divergence, std::si
          values(divergence->agreeing) + " its groups wrote before agree";
 }
 
+namespace {
+
+// Whether index_put NODE adds into self (its accumulate argument, positional or named).
+bool accumulates(const graph::Node& node) {
+  if (node.args.size() > 3 && node.args[3].kind() == graph::Argument::Kind::boolean) {
+    return node.args[3].as_bool();
+  }
+  for (const auto& [name, value] : node.kwargs) {
+    if (name == "accumulate" && value.kind() == graph::Argument::Kind::boolean) {
+      return value.as_bool();
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t numel,
                      const std::function<const ValueDigest*(graph::NodeId)>& stored) {
   const graph::Node& node = graph.node(n);
@@ -219,6 +236,21 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
     while (stored(of) == nullptr && carries(graph.node(of))) of = graph.node(of).args[0].as_node();
     const ValueDigest* sum = stored(of);
     return sum != nullptr && sum->numel == numel ? sum->terms_abs_sum : 0;
+  }
+  if ((op == "index_put" || op == "index_put_") && accumulates(node)) {
+    // A scatter that adds is a sum of its values into self (Swin-T's relative-position bias
+    // gradient: each table entry adds every window's gradient at its offset, themselves sums
+    // over the batch that cancel). Its terms: self's and the values' magnitudes, a values' own
+    // terms where it is a sum.
+    double total = 0;
+    for (const std::size_t a : {std::size_t{0}, std::size_t{2}}) {
+      if (node.args.size() <= a || !node.args[a].is_node()) continue;
+      graph::NodeId in = node.args[a].as_node();
+      while (stored(in) == nullptr && carries(graph.node(in)))
+        in = graph.node(in).args[0].as_node();
+      if (const ValueDigest* d = stored(in)) total += std::max(d->abs_sum, d->terms_abs_sum);
+    }
+    return total;
   }
   if (op != "sum" && op != "mean") return 0;
   // The terms: the input, through the casts and views between it and a stored value.

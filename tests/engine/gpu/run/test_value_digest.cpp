@@ -221,3 +221,39 @@ TEST_CASE("a bias gradient returned as a cast of a view of a sum takes the sum's
   CHECK(gpu::terms_abs_sum(g, id("convert_element_type_default_1"), 255, stored) == 0);
   CHECK(gpu::terms_abs_sum(g, id("mm_24"), 65536, stored) == 0);
 }
+
+TEST_CASE("a scatter that adds takes its values' terms, through the views of a sum",
+          "[gpu][digest][corpus]") {
+  // Swin-T's backward as eager runs it: the first block's relative-position bias gradient is
+  // index_put(zeros, [index], view_315, True), view_315 a view of a permute of a squeeze of
+  // sum_26, the attention bias's gradient summed over the windows (which cancels).
+  const auto log = trace::read_trace(test::sample("corpus/tv_swin_t_train_bf16"));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = nullptr;
+  for (const auto& u : log->units()) {
+    if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) unit = &u;
+  }
+  REQUIRE(unit);
+  const auto backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
+  REQUIRE(backward);
+  const graph::Graph& g = backward->post_grad;
+  const auto id = [&](const std::string& name) {
+    const auto n = g.find(name);
+    REQUIRE(n);
+    return *n;
+  };
+  gpu::ValueDigest sum;
+  sum.numel = 24 * 49 * 49;
+  sum.abs_sum = 0.5;           // what the windows' gradients add up to
+  sum.terms_abs_sum = 4000.0;  // what they add up, in magnitude
+  gpu::ValueDigest zeros;
+  zeros.numel = 169 * 24;
+  const auto stored = [&](graph::NodeId n) -> const gpu::ValueDigest* {
+    if (n == id("sum_26")) return &sum;
+    return n == id("full_default_58") ? &zeros : nullptr;
+  };
+  CHECK(gpu::terms_abs_sum(g, id("index_put"), 169 * 24, stored) == 4000.0);
+  // Without the sum's digest there are no terms to judge by.
+  const auto none = [](graph::NodeId) -> const gpu::ValueDigest* { return nullptr; };
+  CHECK(gpu::terms_abs_sum(g, id("index_put"), 169 * 24, none) == 0);
+}
