@@ -15,6 +15,7 @@
 #include "fxscope/fusion/fusion_scheduler.h"
 #include "fxscope/fusion/kernel_naming.h"
 #include "fxscope/fusion/lowering.h"
+#include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/alu_cost.h"
 #include "subgraph_plans.h"
 
@@ -128,6 +129,9 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
     if (!node.is_op()) continue;
     const ops::OpInfo info = ops::classify(node.target);
     if (info.lowering == ops::Lowering::view || info.lowering == ops::Lowering::getitem) continue;
+    // torch.cond launches nothing itself: eager reads the predicate and calls a branch, whose
+    // ops are its subgraph plan's.
+    if (runs_subgraphs(node.target)) continue;
     KernelGroup group;
     group.id = plan.groups.size();
     group.name = std::string(ops::op_key(node.target));
@@ -398,7 +402,9 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
   std::map<std::string, std::size_t> unknown;
   if (mode == Mode::eager) {
     for (const graph::Node& node : graph.nodes()) {
-      if (node.is_op() && !ops::find_op(node.target)) ++unknown[node.target];
+      if (node.is_op() && !ops::find_op(node.target) && !runs_subgraphs(node.target)) {
+        ++unknown[node.target];
+      }
     }
     for (auto& [target, count] : unknown) result.unknown_ops.push_back({target, count});
   }

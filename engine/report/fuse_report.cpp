@@ -1,6 +1,7 @@
 #include "fxscope/report/fuse_report.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -149,6 +150,31 @@ cost::ModeCost price(const fusion::FusionPlan& plan, const graph::Graph& graph,
   return cost::predict_mode(work, device, launch);
 }
 
+// One call of a plan: its groups and, for each op that runs subgraphs (torch.cond's branches,
+// planned at one position), its costliest subgraph, since which branch a call takes depends on
+// the data.
+struct CallPrice {
+  double us = 0;
+  std::size_t launches = 0;
+};
+CallPrice price_call(const fusion::FusionPlan& plan, const graph::Graph& graph,
+                     const cost::DeviceSpec& device, cost::LaunchMode launch) {
+  CallPrice p{price(plan, graph, device, launch).total_us, plan.groups.size()};
+  std::map<std::size_t, CallPrice> costliest;  // by the position the branches share
+  for (const fusion::SubgraphPlan& sp : plan.subgraphs) {
+    const graph::Graph* sub = graph.find_subgraph(sp.name);
+    if (sub == nullptr) continue;
+    const CallPrice branch = price_call(sp.plan, *sub, device, launch);
+    CallPrice& c = costliest[sp.position];
+    if (branch.us > c.us) c = branch;
+  }
+  for (const auto& [position, c] : costliest) {
+    p.us += c.us;
+    p.launches += c.launches;
+  }
+  return p;
+}
+
 bool wants_cuda_graphs(fusion::Mode mode) {
   return mode == fusion::Mode::reduce_overhead || mode == fusion::Mode::max_autotune;
 }
@@ -165,8 +191,9 @@ ModePrediction predict(const std::vector<fusion::GraphFusion>& planned, fusion::
   p.mode = mode;
   p.cuda_graphs = wants_cuda_graphs(mode);
   for (const auto& g : planned) {
-    p.launches += g.ours.launches();
-    p.total_us += price(g.ours, g.post_grad, device, launch_mode(g.ours)).total_us;
+    const CallPrice call = price_call(g.ours, g.post_grad, device, launch_mode(g.ours));
+    p.launches += call.launches;
+    p.total_us += call.us;
     if (!wants_cuda_graphs(mode)) continue;
     if (!g.ours.cuda_graphs.usable) p.cuda_graphs = false;
     p.cuda_graph_notes.insert(p.cuda_graph_notes.end(), g.ours.cuda_graphs.reasons.begin(),

@@ -108,3 +108,25 @@ TEST_CASE("the text report shows kernels, agreement and modes", "[fuse]") {
   CHECK_THAT(text, Catch::Contains("1 of 1 generated kernels formed exactly"));
   CHECK_THAT(text, Catch::Contains("reduce-overhead"));
 }
+
+TEST_CASE("a torch.cond's call costs its groups and its costlier branch, in every mode",
+          "[report][corpus]") {
+  const auto r = fuse("corpus/hand_cond_branch", fusion::Mode::default_mode);
+  REQUIRE(r.units.size() == 1);
+  const report::UnitFuseReport& u = r.units.front();
+  REQUIRE(u.graphs.size() == 1);
+  const fusion::FusionPlan& plan = u.graphs.front().fusion.ours;
+  REQUIRE(plan.subgraphs.size() == 2);  // true_graph_0, false_graph_0
+  // One branch runs per call: the groups plus the larger branch's launches, not both.
+  std::size_t branch = 0;
+  for (const auto& sp : plan.subgraphs) branch = std::max(branch, sp.plan.groups.size());
+  const report::ModePrediction& p = predicted(u, fusion::Mode::default_mode);
+  CHECK(p.launches == plan.groups.size() + branch);
+  CHECK(p.total_us > u.graphs.front().ours.total_us);  // the branch is priced too
+  // Eager runs the cond itself as no kernel: its branch's ops are its subgraph plan's.
+  const auto eager = fuse("corpus/hand_cond_branch", fusion::Mode::eager);
+  const fusion::FusionPlan& eager_plan = eager.units.front().graphs.front().fusion.ours;
+  for (const auto& g : eager_plan.groups) CHECK(g.name != "higher_order.cond");
+  CHECK(eager_plan.subgraphs.size() == 2);
+  CHECK(eager_plan.unknown_ops.empty());
+}
