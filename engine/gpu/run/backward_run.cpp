@@ -26,8 +26,7 @@ std::vector<std::vector<std::byte>> backward_inputs(const BackwardSetup& s,
                          const graph::TensorMeta& meta) -> std::optional<std::vector<std::byte>> {
     const auto from = pair.forward_output_of[i];
     if (!from || *from >= s.forward_outputs->size()) return std::nullopt;
-    const std::size_t bytes =
-        static_cast<std::size_t>(storage_elements(meta, s.hints)) * element_bytes(meta.dtype);
+    const std::size_t bytes = storage_bytes(meta, s.hints);
     const HostOutput& out = (*s.forward_outputs)[*from];
     if (auto moved = relaid_as(out, meta, s.hints)) return moved;
     if (out.bytes.size() == bytes) return out.bytes;

@@ -67,8 +67,7 @@ std::pair<const void*, std::size_t> Executable::largest_output(std::size_t i) co
     const auto& meta = impl_->graph->node(n).meta;
     const char* p = impl_->pointer(n);
     if (!meta || meta->is_sym_scalar() || p == nullptr) continue;
-    const auto bytes = static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
-                       element_bytes(meta->dtype);
+    const std::size_t bytes = storage_bytes(*meta, impl_->hints);
     if (bytes > best.second) best = {p, bytes};
   }
   return best;
@@ -84,8 +83,7 @@ std::optional<std::vector<std::byte>> Executable::read_value(graph::NodeId node)
   if (!meta || meta->is_sym_scalar() || p == nullptr || element_bytes(meta->dtype) == 0) {
     return std::nullopt;
   }
-  std::vector<std::byte> host(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
-                              element_bytes(meta->dtype));
+  std::vector<std::byte> host(storage_bytes(*meta, impl_->hints));
   if (cudaMemcpy(host.data(), p, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) {
     cudaGetLastError();
     return std::nullopt;
@@ -109,8 +107,7 @@ Result<std::vector<HostOutput>> Executable::read_outputs(cudaStream_t stream) co
     char* p = impl_->pointer(n);
     if (meta && !meta->is_sym_scalar() && p) {
       h.meta = *meta;
-      h.bytes.resize(static_cast<std::size_t>(storage_elements(*meta, impl_->hints)) *
-                     element_bytes(meta->dtype));
+      h.bytes.resize(storage_bytes(*meta, impl_->hints));
       if (const cudaError_t e =
               cudaMemcpy(h.bytes.data(), p, h.bytes.size(), cudaMemcpyDeviceToHost);
           e != cudaSuccess) {

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "fxscope/gpu/dense_copy.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/tuple_item.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -20,13 +22,9 @@ graph::TensorMeta contiguous(const std::string& dtype, const Sizes& sizes,
   graph::TensorMeta m;
   m.dtype = dtype;
   m.device = device;
-  std::int64_t stride = 1;
-  m.sizes.resize(sizes.size());
-  m.strides.resize(sizes.size());
-  for (std::size_t d = sizes.size(); d-- > 0;) {
-    m.sizes[d] = graph::Dim::constant(sizes[d]);
-    m.strides[d] = graph::Dim::constant(stride);
-    stride *= std::max<std::int64_t>(sizes[d], 1);
+  for (const std::int64_t d : sizes) m.sizes.push_back(graph::Dim::constant(d));
+  for (const std::int64_t d : dense_strides(sizes, false)) {
+    m.strides.push_back(graph::Dim::constant(d));
   }
   return m;
 }
@@ -352,9 +350,8 @@ Result<FlexArgs> read_flex_args(const graph::Graph& g, NodeId flex, const FlexAr
 std::optional<graph::TensorMeta> getitem_meta(const graph::Graph& g, NodeId op, std::int64_t k) {
   for (NodeId u = 0; u < g.size(); ++u) {
     const graph::Node& un = g.node(u);
-    if (ops::op_key(un.target) == "operator.getitem" && un.args.size() > 1 &&
-        un.args[0].is_node() && un.args[0].as_node() == op && un.args[1].as_int() == k && un.meta &&
-        is_static(*un.meta)) {
+    const auto item = ops::tuple_item(un);
+    if (item && item->of == op && item->index == k && un.meta && is_static(*un.meta)) {
       return un.meta;
     }
   }

@@ -111,6 +111,11 @@ std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHi
   return last + 1;
 }
 
+std::size_t storage_bytes(const graph::TensorMeta& meta, const ops::SymbolHints& hints) {
+  if (meta.is_sym_scalar()) return 0;
+  return static_cast<std::size_t>(storage_elements(meta, hints)) * element_bytes(meta.dtype);
+}
+
 std::optional<std::int64_t> index_bound(const graph::Graph& graph, graph::NodeId input,
                                         const ops::SymbolHints& hints) {
   std::optional<std::int64_t> bound;

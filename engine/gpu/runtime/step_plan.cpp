@@ -441,7 +441,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
   const auto generate = [&](const fusion::KernelGroup& k) {
     return generated_step(g, k, hints, tune, clusters, run_seed);
   };
-  std::set<graph::NodeId> called;  // ops whose subgraph step is made
+  std::set<graph::NodeId> called;  // flex ops whose step is made
   const PlanCallee plan_callee = [&](const graph::Graph& sub, const fusion::FusionPlan& p) {
     return plan_steps(sub, p, hints, tune, run_seed, clusters);
   };
@@ -473,17 +473,16 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       // Kernels take sizes as constants: one the data sets that no run bound has no value to
       // take (sized at the default instead, a buffer would be smaller than what is written).
       failed = make_error(*unbound);
-    } else if (const auto callee = only_op(g, group, is_view);
-               callee && (is_cond(g.node(*callee)) || is_flex_attention_forward(g.node(*callee)) ||
-                          is_flex_attention_backward(g.node(*callee)))) {
-      // Eager's torch.cond, and flex attention's forward and backward in every mode. Inductor's
-      // flex backward is two launches (the delta pass, then the template), two groups of one op:
-      // its math step, made at the first, runs both.
-      if (called.insert(*callee).second) {
-        auto s = is_cond(g.node(*callee)) ? cond_step(g, *callee, plan, plan_callee)
-                                          : flex_attention_step(g, *callee, plan_callee);
+    } else if (const auto flex = only_op(g, group, is_view);
+               flex && (is_flex_attention_forward(g.node(*flex)) ||
+                        is_flex_attention_backward(g.node(*flex)))) {
+      // flex attention's forward and backward, in every mode. Inductor's backward is two
+      // launches (the delta pass, then the template), two groups of one op: its math step, made
+      // at the first, runs both. (torch.cond is in no group: add_cond_steps.)
+      if (called.insert(*flex).second) {
+        auto s = flex_attention_step(g, *flex, plan_callee);
         if (s) {
-          // Its callees' ops count as the plan's: every branch can run.
+          // Its math graph's ops count as the plan's.
           ops += subgraph_ops(*s);
           out.ops += subgraph_ops(*s);
           made.push_back(std::move(*s));
@@ -648,7 +647,7 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       out.steps.push_back(std::move(s));
     }
   }
-  add_conds_outside_groups(g, plan, counted, plan_callee, out);
+  add_cond_steps(g, plan, plan_callee, out);
   if (tune) offer_gemm_epilogues(g, out, hints);
   // Inductor's output code draws dropout's seeds first of all (a randint into the seeds buffer);
   // the plan may list the seeds op after kernels that look them up. It reads nothing, so it runs

@@ -18,12 +18,10 @@ struct BufferCopy {
   std::size_t bytes = 0;
 };
 
-// Bytes of NODE's storage; 0 for a symbolic scalar (a size, passed as a constant).
-std::size_t storage_bytes(const graph::Graph& g, graph::NodeId node,
-                          const ops::SymbolHints& hints) {
+// Bytes of NODE's storage; 0 for a symbolic scalar (a size, passed as a constant) or no meta.
+std::size_t node_bytes(const graph::Graph& g, graph::NodeId node, const ops::SymbolHints& hints) {
   const auto& m = g.node(node).meta;
-  if (!m || m->is_sym_scalar()) return 0;
-  return static_cast<std::size_t>(storage_elements(*m, hints)) * element_bytes(m->dtype);
+  return m ? storage_bytes(*m, hints) : 0;
 }
 
 struct BuiltCallee {
@@ -57,7 +55,7 @@ Result<StepLaunch> build_subgraph_launch(const graph::Graph& g, const StepPlan& 
   std::size_t predicate_bytes = 0;
   if (call.predicate) {
     predicate = pointer(*call.predicate);
-    predicate_bytes = storage_bytes(g, *call.predicate, hints);
+    predicate_bytes = node_bytes(g, *call.predicate, hints);
     if (predicate == nullptr || predicate_bytes == 0 || predicate_bytes > 8) {
       return make_error(where + ": its predicate " + g.node(*call.predicate).name +
                         " has no one-element buffer");
@@ -71,7 +69,7 @@ Result<StepLaunch> build_subgraph_launch(const graph::Graph& g, const StepPlan& 
     const graph::Graph& sub = *b.graph;
     const std::vector<graph::NodeId> inputs = graph_inputs(sub);
     std::vector<std::vector<std::byte>> bytes;
-    for (const graph::NodeId n : inputs) bytes.emplace_back(storage_bytes(sub, n, hints));
+    for (const graph::NodeId n : inputs) bytes.emplace_back(node_bytes(sub, n, hints));
     ExecutableOptions inner = options;
     if (options.progress) {
       inner.progress = [p = options.progress, name = b.name](const std::string& s) {
@@ -91,11 +89,11 @@ Result<StepLaunch> build_subgraph_launch(const graph::Graph& g, const StepPlan& 
                         " inputs, the step passes " + std::to_string(call.operands.size()));
     }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const std::size_t n = storage_bytes(sub, inputs[i], hints);
+      const std::size_t n = node_bytes(sub, inputs[i], hints);
       if (n == 0) continue;
       const char* from = pointer(call.operands[i]);
       char* to = r.exe->device_pointer(inputs[i]);
-      if (from == nullptr || to == nullptr || storage_bytes(g, call.operands[i], hints) != n) {
+      if (from == nullptr || to == nullptr || node_bytes(g, call.operands[i], hints) != n) {
         return make_error(where + ": operand " + g.node(call.operands[i]).name +
                           " does not match " + b.name + "'s input " + sub.node(inputs[i]).name);
       }
@@ -104,10 +102,10 @@ Result<StepLaunch> build_subgraph_launch(const graph::Graph& g, const StepPlan& 
     const std::vector<graph::NodeId> outputs = output_nodes(sub);
     for (std::size_t k = 0; k < outputs.size() && k < call.results.size(); ++k) {
       if (!call.results[k]) continue;
-      const std::size_t n = storage_bytes(sub, outputs[k], hints);
+      const std::size_t n = node_bytes(sub, outputs[k], hints);
       const char* from = r.exe->device_pointer(outputs[k]);
       char* to = pointer(*call.results[k]);
-      if (from == nullptr || to == nullptr || storage_bytes(g, *call.results[k], hints) != n) {
+      if (from == nullptr || to == nullptr || node_bytes(g, *call.results[k], hints) != n) {
         return make_error(where + ": " + b.name + "'s output " + sub.node(outputs[k]).name +
                           " does not match " + g.node(*call.results[k]).name);
       }

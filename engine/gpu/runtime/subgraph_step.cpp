@@ -10,6 +10,7 @@
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/tuple_item.h"
 
 namespace fxscope::gpu {
 namespace {
@@ -21,17 +22,13 @@ Result<std::vector<std::optional<graph::NodeId>>> getitems_of(const graph::Graph
                                                               const std::string& where) {
   std::vector<std::optional<graph::NodeId>> results(outputs);
   for (graph::NodeId u = 0; u < g.size(); ++u) {
-    const graph::Node& un = g.node(u);
-    if (ops::op_key(un.target) != "operator.getitem" || un.args.size() < 2 ||
-        !un.args[0].is_node() || un.args[0].as_node() != op) {
-      continue;
+    const auto item = ops::tuple_item(g.node(u));
+    if (!item || item->of != op) continue;
+    if (item->index < 0 || static_cast<std::size_t>(item->index) >= outputs) {
+      return make_error(where + ": " + g.node(u).name + " takes output " +
+                        std::to_string(item->index) + " of " + std::to_string(outputs));
     }
-    const std::int64_t k = un.args[1].as_int();
-    if (k < 0 || static_cast<std::size_t>(k) >= outputs) {
-      return make_error(where + ": " + un.name + " takes output " + std::to_string(k) + " of " +
-                        std::to_string(outputs));
-    }
-    results[static_cast<std::size_t>(k)] = u;
+    results[static_cast<std::size_t>(item->index)] = u;
   }
   return results;
 }
@@ -155,11 +152,10 @@ Result<StepPlan> flex_attention_step(const graph::Graph& g, graph::NodeId flex,
                                             : "flex attention (fxscope's math, op by op)");
 }
 
-void add_conds_outside_groups(const graph::Graph& g, const fusion::FusionPlan& plan,
-                              const std::vector<bool>& in_groups, const PlanCallee& plan_callee,
-                              PlannedSteps& out) {
+void add_cond_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
+                    const PlanCallee& plan_callee, PlannedSteps& out) {
   for (graph::NodeId n = 0; n < g.size(); ++n) {
-    if (in_groups[n] || !is_cond(g.node(n))) continue;
+    if (!is_cond(g.node(n))) continue;
     const std::size_t group = plan.groups.size();
     const std::string name(ops::op_key(g.node(n).target));
     auto b = cond_step(g, n, plan, plan_callee);

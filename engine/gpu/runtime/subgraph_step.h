@@ -30,12 +30,11 @@ Result<StepPlan> cond_step(const graph::Graph& graph, graph::NodeId cond,
 Result<StepPlan> flex_attention_step(const graph::Graph& graph, graph::NodeId flex,
                                      const PlanCallee& plan_callee);
 
-// A compiled mode's torch.cond is in none of PLAN's groups (it launches nothing; its branches
-// are the plan's subgraph plans): each such cond of GRAPH (IN_GROUPS false) becomes a step of its
-// own in OUT, numbered past the groups and placed where the plan places its branches, or a skip.
-void add_conds_outside_groups(const graph::Graph& graph, const fusion::FusionPlan& plan,
-                              const std::vector<bool>& in_groups, const PlanCallee& plan_callee,
-                              PlannedSteps& out);
+// torch.cond is in none of a plan's groups, in any mode (it launches nothing; its branches are
+// the plan's subgraph plans): each cond of GRAPH becomes a step of its own in OUT, numbered past
+// PLAN's groups and placed where the plan places its branches, or a skip.
+void add_cond_steps(const graph::Graph& graph, const fusion::FusionPlan& plan,
+                    const PlanCallee& plan_callee, PlannedSteps& out);
 
 // The op nodes a subgraph step runs in its callees (for coverage: every branch can run).
 std::size_t subgraph_ops(const StepPlan& step);

@@ -9,18 +9,16 @@
 
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/op_registry.h"
+#include "fxscope/ops/tuple_item.h"
 
 namespace fxscope::gpu {
 namespace {
 
 // How a buffer no step writes is named: a result of control flow (torch.cond) says why.
 std::string lacked(const graph::Graph& g, graph::NodeId r) {
-  graph::NodeId from = r;
   const graph::Node& node = g.node(r);
-  if (ops::op_key(node.target) == "operator.getitem" && !node.args.empty() &&
-      node.args[0].is_node()) {
-    from = node.args[0].as_node();
-  }
+  const auto item = ops::tuple_item(node);
+  const graph::NodeId from = item ? item->of : r;
   if (!fusion::runs_subgraphs(g.node(from).target)) return node.name;
   return node.name + ", the result of " + std::string(ops::op_key(g.node(from).target)) + " " +
          g.node(from).name + ", which did not run";

@@ -24,6 +24,8 @@ std::vector<graph::NodeId> output_nodes(const graph::Graph& graph);
 
 // Elements the storage of META spans: 1 + sum((size - 1) * stride), 0 for an empty tensor.
 std::int64_t storage_elements(const graph::TensorMeta& meta, const ops::SymbolHints& hints);
+// Bytes that storage holds: storage_elements times the dtype's size (0 for a symbolic scalar).
+std::size_t storage_bytes(const graph::TensorMeta& meta, const ops::SymbolHints& hints);
 
 // The exclusive upper bound of the values an integer input may take, from the ops that index
 // with it (embedding, index, gather, index_select); nullopt when no user indexes with it.

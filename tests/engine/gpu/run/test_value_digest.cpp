@@ -41,6 +41,20 @@ gpu::ValueDigest digest(const std::string& meta, const std::vector<double>& v,
   return d;
 }
 
+// The AOT backward graph of corpus log NAME's training unit, as eager runs it.
+fusion::GraphFusion eager_backward(const std::string& name) {
+  const auto log = trace::read_trace(test::sample("corpus/" + name));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = nullptr;
+  for (const auto& u : log->units()) {
+    if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) unit = &u;
+  }
+  REQUIRE(unit);
+  auto backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
+  REQUIRE(backward);
+  return std::move(*backward);
+}
+
 }  // namespace
 
 TEST_CASE("a digest reads its value in logical order whatever the strides", "[gpu][digest]") {
@@ -195,16 +209,8 @@ TEST_CASE("a bias gradient returned as a cast of a view of a sum takes the sum's
   // about zero by construction (softmax ignores a shift of the keys), and the graph returns it as
   // convert_element_type_default_1 = a cast of view_83, a view of the sum sum_37 that stores
   // nothing of its own.
-  const auto log = trace::read_trace(test::sample("corpus/hf_bert_mlm_train_fp16"));
-  REQUIRE(log);
-  const trace::CompileUnit* unit = nullptr;
-  for (const auto& u : log->units()) {
-    if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) unit = &u;
-  }
-  REQUIRE(unit);
-  const auto backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
-  REQUIRE(backward);
-  const graph::Graph& g = backward->post_grad;
+  const fusion::GraphFusion backward = eager_backward("hf_bert_mlm_train_fp16");
+  const graph::Graph& g = backward.post_grad;
   const auto id = [&](const std::string& name) {
     const auto n = g.find(name);
     REQUIRE(n);
@@ -227,16 +233,8 @@ TEST_CASE("a scatter that adds takes its values' terms, through the views of a s
   // Swin-T's backward as eager runs it: the first block's relative-position bias gradient is
   // index_put(zeros, [index], view_315, True), view_315 a view of a permute of a squeeze of
   // sum_26, the attention bias's gradient summed over the windows (which cancels).
-  const auto log = trace::read_trace(test::sample("corpus/tv_swin_t_train_bf16"));
-  REQUIRE(log);
-  const trace::CompileUnit* unit = nullptr;
-  for (const auto& u : log->units()) {
-    if (u.find(trace::ArtifactKind::kAotBackwardGraph) != nullptr) unit = &u;
-  }
-  REQUIRE(unit);
-  const auto backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
-  REQUIRE(backward);
-  const graph::Graph& g = backward->post_grad;
+  const fusion::GraphFusion backward = eager_backward("tv_swin_t_train_bf16");
+  const graph::Graph& g = backward.post_grad;
   const auto id = [&](const std::string& name) {
     const auto n = g.find(name);
     REQUIRE(n);
