@@ -3,9 +3,10 @@
 // and 90th-percentile error factor per kernel, and the whole graph's predicted over measured
 // kernel time; then how many graphs meet the targets (median <= 1.25, p90 <= 2, total within
 // 15%) and the same figures for the uncalibrated roofline.
-//   bench_cost_fit [PREFIX] [--all]
+//   bench_cost_fit [PREFIX] [--all] [--kernels LOG]
 // PREFIX names the fit data (default tests/data/cost_fit/h100: PREFIX_kernels.csv.gz and
-// PREFIX_totals.csv, from tools/cost_fit/extract_kernels.py); --all checks the training logs too.
+// PREFIX_totals.csv, from tools/cost_fit/extract_kernels.py); --all checks the training logs too;
+// --kernels LOG lists LOG's kernels instead, each with its curve, prediction and measurement.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -56,15 +57,38 @@ void summarize(const char* label, const std::vector<FitCheck>& checks) {
       median_of(p90s), std::exp(median_of(totals)));
 }
 
+// Every kernel of LOG: what it is, the curve that prices it, predicted and measured time.
+void list_kernels(const fxscope::report::FitData& data, const fxscope::cost::DeviceSpec& device,
+                  const std::string& log) {
+  std::printf("%-16s %-8s %-28s %-14s %-5s %-32s %10s %10s %7s %9s %9s\n", "mode", "graph", "group",
+              "class", "prec", "shape", "predicted", "measured", "factor", "rows", "flops/row");
+  for (const auto& k : data.kernels) {
+    if (k.log != log) continue;
+    const double us =
+        fxscope::cost::predict_kernel(k.work, device, fxscope::cost::LaunchMode::cuda_graph)
+            .device_us;
+    const double measured = k.measured_us.value_or(0);
+    std::printf("%-16s %-8s %-28.28s %-14s %-5s %-32.32s %8.1fus %8.1fus %6.2fx %9.0f %9.0f\n",
+                k.mode.c_str(), k.graph.c_str(), k.work.name.c_str(),
+                std::string(fxscope::cost::to_string(k.work.kernel_class)).c_str(),
+                std::string(fxscope::cost::to_string(k.work.precision)).c_str(),
+                k.work.shape.c_str(), us, measured, measured > 0 ? us / measured : 0.0, k.work.rows,
+                k.work.rows > 0 ? k.work.flops / k.work.rows : 0.0);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string prefix = FXSCOPE_FIT_DATA;
   bool all = false;
+  std::string kernels_of;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--all") {
       all = true;
+    } else if (arg == "--kernels" && i + 1 < argc) {
+      kernels_of = argv[++i];
     } else {
       prefix = arg;
     }
@@ -80,6 +104,10 @@ int main(int argc, char** argv) {
   if (!device) {
     std::fprintf(stderr, "bench_cost_fit: unknown device %s\n", cal.device_spec.c_str());
     return 1;
+  }
+  if (!kernels_of.empty()) {
+    list_kernels(*data, *device, kernels_of);
+    return 0;
   }
   const std::set<std::string> split = fxscope::report::training_logs(*data);
   std::set<std::string> training;

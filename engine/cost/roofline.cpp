@@ -66,6 +66,14 @@ void price_calibrated(const KernelWork& work, const DeviceSpec& device, const Cl
     c.memory_us *= under;
     c.compute_us *= under;
   }
+  // A curve's memory efficiency may pass 1 (its kernels' bytes stayed in L2); the bytes that
+  // cannot fit L2 still come from HBM at no more than a streaming kernel's share of its peak (a
+  // skinny GEMM reads its 150 MB weight once).
+  const double beyond_l2 = work.bytes - device.l2_mb * 1e6;
+  if (beyond_l2 > 0) {
+    c.memory_us = std::max(
+        c.memory_us, at(beyond_l2, device.memory_bandwidth_gbs * 1e3, device.memory_efficiency));
+  }
   c.memory_bound = c.memory_us >= c.compute_us;
   c.device_us = curve.latency_us +
                 (curve.additive ? c.memory_us + c.compute_us : std::max(c.memory_us, c.compute_us));

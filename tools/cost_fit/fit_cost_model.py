@@ -30,8 +30,11 @@ from collections import defaultdict
 
 # The peaks the fit divides by: engine/cost/device_spec.cpp's (the NVIDIA H100 SXM and H200
 # datasheets); the calibration names the device, and the engine applies its shares to it.
-DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0},
-           "H200": {"bw_gbs": 4800.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0}}
+DEVICES = {"H100": {"bw_gbs": 3350.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0, "l2_mb": 50.0},
+           "H200": {"bw_gbs": 4800.0, "fp32": 67.0, "tf32": 495.0, "bf16": 989.0, "l2_mb": 60.0}}
+# The share of peak bandwidth a streaming kernel reaches (device_spec.cpp's memory_efficiency):
+# the bytes of a kernel beyond what L2 holds come from HBM no faster, whatever a curve's share.
+HBM_EFFICIENCY = 0.85
 H100 = DEVICES["H100"]
 TENSOR_CLASSES = {"gemm", "conv", "grouped_conv", "attention"}
 DENSE_CLASSES = {"gemm", "conv", "attention"}
@@ -118,16 +121,19 @@ def peak_us(row, spec=H100):
     return (float(row["bytes"]) / (spec["bw_gbs"] * 1e3),
             float(row["flops"]) / (flops_peak * 1e6),
             float(row["alu_slots"]) / (spec["fp32"] * 1e6 / 2),
-            max(1.0, float(row.get("numel") or 1)))
+            max(1.0, float(row.get("numel") or 1)),
+            max(0.0, float(row["bytes"]) - spec["l2_mb"] * 1e6) / (spec["bw_gbs"] * 1e3))
 
 
 def predict(params, peaks, additive=False):
     lat, m, c, i = params[:4]
     saturating = params[4] if len(params) > 4 else 0.0
-    mem, flop, issue, rows = peaks
+    mem, flop, issue, rows, beyond_l2 = peaks
     # Below the saturating rows the device is not full: every rate falls with the rows.
     under = max(1.0, saturating / rows)
-    terms = (mem * under / m if m > 0 else 0, flop * under / c if c > 0 else 0,
+    # A share above 1 (bytes that stayed in L2) does not speed up the bytes L2 cannot hold.
+    terms = (max(mem * under / m if m > 0 else 0, beyond_l2 / HBM_EFFICIENCY),
+             flop * under / c if c > 0 else 0,
              issue * under / i if i > 0 else 0)
     return lat + (terms[0] + max(terms[1], terms[2]) if additive else max(terms))
 
@@ -334,7 +340,7 @@ def price(curves, row, spec=H100):
     curve = find_curve(curves, row["kernel_class"], row["precision"], row.get("shape", "") or "")
     peaks = peak_us(row, spec)
     if curve is None:  # the datasheet roofline: 0.85 of the peaks, a 2 us floor
-        return max(peaks[0] / 0.85, peaks[1] / 0.85, peaks[2], 2.0)
+        return max(peaks[0] / HBM_EFFICIENCY, peaks[1] / 0.85, peaks[2], 2.0)
     return predict((curve["latency_us"], curve["memory_efficiency"], curve["compute_efficiency"],
                     curve["issue_efficiency"], curve.get("saturating_rows", 0)), peaks,
                    curve["combine"] == "sum")
