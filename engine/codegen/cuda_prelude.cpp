@@ -203,6 +203,32 @@ __device__ __forceinline__ T fx_team_reduce(T v, Op op, int team) {
   for (int m = warps / 2; m > 0; m >>= 1) r = op(r, fx_shfl(r, m, warps));
   return r;
 }
+// The sum of V over the block's threads up to this one, itself included (blockDim.x a multiple
+// of 32): each warp scans by shuffles, the warps' totals meet in shared memory, the first warp
+// scans them, and each later warp adds the total of those before it. Every thread of the block
+// must call it, since it synchronises the block.
+template <class T>
+__device__ __forceinline__ T fx_block_inclusive_sum(T v) {
+  __shared__ T totals[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int o = 1; o < 32; o <<= 1) {
+    const T u = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o) v += u;
+  }
+  __syncthreads();  // the previous call may still read the totals
+  if (lane == 31) totals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    T t = lane < warps ? totals[lane] : T(0);
+    for (int o = 1; o < 32; o <<= 1) {
+      const T u = __shfl_up_sync(0xffffffffu, t, o);
+      if (lane >= o) t += u;
+    }
+    if (lane < warps) totals[lane] = t;
+  }
+  __syncthreads();
+  return warp > 0 ? v + totals[warp - 1] : v;
+}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // Thread block clusters (sm_90): every thread of every block of the cluster arrives, then waits.
 __device__ __forceinline__ void fx_cluster_sync() {
