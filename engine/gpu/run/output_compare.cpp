@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "fxscope/fusion/fusion_plan.h"
@@ -30,21 +31,21 @@ double element_difference(double expected, double actual) {
   return same ? 0.0 : std::numeric_limits<double>::infinity();
 }
 
-double relative_error(const HostView& expected, const HostView& actual,
-                      const ops::SymbolHints& hints, double magnitude) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
+namespace {
+
+// Calls FN(expected element, actual element) for each element of EXPECTED and ACTUAL in logical
+// order, whatever strides each side has, until FN returns false. Nullopt where their sizes or
+// ranks differ; else the element count.
+template <class Fn>
+std::optional<std::int64_t> each_element_pair(const HostView& expected, const HostView& actual,
+                                              const ops::SymbolHints& hints, Fn fn) {
   const auto sizes = eval_all(expected.meta->sizes, hints);
-  if (sizes != eval_all(actual.meta->sizes, hints)) return kInf;
+  if (sizes != eval_all(actual.meta->sizes, hints)) return std::nullopt;
   const auto es = eval_all(expected.meta->strides, hints);
   const auto as = eval_all(actual.meta->strides, hints);
-  if (es.size() != sizes.size() || as.size() != sizes.size()) return kInf;
+  if (es.size() != sizes.size() || as.size() != sizes.size()) return std::nullopt;
   std::int64_t numel = 1;
   for (const auto s : sizes) numel *= s;
-  if (numel == 0) return 0.0;
-  const bool exact = !is_floating(expected.meta->dtype);
-  std::int64_t differing = 0;
-  double max_diff = 0.0;
-  double max_ref = 0.0;
   std::vector<std::int64_t> index(sizes.size(), 0);
   for (std::int64_t i = 0; i < numel; ++i) {
     std::int64_t eo = 0;
@@ -53,20 +54,51 @@ double relative_error(const HostView& expected, const HostView& actual,
       eo += index[d] * es[d];
       ao += index[d] * as[d];
     }
-    const double e = read_element(expected.meta->dtype, expected.data, eo);
-    const double diff = element_difference(e, read_element(actual.meta->dtype, actual.data, ao));
-    if (std::isinf(diff)) return kInf;
-    max_diff = std::max(max_diff, diff);
-    if (std::isfinite(e)) max_ref = std::max(max_ref, std::fabs(e));
-    differing += diff != 0.0;
+    if (!fn(read_element(expected.meta->dtype, expected.data, eo),
+            read_element(actual.meta->dtype, actual.data, ao))) {
+      break;
+    }
     for (std::size_t d = sizes.size(); d-- > 0;) {
       if (++index[d] < sizes[d]) break;
       index[d] = 0;
     }
   }
-  if (max_diff == 0.0) return 0.0;
-  if (exact) return static_cast<double>(differing) / static_cast<double>(numel);
+  return numel;
+}
+
+}  // namespace
+
+double relative_error(const HostView& expected, const HostView& actual,
+                      const ops::SymbolHints& hints, double magnitude) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const bool exact = !is_floating(expected.meta->dtype);
+  std::int64_t differing = 0;
+  double max_diff = 0.0;
+  double max_ref = 0.0;
+  const auto numel = each_element_pair(expected, actual, hints, [&](double e, double a) {
+    const double diff = element_difference(e, a);
+    max_diff = std::max(max_diff, diff);
+    if (std::isfinite(e)) max_ref = std::max(max_ref, std::fabs(e));
+    differing += diff != 0.0;
+    return !std::isinf(diff);
+  });
+  if (!numel || std::isinf(max_diff)) return kInf;
+  if (*numel == 0 || max_diff == 0.0) return 0.0;
+  if (exact) return static_cast<double>(differing) / static_cast<double>(*numel);
   return max_diff / std::max({max_ref, magnitude, std::numeric_limits<double>::min()});
+}
+
+double rms_difference(const HostView& expected, const HostView& actual,
+                      const ops::SymbolHints& hints) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double squares = 0.0;
+  const auto numel = each_element_pair(expected, actual, hints, [&](double e, double a) {
+    const double diff = element_difference(e, a);
+    squares += diff * diff;
+    return !std::isinf(diff);
+  });
+  if (!numel || std::isinf(squares)) return kInf;
+  return *numel == 0 ? 0.0 : std::sqrt(squares / static_cast<double>(*numel));
 }
 
 void mark_not_run(std::vector<HostOutput>& outputs, const graph::Graph& graph,

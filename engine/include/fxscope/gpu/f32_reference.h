@@ -28,8 +28,8 @@ std::vector<std::vector<std::byte>> widened_inputs(const graph::Graph& graph,
                                                    std::vector<std::vector<std::byte>> inputs);
 
 // Whether ACTUAL, outside TOLERANCE of EXPECTED (eager's), is still within PyTorch's bound around
-// REFERENCE (the f32 run): its distance to it at most 3 times eager's, plus a tenth of the
-// tolerance. DISTANCE and EAGER_DISTANCE are set to those two errors.
+// REFERENCE (the f32 run): its root-mean-square distance to it at most 3 times eager's, plus a
+// tenth of the tolerance. DISTANCE and EAGER_DISTANCE are set to those two distances.
 bool near_as_eager_to_reference(const HostOutput& expected, const HostOutput& actual,
                                 const HostOutput& reference, double tolerance,
                                 const ops::SymbolHints& hints, double& distance,

@@ -85,4 +85,10 @@ double element_difference(double expected, double actual);
 double relative_error(const HostView& expected, const HostView& actual,
                       const ops::SymbolHints& hints, double magnitude = 0);
 
+// The root-mean-square difference of ACTUAL from EXPECTED over their elements in logical order
+// (torch._dynamo.utils.rmse, an absolute figure); infinity where their shapes differ or only one
+// side is non-finite at some element; 0 for two empty tensors.
+double rms_difference(const HostView& expected, const HostView& actual,
+                      const ops::SymbolHints& hints);
+
 }  // namespace fxscope::gpu
