@@ -9,6 +9,9 @@
 # corpus_side_by_side.py --torch-runs reads.
 MODES=$1; PAR=$2; T=$3; shift 3
 CLI=${FXSCOPE_CLI:-$PWD/.devbin-gpu/bin/fxscope-cli}
+# The working tree travels to the GPU host within 64 MiB (as a tar): an install carried there may
+# hold its binary xz-compressed (a stripped fxscope-cli is ~5.7 MB, ~1.9 MB compressed).
+if [ ! -x "$CLI" ] && [ -f "$CLI.xz" ]; then xz -dk "$CLI.xz" || exit 1; fi
 export XDG_CACHE_HOME=/tmp/xdg
 mkdir -p /tmp/runs
 if (($#)); then logs=("$@"); else logs=(sample_graphs/corpus/*/); fi
