@@ -11,7 +11,7 @@ extern const char* const kBuiltinCalibrationJson;
 
 namespace {
 
-constexpr std::array<std::pair<KernelClass, std::string_view>, 10> kClassNames = {{
+constexpr std::array<std::pair<KernelClass, std::string_view>, 11> kClassNames = {{
     {KernelClass::pointwise, "pointwise"},
     {KernelClass::reduction, "reduction"},
     {KernelClass::persistent_reduction, "persistent_reduction"},
@@ -22,6 +22,7 @@ constexpr std::array<std::pair<KernelClass, std::string_view>, 10> kClassNames =
     {KernelClass::copy, "copy"},
     {KernelClass::transpose, "transpose"},
     {KernelClass::other, "other"},
+    {KernelClass::host, "host"},
 }};
 
 Result<double> number_field(const nlohmann::json& j, const char* key, const std::string& where) {
@@ -89,7 +90,7 @@ Result<Calibration> parse_calibration(std::string_view json_text, const std::str
     if (!cls) {
       return make_error(where + ": unknown class '" + c.value("class", "") +
                         "' (expected pointwise, reduction, persistent_reduction, gemm, conv, "
-                        "grouped_conv, attention, copy, transpose or other)");
+                        "grouped_conv, attention, copy, transpose, other or host)");
     }
     ClassCurve curve;
     curve.kernel_class = *cls;

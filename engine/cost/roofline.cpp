@@ -114,6 +114,7 @@ std::string_view to_string(WorkClass c) {
 
 KernelCost predict_kernel(const KernelWork& work, const DeviceSpec& device, LaunchMode mode) {
   KernelCost c;
+  if (work.kernel_class == KernelClass::host) return c;  // the CPU computes it: no launch
   const ClassCurve* curve =
       device.calibrated
           ? builtin_calibration().find(work.kernel_class, to_string(work.precision), work.shape)

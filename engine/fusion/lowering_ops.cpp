@@ -128,6 +128,14 @@ bool allocates_only(std::string_view target) {
   return kEmpty.count(ops::op_base_name(target)) > 0;
 }
 
+bool host_scalar_op(const graph::Node& node) {
+  if (!node.is_op()) return false;
+  if (node.meta && node.meta->is_sym_scalar()) return true;
+  const std::string_view op = ops::op_base_name(node.target);
+  return !node.meta && (op == "_assert_scalar" || op == "sym_constrain_range_for_size" ||
+                        op == "sym_constrain_range");
+}
+
 bool lowers_to_nothing(std::string_view target) {
   return ops::op_base_name(target) == "_assert_scalar";
 }

@@ -153,6 +153,7 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
     if (info.eager_kernels > 1) {
       group.note = "eager launches " + std::to_string(info.eager_kernels) + " kernels";
     }
+    if (host_scalar_op(node)) group.note = std::string(kHostScalarNote);
     const ops::OpCost cost = ops::op_cost(graph, id, options.hints);
     group.flops = cost.flops;
     group.alu_slots = group_alu_slots(graph, options, group);

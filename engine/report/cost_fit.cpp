@@ -110,6 +110,7 @@ cost::WorkClass work_class_of(cost::KernelClass c) {
     case cost::KernelClass::transpose:
       return cost::WorkClass::elementwise;
     case cost::KernelClass::other:
+    case cost::KernelClass::host:
       break;
   }
   return cost::WorkClass::other;

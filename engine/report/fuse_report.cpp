@@ -159,7 +159,8 @@ struct CallPrice {
 };
 CallPrice price_call(const fusion::FusionPlan& plan, const graph::Graph& graph,
                      const cost::DeviceSpec& device, cost::LaunchMode launch) {
-  CallPrice p{price(plan, graph, device, launch).total_us, plan.groups.size()};
+  CallPrice p{price(plan, graph, device, launch).total_us, 0};
+  for (const auto& g : plan.groups) p.launches += g.note != fusion::kHostScalarNote;
   std::map<std::size_t, CallPrice> costliest;  // by the position the branches share
   for (const fusion::SubgraphPlan& sp : plan.subgraphs) {
     const graph::Graph* sub = graph.find_subgraph(sp.name);
@@ -321,6 +322,10 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
                                          : class_of_op(graph.node(group.nodes.front()).target);
       w.kernel_class = library_class(group, graph);
       break;
+  }
+  if (group.note == fusion::kHostScalarNote) {
+    w.work_class = cost::WorkClass::other;
+    w.kernel_class = cost::KernelClass::host;
   }
   if ((w.kernel_class == cost::KernelClass::pointwise ||
        w.kernel_class == cost::KernelClass::copy) &&

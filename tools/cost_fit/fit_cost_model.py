@@ -53,6 +53,8 @@ MIN_SAMPLES = 40
 # curve fits none of them (Mixtral's held out 2.9x median, 47x p90), so they keep the datasheet
 # roofline.
 UNFITTED_CLASSES = {"other"}
+# Scalars the host computes (a symbolic size, an assert of one): no kernel, priced at nothing.
+HOST_CLASS = "host"
 # A shape bucket has fewer free shapes than a whole class; below this it takes its parent's curve.
 MIN_SHAPE_SAMPLES = 30
 # A shape bucket's curve is drawn toward its parent's (the next shorter prefix with a curve): each
@@ -248,7 +250,7 @@ def training_buckets(rows, train, spec=H100):
         if r["log"] not in train or not r["measured_us"] or float(r["measured_us"]) <= 0:
             continue
         cls = r["kernel_class"]
-        if cls in UNFITTED_CLASSES:
+        if cls in UNFITTED_CLASSES or cls == HOST_CLASS:
             continue
         sample = (peak_us(r, spec), float(r["measured_us"]))
         shapes = shape_prefixes(r.get("shape", "")) if cls in SHAPED_CLASSES else [""]
@@ -337,6 +339,8 @@ def find_curve(curves, cls, prec, shape):
 
 def price(curves, row, spec=H100):
     """The engine's predicted kernel time of ROW (roofline.cpp's predict_kernel, device time)."""
+    if row["kernel_class"] == HOST_CLASS:
+        return 0.0
     curve = find_curve(curves, row["kernel_class"], row["precision"], row.get("shape", "") or "")
     peaks = peak_us(row, spec)
     if curve is None:  # the datasheet roofline: 0.85 of the peaks, a 2 us floor

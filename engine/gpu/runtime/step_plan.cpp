@@ -343,14 +343,7 @@ bool copies_index_put_self(const graph::Graph& g, const fusion::KernelGroup& gro
 
 std::optional<std::string> host_scalar_group(const graph::Graph& g,
                                              const fusion::KernelGroup& group) {
-  const auto scalar = [&](graph::NodeId n) {
-    const graph::Node& node = g.node(n);
-    if (!node.is_op()) return false;
-    const std::string_view op = ops::op_base_name(node.target);
-    if (node.meta && node.meta->is_sym_scalar()) return true;
-    return !node.meta && (op == "_assert_scalar" || op == "sym_constrain_range_for_size" ||
-                          op == "sym_constrain_range");
-  };
+  const auto scalar = [&](graph::NodeId n) { return fusion::host_scalar_op(g.node(n)); };
   if (group.nodes.empty() || !std::all_of(group.nodes.begin(), group.nodes.end(), scalar)) {
     return std::nullopt;
   }

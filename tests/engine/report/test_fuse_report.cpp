@@ -130,3 +130,31 @@ TEST_CASE("a torch.cond's call costs its groups and its costlier branch, in ever
   CHECK(eager_plan.subgraphs.size() == 2);
   CHECK(eager_plan.unknown_ops.empty());
 }
+
+TEST_CASE("eager's scalars of unbacked sizes are computed on the host: no launch, no cost",
+          "[report][corpus]") {
+  // hand_moe_sparse_unbacked_bf16: nonzero's count is a size (sym_size), compared (ge, le) and
+  // asserted (_assert_scalar); PyTorch's eager computes those in C++ on the CPU.
+  const auto r = fuse("corpus/hand_moe_sparse_unbacked_bf16", fusion::Mode::eager);
+  REQUIRE(r.units.size() == 1);
+  const report::UnitFuseReport& u = r.units.front();
+  std::size_t host = 0;
+  std::size_t kernels = 0;
+  for (const auto& g : u.graphs) {
+    const fusion::FusionPlan& plan = g.fusion.ours;
+    REQUIRE(g.ours.kernels.size() == plan.groups.size());
+    for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+      const fusion::KernelGroup& group = plan.groups[i];
+      const bool on_host = group.note == fusion::kHostScalarNote;
+      host += on_host;
+      kernels += !on_host;
+      INFO(group.name);
+      const auto work = report::kernel_work(group, g.fusion.post_grad, plan.mode);
+      CHECK((work.kernel_class == cost::KernelClass::host) == on_host);
+      if (on_host) CHECK(g.ours.kernels[i].total_us == 0.0);
+    }
+  }
+  CHECK(host >= 20);  // 4 each of sym_size, ge and le, 8 asserts
+  const report::ModePrediction& p = predicted(u, fusion::Mode::eager);
+  CHECK(p.launches == kernels);
+}

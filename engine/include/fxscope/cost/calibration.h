@@ -29,6 +29,7 @@ enum class KernelClass {
   // (channels-last to contiguous): one side's accesses do not coalesce.
   transpose,
   other,  // anything else (seeds, library calls the model cannot see into)
+  host,   // scalars the host computes (a symbolic size, an assert of one): no kernel, no cost
 };
 std::string_view to_string(KernelClass c);
 std::optional<KernelClass> parse_kernel_class(std::string_view name);

@@ -124,6 +124,11 @@ bool trivial_sort(const graph::Graph& graph, graph::NodeId id);
 // ComputedBuffer of zero ranges, a NopKernelSchedulerNode that launches nothing).
 bool allocates_only(std::string_view target);
 
+// Whether NODE is a scalar the host computes, no tensor: a symbolic size or an operation on
+// sizes (its meta a SymInt), or a runtime check of an unbacked size (_assert_scalar,
+// sym_constrain_range[_for_size], which have no meta).
+bool host_scalar_op(const graph::Node& node);
+
 // Whether an op of TARGET lowers to no IR at all (lowering._assert_scalar returns None; the
 // runtime assert is an AssertScalar written in the wrapper, no kernel).
 bool lowers_to_nothing(std::string_view target);
