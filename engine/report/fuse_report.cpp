@@ -160,7 +160,7 @@ struct CallPrice {
 CallPrice price_call(const fusion::FusionPlan& plan, const graph::Graph& graph,
                      const cost::DeviceSpec& device, cost::LaunchMode launch) {
   CallPrice p{price(plan, graph, device, launch).total_us, 0};
-  for (const auto& g : plan.groups) p.launches += g.note != fusion::kHostScalarNote;
+  for (const auto& g : plan.groups) p.launches += !fusion::on_host(g);
   std::map<std::size_t, CallPrice> costliest;  // by the position the branches share
   for (const fusion::SubgraphPlan& sp : plan.subgraphs) {
     const graph::Graph* sub = graph.find_subgraph(sp.name);
@@ -323,7 +323,7 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       w.kernel_class = library_class(group, graph);
       break;
   }
-  if (group.note == fusion::kHostScalarNote) {
+  if (fusion::on_host(group)) {
     w.work_class = cost::WorkClass::other;
     w.kernel_class = cost::KernelClass::host;
   }

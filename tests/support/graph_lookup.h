@@ -1,6 +1,6 @@
 #pragma once
-// Test helpers: a node of a parsed graph by name, failing the test when it is missing; the names
-// of a kernel group's nodes; whether a group holds an op.
+// Test helpers: a node of a parsed graph (or its id) by name, failing the test when it is missing;
+// the names of a kernel group's nodes; whether a group holds an op.
 
 #include <catch2/catch.hpp>
 
@@ -15,11 +15,16 @@
 
 namespace fxscope::test {
 
-inline const graph::Node& by_name(const graph::Graph& g, std::string_view name) {
+// The id of the node of G named NAME, failing the test when it is missing.
+inline graph::NodeId id_of(const graph::Graph& g, std::string_view name) {
   const auto id = g.find(name);
   INFO("node " << name);
   REQUIRE(id.has_value());
-  return g.node(*id);
+  return *id;
+}
+
+inline const graph::Node& by_name(const graph::Graph& g, std::string_view name) {
+  return g.node(id_of(g, name));
 }
 
 inline std::set<std::string> node_names(const graph::Graph& g, const fusion::KernelGroup& k) {

@@ -145,7 +145,7 @@ TEST_CASE("eager's scalars of unbacked sizes are computed on the host: no launch
     REQUIRE(g.ours.kernels.size() == plan.groups.size());
     for (std::size_t i = 0; i < plan.groups.size(); ++i) {
       const fusion::KernelGroup& group = plan.groups[i];
-      const bool on_host = group.note == fusion::kHostScalarNote;
+      const bool on_host = fusion::on_host(group);
       host += on_host;
       kernels += !on_host;
       INFO(group.name);

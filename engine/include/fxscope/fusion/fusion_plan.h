@@ -71,14 +71,18 @@ struct KernelGroup {
 // holds: a convolution's channels-last input or weight, SDPA's aligned mask.
 inline constexpr std::string_view kLayoutCopyNote = "layout copy to channels-last";
 inline constexpr std::string_view kMaskCopyNote = "attention mask copied to an aligned layout";
-// An eager group of scalars the host computes (a symbolic size, a comparison of sizes, a
-// runtime assert of an unbacked size): PyTorch's eager runs it in C++ on the CPU, launching
-// nothing (Inductor's wrapper code likewise), so it costs no kernel and no launch.
-inline constexpr std::string_view kHostScalarNote = "computed on the host: no kernel";
 // Such a copy computes nothing and writes what it reads. Its nodes are Inductor's origins of the
 // kernel (everything the convolution or the attention call gathered), not work it does.
 inline bool is_layout_copy(const KernelGroup& g) {
   return g.note == kLayoutCopyNote || g.note == kMaskCopyNote;
+}
+
+// An eager group of scalars the host computes (a symbolic size, a comparison of sizes, a
+// runtime assert of an unbacked size): PyTorch's eager runs it in C++ on the CPU, launching
+// nothing (Inductor's wrapper code likewise), so it costs no kernel and no launch.
+inline constexpr std::string_view kHostScalarNote = "computed on the host: no kernel";
+inline bool on_host(const KernelGroup& g) {
+  return g.note == kHostScalarNote;
 }
 
 // A split reduction's kernels: the first reduces parts of each row into partial results, the
@@ -127,7 +131,7 @@ struct SubgraphPlan {
 
 inline std::size_t FusionPlan::launches() const {
   std::size_t n = 0;
-  for (const KernelGroup& g : groups) n += g.note != kHostScalarNote;
+  for (const KernelGroup& g : groups) n += !on_host(g);
   for (const SubgraphPlan& s : subgraphs) n += s.plan.launches();
   return n;
 }

@@ -13,6 +13,7 @@
 #include "fxscope/gpu/training_pair.h"
 #include "fxscope/gpu/value_digest.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -211,11 +212,7 @@ TEST_CASE("a bias gradient returned as a cast of a view of a sum takes the sum's
   // nothing of its own.
   const fusion::GraphFusion backward = eager_backward("hf_bert_mlm_train_fp16");
   const graph::Graph& g = backward.post_grad;
-  const auto id = [&](const std::string& name) {
-    const auto n = g.find(name);
-    REQUIRE(n);
-    return *n;
-  };
+  const auto id = [&](std::string_view name) { return test::id_of(g, name); };
   gpu::ValueDigest sum;
   sum.numel = 256;
   sum.terms_abs_sum = 1234.5;
@@ -235,11 +232,7 @@ TEST_CASE("a scatter that adds takes its values' terms, through the views of a s
   // sum_26, the attention bias's gradient summed over the windows (which cancels).
   const fusion::GraphFusion backward = eager_backward("tv_swin_t_train_bf16");
   const graph::Graph& g = backward.post_grad;
-  const auto id = [&](const std::string& name) {
-    const auto n = g.find(name);
-    REQUIRE(n);
-    return *n;
-  };
+  const auto id = [&](std::string_view name) { return test::id_of(g, name); };
   gpu::ValueDigest sum;
   sum.numel = 24 * 49 * 49;
   sum.abs_sum = 0.5;           // what the windows' gradients add up to
