@@ -13,9 +13,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "fxscope/codegen/kernel_codegen.h"
+#include "scratch_dir.h"
 
 namespace fxscope::test {
 
@@ -53,12 +56,14 @@ template <class T> inline T atomicAdd(T* p, T v) {
 }
 )";
 
-// A folder of this process's own under the temp directory, named PREFIX and the process id,
-// made if missing: where a test builds kernels on the host.
+// A folder of this process's own under the temp directory, named for PREFIX and the process id,
+// where a test builds kernels on the host: one per prefix for the test binary's life, removed
+// when it exits (a static ScratchDir).
 inline std::filesystem::path host_dir(const std::string& prefix) {
-  const auto dir = std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  static std::map<std::string, std::unique_ptr<ScratchDir>> dirs;
+  std::unique_ptr<ScratchDir>& dir = dirs[prefix];
+  if (!dir) dir = std::make_unique<ScratchDir>(prefix);
+  return dir->path();
 }
 
 // Builds KERNEL's body (the source from its extern "C" function on) into a shared library in DIR,

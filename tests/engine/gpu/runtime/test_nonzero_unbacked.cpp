@@ -26,10 +26,7 @@ using namespace fxscope;
 namespace nonzero_unbacked {
 
 std::filesystem::path nonzero_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fxscope-nonzero-on-host-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test::host_dir("fxscope-nonzero-on-host-");
 }
 
 }  // namespace nonzero_unbacked
