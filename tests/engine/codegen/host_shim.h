@@ -63,6 +63,7 @@ inline std::filesystem::path host_dir(const std::string& prefix) {
   static std::map<std::string, std::unique_ptr<ScratchDir>> dirs;
   std::unique_ptr<ScratchDir>& dir = dirs[prefix];
   if (!dir) dir = std::make_unique<ScratchDir>(prefix);
+  std::filesystem::create_directories(dir->path());
   return dir->path();
 }
 

@@ -99,7 +99,6 @@ TEST_CASE("channels-last copies of the ResNet samples transpose each image exact
       }
     }
   }
-  std::filesystem::remove_all(dir);
   // Both forms the samples have are covered: 3x3 weights (all positions in one tile, read in
   // 16-byte words) and the 3-channel input and stem weights (a thread a position).
   CHECK(checked >= 3);
@@ -193,7 +192,6 @@ std::int64_t stem_pool_errors(const codegen::GeneratedKernel& kernel, const grap
     }
   }
   dlclose(lib);
-  std::filesystem::remove_all(dir);
   return wrong;
 }
 
