@@ -13,8 +13,8 @@
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/graph/fx_readable_parser.h"
-#include "kernels/kernel_image.h"
 #include "nvrtc_usable.h"
+#include "run_on_device.h"
 
 using namespace fxscope;
 
@@ -95,49 +95,17 @@ std::vector<long long> coordinates(const NonzeroCase& c) {
   return out;
 }
 
+// Runs K on the case's elements (is_set's pattern in T) and returns the coordinates it wrote over
+// rows of -99, or nothing, with WHY, where the run failed.
 template <class T>
-std::vector<long long> run_on_device(const codegen::GeneratedKernel& k, const NonzeroCase& c,
-                                     std::string& why) {
+std::vector<long long> nonzero_on_device(const codegen::GeneratedKernel& k, const NonzeroCase& c,
+                                         std::string& why) {
   std::vector<T> in(static_cast<std::size_t>(numel(c)));
   for (std::size_t i = 0; i < in.size(); ++i) {
     in[i] = is_set(static_cast<std::int64_t>(i)) ? T(1 + i % 4) : T(0);
   }
-  const auto cubin = gpu::compile_cuda(k.source, k.entry, {});
-  if (!cubin) {
-    why = cubin.error().message;
-    return {};
-  }
-  auto image = gpu::KernelImage::load(cubin->cubin, k.entry, "nonzero");
-  if (!image) {
-    why = image.error().message;
-    return {};
-  }
   std::vector<long long> out(in.size() * c.sizes.size(), -99);
-  void* d_in = nullptr;
-  void* d_out = nullptr;
-  if (cudaMalloc(&d_in, in.size() * sizeof(T)) != cudaSuccess ||
-      cudaMalloc(&d_out, out.size() * sizeof(long long)) != cudaSuccess ||
-      cudaMemcpy(d_in, in.data(), in.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess ||
-      cudaMemcpy(d_out, out.data(), out.size() * sizeof(long long), cudaMemcpyHostToDevice) !=
-          cudaSuccess) {
-    why = "cudaMalloc or the copies to the device failed";
-    out.clear();
-  } else {
-    std::vector<void*> pointers;
-    for (const auto& p : k.params) pointers.push_back(p.written ? d_out : d_in);
-    std::vector<void*> args;
-    for (auto& p : pointers) args.push_back(&p);
-    if ((*image)->launch(k.grid, k.config.block, k.shared_bytes, args.data(), nullptr) !=
-            cudaSuccess ||
-        cudaDeviceSynchronize() != cudaSuccess ||
-        cudaMemcpy(out.data(), d_out, out.size() * sizeof(long long), cudaMemcpyDeviceToHost) !=
-            cudaSuccess) {
-      why = "the launch or the copy back failed";
-      out.clear();
-    }
-  }
-  cudaFree(d_in);
-  cudaFree(d_out);
+  if (!test::run_on_device(k, in, out, why)) out.clear();
   return out;
 }
 
@@ -179,9 +147,9 @@ TEST_CASE("nonzero writes the host's coordinates, then -1 past the count, on the
     INFO(c.dtype << "[" << list(c.sizes) << "]");
     std::string why;
     std::vector<long long> out;
-    if (c.dtype == "b8") out = run_on_device<std::uint8_t>(*k, c, why);
-    if (c.dtype == "f32") out = run_on_device<float>(*k, c, why);
-    if (c.dtype == "i64") out = run_on_device<long long>(*k, c, why);
+    if (c.dtype == "b8") out = nonzero_on_device<std::uint8_t>(*k, c, why);
+    if (c.dtype == "f32") out = nonzero_on_device<float>(*k, c, why);
+    if (c.dtype == "i64") out = nonzero_on_device<long long>(*k, c, why);
     INFO(why);
     REQUIRE(!out.empty());
     CHECK(out == coordinates(c));

@@ -12,8 +12,8 @@
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/graph/fx_readable_parser.h"
-#include "kernels/kernel_image.h"
 #include "nvrtc_usable.h"
+#include "run_on_device.h"
 
 using namespace fxscope;
 
@@ -72,46 +72,6 @@ std::vector<T> running_sums(const std::vector<T>& in, const ScanCase& c) {
   return out;
 }
 
-// Runs K on IN and returns what it wrote, or an empty vector with WHY set.
-template <class T>
-std::vector<T> run_on_device(const codegen::GeneratedKernel& k, const std::vector<T>& in,
-                             std::string& why) {
-  const auto cubin = gpu::compile_cuda(k.source, k.entry, {});
-  if (!cubin) {
-    why = cubin.error().message;
-    return {};
-  }
-  auto image = gpu::KernelImage::load(cubin->cubin, k.entry, "cumsum");
-  if (!image) {
-    why = image.error().message;
-    return {};
-  }
-  const std::size_t bytes = in.size() * sizeof(T);
-  void* d_in = nullptr;
-  void* d_out = nullptr;
-  std::vector<T> out(in.size());
-  if (cudaMalloc(&d_in, bytes) != cudaSuccess || cudaMalloc(&d_out, bytes) != cudaSuccess ||
-      cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-    why = "cudaMalloc or the copy to the device failed";
-  } else {
-    // The parameters in the kernel's order: the input read, the scan written.
-    std::vector<void*> pointers;
-    for (const auto& p : k.params) pointers.push_back(p.written ? d_out : d_in);
-    std::vector<void*> args;
-    for (auto& p : pointers) args.push_back(&p);
-    if ((*image)->launch(k.grid, k.config.block, k.shared_bytes, args.data(), nullptr) !=
-            cudaSuccess ||
-        cudaDeviceSynchronize() != cudaSuccess ||
-        cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-      why = "the launch or the copy back failed";
-      out.clear();
-    }
-  }
-  cudaFree(d_in);
-  cudaFree(d_out);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a long cumsum takes a block a row, a short one a thread a row, and both compile",
@@ -151,16 +111,18 @@ TEST_CASE("both scans match the host's running sums on the device", "[cuda][scan
       // One-hot rows as the router's are (expert i % 8 of token i), then every value 0..4.
       std::vector<long long> in(n);
       for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<long long>((i * 7 + i / 8) % 5);
-      const auto out = run_on_device(*k, in, why);
+      std::vector<long long> out(n);
+      const bool ran = test::run_on_device(*k, in, out, why);
       INFO(why);
-      REQUIRE(out.size() == n);
+      REQUIRE(ran);
       CHECK(out == running_sums(in, c));
     } else {
       std::vector<float> in(n);
       for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>((i * 37) % 11) * 0.25f - 1.0f;
-      const auto out = run_on_device(*k, in, why);
+      std::vector<float> out(n);
+      const bool ran = test::run_on_device(*k, in, out, why);
       INFO(why);
-      REQUIRE(out.size() == n);
+      REQUIRE(ran);
       // Quarters of small integers: every partial sum is exact in f32, in any order.
       CHECK(out == running_sums(in, c));
     }
