@@ -57,10 +57,10 @@ TEST_CASE("every mode is predicted, and fusion pays most on a pointwise chain", 
   CHECK(predicted(chain, fusion::Mode::eager).speedup_over_eager == Approx(1.0));
   CHECK(predicted(chain, fusion::Mode::eager).launches > 12);
   CHECK(predicted(chain, fusion::Mode::default_mode).launches == 3);
-  // Measured on an H200 (tests/data/runs/pointwise_chain_engine_h200.json): 3.3x. The fitted
-  // reduction curve prices the chain's compute-bound reduction high (55 us against 21 measured:
-  // the training logs' reductions issue at 0.32 of the ALU rate, and this one is all ALU work).
-  CHECK(predicted(chain, fusion::Mode::default_mode).speedup_over_eager > 2.0);
+  // Measured on an H200 (tests/data/runs/pointwise_chain_engine_h200.json): 3.5x of the engine's
+  // kernel time. The chain's reduction is all ALU work (sin, tanh, sigmoid, exp before a
+  // var_mean), priced at the pointwise class's issue rate (18.5 us against 23.9 measured).
+  CHECK(predicted(chain, fusion::Mode::default_mode).speedup_over_eager > 3.0);
   CHECK(predicted(chain, fusion::Mode::reduce_overhead).cuda_graphs);
 
   // A GEMM-heavy block gains much less than the pointwise chain.
