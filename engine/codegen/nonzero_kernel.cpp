@@ -1,10 +1,10 @@
 // aten.nonzero(self) as generated code: the coordinates of self's nonzero elements in row-major
 // order, int64 [n, ndim], n a count the data sets (an unbacked size, u0). One block of whole warps
 // (up to 1,024 threads, no more than the elements need): each thread counts the nonzeros of a
-// contiguous chunk of the elements, the block's scan of the counts gives each chunk its first row
-// (fx_block_inclusive_sum: a thread walking 1,024 counts in turn took 9 us of a 128-element
-// mask's 9.3), then each thread stores its chunk's coordinates from its first row on, in the
-// output's strides.
+// contiguous chunk of the elements, the block's scan of the counts (fx_block_inclusive_sum: a few
+// shuffles a warp, where one thread walking every count in turn would take most of a small mask's
+// time) gives each chunk its first row, then each thread stores its chunk's coordinates from its
+// first row on, in the output's strides.
 //
 // The output is sized by the plan's value of n (the runtime binds it to the count a first run
 // found, or to self's numel, its upper bound, while it looks): rows past the count are stored
