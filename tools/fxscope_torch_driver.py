@@ -42,9 +42,12 @@ def compile_id_of(envelope):
 
 
 def find_runnables(log_path):
-    """{compile id: fx_graph_runnable text} of the log: envelope JSON after the glog prefix
-    ('V1129 13:09:44.087000 467 file.py:12] '), payload lines start with a TAB."""
+    """({compile id: fx_graph_runnable text}, {compile id: the before_post_grad_graph that
+    follows it}) of the log: envelope JSON after the glog prefix ('V1129 13:09:44.087000 467
+    file.py:12] '), payload lines start with a TAB. The readable graph holds the classes of the
+    runnable's subgraphs (a torch.cond's branches), which the runnable leaves out."""
     found = {}
+    graphs = {}
     current = None
     with open(log_path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -61,12 +64,66 @@ def find_runnables(log_path):
             except ValueError:
                 continue
             artifact = envelope.get("artifact")
-            if isinstance(artifact, dict) and artifact.get("name") == "fx_graph_runnable":
-                cid = compile_id_of(envelope)
-                if cid is not None and cid not in found:
-                    current = []
-                    found[cid] = current
-    return {cid: "".join(lines) for cid, lines in found.items()}
+            name = artifact.get("name") if isinstance(artifact, dict) else None
+            cid = compile_id_of(envelope)
+            if cid is None:
+                continue
+            if name == "fx_graph_runnable" and cid not in found:
+                current = []
+                found[cid] = current
+            elif name == "before_post_grad_graph" and cid in found and cid not in graphs:
+                current = []
+                graphs[cid] = current
+    return ({cid: "".join(lines) for cid, lines in found.items()},
+            {cid: "".join(lines) for cid, lines in graphs.items()})
+
+
+# Builds a subgraph's module with the subgraphs it holds (its nested classes) as attributes, as
+# torch.fx sets a graph module's submodules.
+SUBGRAPH_HELPER = """
+def _fxscope_subgraph(cls):
+    module = cls()
+    for name, value in vars(cls).items():
+        if isinstance(value, type) and issubclass(value, torch.nn.Module):
+            setattr(module, name, _fxscope_subgraph(value))
+    return module
+"""
+
+
+def subgraph_classes(graph_text, names):
+    """{NAME: the source of class NAME(torch.nn.Module) nested in GRAPH_TEXT (a readable graph as
+    the log prints it: the graph's class, its subgraphs' classes indented in it), moved to the
+    module's level} for each of NAMES it holds."""
+    lines = graph_text.split("\n")
+    found = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"^    class (\w+)\(torch\.nn\.Module\):\s*$", line)
+        if not m or m.group(1) not in names or m.group(1) in found:
+            continue
+        block = [line[4:]]
+        for more in lines[i + 1:]:
+            if more.strip() and not more.startswith("     "):
+                break
+            block.append(more[4:])
+        found[m.group(1)] = "\n".join(block).rstrip() + "\n"
+    return found
+
+
+def with_subgraphs(source, graph_text):
+    """SOURCE with the subgraphs PyTorch wrote as `self.NAME = <lambda>()` (a torch.cond's
+    branches) built from their classes in GRAPH_TEXT, the unit's readable graph; SOURCE as it is
+    where it has none or GRAPH_TEXT lacks one (load_repro then names the line)."""
+    names = re.findall(r"^        self\.(\w+) = <lambda>\(\)$", source, flags=re.MULTILINE)
+    classes = subgraph_classes(graph_text or "", set(names))
+    if not names or any(n not in classes for n in names):
+        return source
+    defs = SUBGRAPH_HELPER
+    for n in names:
+        defs += "\n\n" + re.sub(r"^class (\w+)", r"class _fxscope_sub_\1", classes[n], count=1)
+        source = source.replace("self.%s = <lambda>()" % n,
+                                "self.%s = _fxscope_subgraph(_fxscope_sub_%s)" % (n, n), 1)
+    return source.replace("class Repro(torch.nn.Module):",
+                          defs + "\n\nclass Repro(torch.nn.Module):", 1)
 
 
 def marked_source(source):
@@ -101,14 +158,17 @@ def prepared_source(source):
                   r"triton\.cudagraphs) = .*$", "", source, flags=re.MULTILINE)
 
 
-def load_repro(source):
-    """The module and random inputs the runnable script builds, without running its __main__."""
+def load_repro(source, graph_text=""):
+    """The module and random inputs the runnable script builds, without running its __main__;
+    GRAPH_TEXT, the unit's readable graph, gives the subgraphs the runnable leaves out."""
     scope = {"__name__": "fxscope_repro"}
     try:
-        code = compile(prepared_source(source), "<fx_graph_runnable>", "exec")
+        code = compile(with_subgraphs(prepared_source(source), graph_text), "<fx_graph_runnable>",
+                       "exec")
     except SyntaxError as e:
         # PyTorch writes some units' runnable as code that is not Python: a torch.cond's
-        # branches appear as `<lambda>()`, their modules left out.
+        # branches appear as `<lambda>()`, their modules left out, and without the unit's
+        # readable graph (before_post_grad_graph) they cannot be rebuilt.
         refuse(f"the log's fx_graph_runnable is not valid Python (line {e.lineno}: "
                f"{(e.text or '').strip()}), as PyTorch wrote it; the PyTorch backend cannot "
                f"rebuild this unit")
@@ -157,9 +217,10 @@ def mark_cudagraph_input_copies(names):
     node_class._copy_inputs_and_remove_from_src = marked
 
 
-def nvtx_marked_module(source):
+def nvtx_marked_module(source, graph_text=""):
     """The runnable's module with each op inside an NVTX range naming its node (marked_source),
-    so that every eager kernel is attributed to the op that launched it."""
+    so that every eager kernel is attributed to the op that launched it; a subgraph's kernels
+    (a torch.cond's branch) to the op that calls it."""
     import torch
 
     def pop():
@@ -170,8 +231,8 @@ def nvtx_marked_module(source):
 
     scope = {"__name__": "fxscope_repro_marked", "_fxscope_push": torch.cuda.nvtx.range_push,
              "_fxscope_pop": pop}
-    exec(compile(marked_source(prepared_source(source)), "<fx_graph_runnable marked>", "exec"),
-         scope)
+    marked = with_subgraphs(marked_source(prepared_source(source)), graph_text)
+    exec(compile(marked, "<fx_graph_runnable marked>", "exec"), scope)
     return scope["Repro"]()
 
 
@@ -271,6 +332,9 @@ def main():
     parser.add_argument("--runnable", default="",
                         help="the unit's fx_graph_runnable, already taken out of the log (how "
                         "fxscope-cli calls it: it reads compressed logs, which this script does not)")
+    parser.add_argument("--graph", default="",
+                        help="with --runnable: the unit's before_post_grad_graph, whose classes "
+                        "give the subgraphs (a torch.cond's branches) the runnable leaves out")
     parser.add_argument("--mode", default="all", help="eager, default, reduce-overhead, "
                         "max-autotune, a comma-separated list, or all")
     parser.add_argument("--warmup", type=int, default=5)
@@ -295,14 +359,18 @@ def main():
         try:
             with open(opts.runnable, encoding="utf-8", errors="replace") as f:
                 runnables = {opts.unit: f.read()}
+            graphs = {}
+            if opts.graph:
+                with open(opts.graph, encoding="utf-8", errors="replace") as f:
+                    graphs[opts.unit] = f.read()
         except OSError as e:
-            refuse("%s: cannot read the runnable (%s)" % (opts.runnable, e.strerror))
+            refuse("%s: cannot read it (%s)" % (e.filename, e.strerror))
     elif not os.path.isfile(opts.log):
         refuse("%s: no such log file" % opts.log)
     elif opts.log.endswith((".zst", ".gz")):
         refuse("%s: a compressed log; fxscope-cli run --backend pytorch reads it" % opts.log)
     else:
-        runnables = find_runnables(opts.log)
+        runnables, graphs = find_runnables(opts.log)
     if not runnables:
         refuse("%s: no fx_graph_runnable artifact in the log (capture with TORCH_TRACE on "
                "PyTorch 2.6 or newer)" % opts.log)
@@ -326,8 +394,10 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = opts.allow_tf32
     source = runnables[unit]
     progress("PyTorch %s on %s, unit %s" % (torch.__version__, torch.cuda.get_device_name(0), unit))
-    module, args = load_repro(source)
-    marked = nvtx_marked_module(source) if "eager" in modes and not opts.profile else None
+    graph_text = graphs.get(unit, "")
+    module, args = load_repro(source, graph_text)
+    marked = (nvtx_marked_module(source, graph_text) if "eager" in modes and not opts.profile
+              else None)
     if not opts.profile:
         mark_cudagraph_input_copies(input_names(module))
     result = {"torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),

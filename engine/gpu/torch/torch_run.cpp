@@ -238,22 +238,44 @@ KernelIndex kernel_index(const trace::TraceLog& log, const std::string& ran,
   return index;
 }
 
-// The first fx_graph_runnable of unit UNIT (the forward's, in log order, as the driver reads a
-// plain log), written to WORK_DIR/runnable.py: the driver then needs no decompression of its own.
-// Empty when the unit has none (the driver then names the units that have one).
-Result<std::string> write_runnable(const trace::TraceLog& log, const std::string& unit,
-                                   const std::string& work_dir) {
+// The files the driver rebuilds unit UNIT from, in WORK_DIR: the first fx_graph_runnable (the
+// forward's, in log order, as the driver reads a plain log) and the before_post_grad_graph after
+// it, whose classes give the subgraphs the runnable writes as `<lambda>()` (a torch.cond's
+// branches; written only where it has such). The driver then needs no decompression of its own.
+// Empty paths where the unit has none (the driver then names the units that have a runnable).
+struct RunnableFiles {
+  std::string runnable;
+  std::string graph;
+};
+
+Result<RunnableFiles> write_runnable(const trace::TraceLog& log, const std::string& unit,
+                                     const std::string& work_dir) {
+  const auto write = [](const std::string& path, std::string_view text) -> Result<std::string> {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) return make_error(path + ": cannot write the unit's graph for the driver");
+    return path;
+  };
   for (const trace::CompileUnit& u : log.units()) {
     if (u.id.without_attempt().str() != unit) continue;
     const auto runnables = u.find_all(trace::ArtifactKind::kFxGraphRunnable);
     if (runnables.empty()) continue;
-    const std::string path = work_dir + "/runnable.py";
-    std::ofstream out(path, std::ios::binary);
-    out << runnables.front()->payload.text();
-    if (!out) return make_error(path + ": cannot write the unit's runnable");
-    return path;
+    RunnableFiles files;
+    const std::string text = runnables.front()->payload.text();
+    auto runnable = write(work_dir + "/runnable.py", text);
+    if (!runnable) return runnable.error();
+    files.runnable = *runnable;
+    if (text.find("<lambda>()") == std::string::npos) return files;
+    for (const trace::Artifact& a : u.artifacts) {
+      if (a.name != "before_post_grad_graph" || a.line < runnables.front()->line) continue;
+      auto graph = write(work_dir + "/graph.py", a.payload.text());
+      if (!graph) return graph.error();
+      files.graph = *graph;
+      break;
+    }
+    return files;
   }
-  return std::string();
+  return RunnableFiles{};
 }
 
 }  // namespace
@@ -275,11 +297,15 @@ Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
   if (!unit.empty()) {
     argv.push_back("--unit");
     argv.push_back(unit);
-    auto runnable = write_runnable(*log, unit, o.work_dir);
-    if (!runnable) return runnable.error();
-    if (!runnable->empty()) {
+    auto files = write_runnable(*log, unit, o.work_dir);
+    if (!files) return files.error();
+    if (!files->runnable.empty()) {
       argv.push_back("--runnable");
-      argv.push_back(*runnable);
+      argv.push_back(files->runnable);
+    }
+    if (!files->graph.empty()) {
+      argv.push_back("--graph");
+      argv.push_back(files->graph);
     }
   }
   if (o.allow_tf32) argv.push_back("--allow-tf32");

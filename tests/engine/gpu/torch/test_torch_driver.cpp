@@ -10,6 +10,7 @@
 #include "fxscope/gpu/torch_run.h"
 #include "run_process.h"
 #include "samples.h"
+#include "scratch_dir.h"
 
 using namespace fxscope;
 
@@ -50,7 +51,7 @@ TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops to
       " && python3 -c \"import fxscope_torch_driver as d; "
       "s = d.marked_source(d.prepared_source(d.find_runnables('" +
       log +
-      "')['0/0'])); "
+      "')[0]['0/0'])); "
       "compile(s, 'marked', 'exec'); "
       "print(s.count('_fxscope_push'), s.count('_fxscope_pop'), "
       "'fxscope-op:2:inductor_seeds_default' in s)\" 2>&1");
@@ -75,6 +76,40 @@ TEST_CASE("a runnable PyTorch wrote as invalid Python is refused with its line",
   CHECK(r.status == 3);
   CHECK_THAT(r.output, Catch::Contains("fx_graph_runnable is not valid Python (line 5: "
                                        "self.true_graph_0 = <lambda>())"));
+}
+
+TEST_CASE("a torch.cond's branches the runnable leaves out are rebuilt from the unit's graph",
+          "[gpu]") {
+  // hand_cond_branch's fx_graph_runnable writes its branches as `self.true_graph_0 = <lambda>()`;
+  // the before_post_grad_graph after it holds their classes, nested in the graph's class.
+  const auto log = test::corpus_log("hand_cond_branch");
+  if (!log) return;
+  const trace::CompileUnit& unit = log->units().front();
+  const auto runnables = unit.find_all(trace::ArtifactKind::kFxGraphRunnable);
+  REQUIRE(runnables.size() == 1);
+  const trace::Artifact* graph = nullptr;
+  for (const auto& a : unit.artifacts) {
+    if (a.name == "before_post_grad_graph" && a.line > runnables.front()->line && !graph) {
+      graph = &a;
+    }
+  }
+  REQUIRE(graph);
+  const test::ScratchDir dir("cond_runnable");
+  const std::string runnable = dir.write("runnable.py", runnables.front()->payload.text());
+  const std::string graph_py = dir.write("graph.py", graph->payload.text());
+  // Without torch: the rebuilt source compiles, builds both branches from their classes and
+  // leaves no `<lambda>` behind; the marked source's NVTX ranges are the parent graph's alone.
+  const auto r = test::run_process(
+      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
+      " && python3 -c \"import fxscope_torch_driver as d; r = open('" + runnable +
+      "').read(); g = open('" + graph_py +
+      "').read(); s = d.with_subgraphs(d.prepared_source(r), g); compile(s, 'r', 'exec'); "
+      "m = d.with_subgraphs(d.marked_source(d.prepared_source(r)), g); compile(m, 'm', 'exec'); "
+      "print(s.count('= _fxscope_subgraph(_fxscope_sub_'), '<lambda>' in s, "
+      "m.count('_fxscope_push') == d.marked_source(d.prepared_source(r)).count('_fxscope_push'), "
+      "'return torch.sigmoid(self.narrow(h)) - h' in s)\" 2>&1");
+  CHECK(r.status == 0);
+  CHECK(r.output == "2 False True True\n");
 }
 
 TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal is the error",
