@@ -34,6 +34,9 @@ class TextProgress {
 struct DecodedText {
   TextPages pages;
   std::size_t size = 0;
+  // Where the stream ended early (a file cut short), what precedes the cut being the text:
+  // "the file ends inside zstd frame 1 (zstd, after N bytes of text)"; empty when whole.
+  std::string cut_short;
 };
 
 // Where a decoder writes. The whole limit is reserved as address space up front and committed
@@ -60,6 +63,8 @@ class OutputBuffer {
 
   // The text, the pages past it given back.
   DecodedText finish();
+  // The text so far, of a stream cut short at WHAT ("the file ends inside zstd frame 1").
+  DecodedText finish_cut_short(const std::string& what);
 
   // "PATH: FOUND than LIMIT of text, the limit ...", FOUND saying how the stream exceeds it.
   Error too_large(const std::string& found) const;

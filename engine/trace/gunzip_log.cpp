@@ -92,8 +92,8 @@ Result<DecodedText> gunzip_log(std::string_view data, OutputBuffer& out) {
       case Z_BUF_ERROR:
         // No end marker and nothing left to read, though there was room to write: cut short.
         if (input_done && zs.avail_out > 0) {
-          return out.error("truncated: the file ends inside gzip member " + std::to_string(member) +
-                           ", before its end marker");
+          return out.finish_cut_short("the file ends inside gzip member " + std::to_string(member) +
+                                      ", before its end marker");
         }
         break;
       case Z_MEM_ERROR:

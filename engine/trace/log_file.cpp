@@ -100,6 +100,7 @@ Result<LogFile> LogFile::open(const std::string& path, std::size_t max_decompres
     if (!decoded) return decoded.error();
     log.owned_ = std::move(decoded->pages);
     log.text_ = std::string_view(log.owned_.data(), decoded->size);
+    log.cut_short_ = std::move(decoded->cut_short);
   }
   if (read) read(log.text_, true);
   return log;

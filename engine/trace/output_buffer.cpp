@@ -139,7 +139,14 @@ void OutputBuffer::advance(std::size_t n) {
 
 DecodedText OutputBuffer::finish() {
   pages_.trim(size_);
-  return DecodedText{std::move(pages_), size_};
+  return DecodedText{std::move(pages_), size_, {}};
+}
+
+DecodedText OutputBuffer::finish_cut_short(const std::string& what) {
+  DecodedText text = finish();
+  text.cut_short = what + " (" + std::string(compression_name(format_)) + ", after " +
+                   std::to_string(size_) + " bytes of text)";
+  return text;
 }
 
 Error OutputBuffer::too_large(const std::string& found) const {

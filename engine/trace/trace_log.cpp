@@ -96,9 +96,15 @@ Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options)
                       " lines is a glog-prefixed JSON record (\"V1129 12:42:26.033000 458 "
                       "f.py:1] {...}\")");
   }
-  // Only the end of a log can be cut short (a crash, a copy in progress): check the last record
-  // against its md5 and say so once, beside the line warnings.
-  if (!last.json.empty() && !declared_md5(last.json).empty() && !payload_intact(last)) {
+  // Only the end of a log can be cut short (a crash, a copy in progress): a compressed stream says
+  // so itself; else check the last record against its md5. Said once, beside the line warnings.
+  if (!log.file_.cut_short().empty()) {
+    log.truncated_ = true;
+    log.warnings_.push_back(
+        {log.path() + ":" + std::to_string(last.line),
+         log.file_.cut_short() +
+             ": the file was cut short in this record; the records before it are read"});
+  } else if (!last.json.empty() && !declared_md5(last.json).empty() && !payload_intact(last)) {
     log.truncated_ = true;
     log.warnings_.push_back({log.path() + ":" + std::to_string(last.line),
                              "the log ends inside this record's payload (" +

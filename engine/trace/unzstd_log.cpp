@@ -57,7 +57,7 @@ Result<DecodedText> unzstd_log(std::string_view data, OutputBuffer& out) {
     if (ret == 0 && input_done) return out.finish();
     // Mid-frame with nothing left to read, though there was room to write: cut short.
     if (ret != 0 && input_done && chunk.pos < chunk.size) {
-      return out.error("truncated: the file ends inside zstd frame " + std::to_string(frame));
+      return out.finish_cut_short("the file ends inside zstd frame " + std::to_string(frame));
     }
     between_frames = ret == 0;
     if (between_frames) ++frame;

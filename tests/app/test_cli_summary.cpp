@@ -154,8 +154,10 @@ TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the p
   fs::remove_all(dir);
 }
 
-TEST_CASE("a truncated or corrupt compressed log is one line naming it, and exit 1",
-          "[cli][compressed]") {
+TEST_CASE(
+    "a corrupt compressed log is one line naming it, and exit 1; a cut-short one reads "
+    "what precedes the cut and says so",
+    "[cli][compressed]") {
   const std::string text = read_file(first_log("graph_breaks"));
   const fs::path dir = summary_scratch("compressed_damaged");
   const std::string zst = test::zstd_bytes(text);
@@ -166,13 +168,16 @@ TEST_CASE("a truncated or corrupt compressed log is one line naming it, and exit
   const std::string flipped = (dir / "flipped.log.gz").string();
   write_file(flipped, gz);
 
-  for (const auto& [path, says] : {std::pair{cut, "truncated"}, std::pair{flipped, "corrupt"}}) {
-    INFO(path);
-    const auto r = test::run_process(cli("summary " + path + " 2>&1"));
-    CHECK(r.status == 1);
-    CHECK_THAT(r.output, Catch::Contains(path + ": "));
-    CHECK_THAT(r.output, Catch::Contains(says));
-    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
-  }
+  const auto corrupt = test::run_process(cli("summary " + flipped + " 2>&1"));
+  CHECK(corrupt.status == 1);
+  CHECK_THAT(corrupt.output, Catch::Contains(flipped + ": "));
+  CHECK_THAT(corrupt.output, Catch::Contains("corrupt"));
+  CHECK(std::count(corrupt.output.begin(), corrupt.output.end(), '\n') == 1);
+
+  const auto truncated = test::run_process(cli("summary " + cut + " 2>&1"));
+  CHECK(truncated.status == 0);
+  CHECK_THAT(truncated.output, Catch::Contains(cut + ":"));
+  CHECK_THAT(truncated.output, Catch::Contains("the file ends inside zstd frame 1"));
+  CHECK_THAT(truncated.output, Catch::Contains("compile units"));
   fs::remove_all(dir);
 }

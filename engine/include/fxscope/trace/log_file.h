@@ -60,8 +60,9 @@ class LogFile {
  public:
   // Opens PATH and, when its first bytes are a gzip or zstd magic, decompresses it whole,
   // handing the text to READ (if given) as it goes. Errors name the path: cannot open, named
-  // compressed but not, truncated or corrupt stream, decompressed size beyond
-  // MAX_DECOMPRESSED_BYTES, out of memory. On an error READ may have seen part of the text.
+  // compressed but not, corrupt stream, decompressed size beyond MAX_DECOMPRESSED_BYTES, out of
+  // memory. On an error READ may have seen part of the text. A stream cut short is no error:
+  // the text is what precedes the cut, and cut_short() says where it ends.
   static Result<LogFile> open(const std::string& path,
                               std::size_t max_decompressed_bytes = kMaxDecompressedBytes,
                               const TextReader& read = {});
@@ -72,6 +73,10 @@ class LogFile {
   std::string_view text() const { return text_; }
   Compression compression() const { return compression_; }
   std::size_t stored_bytes() const { return stored_bytes_; }  // the file's size on disk
+  // Why a compressed log's text ends early (its stream cut short: "the file ends inside zstd
+  // frame 1 (zstd, after N bytes of text)"), the text being what precedes the cut; empty when
+  // the stream is whole.
+  const std::string& cut_short() const { return cut_short_; }
 
  private:
   std::string path_;
@@ -80,6 +85,7 @@ class LogFile {
   std::string_view text_;
   Compression compression_ = Compression::none;
   std::size_t stored_bytes_ = 0;
+  std::string cut_short_;
 };
 
 }  // namespace fxscope::trace
