@@ -155,7 +155,7 @@ TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the p
 }
 
 TEST_CASE(
-    "a corrupt compressed log is one line naming it, and exit 1; a cut-short one reads "
+    "a corrupt compressed log is one line naming it and exit 1 while a cut-short one reads "
     "what precedes the cut and says so",
     "[cli][compressed]") {
   const std::string text = read_file(first_log("graph_breaks"));

@@ -78,7 +78,7 @@ TEST_CASE("annotated DOT parses back through Graphviz with every node, edge and 
   CHECK_THAT(with_break->label, Catch::Contains("graph break at"));
 }
 
-TEST_CASE("SVG is XML naming every node; PNG has the magic and the SVG's size", "[render]") {
+TEST_CASE("SVG is XML naming every node and PNG has the magic and the SVG's size", "[render]") {
   const Exported e = export_unit("residual_mlp", "0/0");
   auto svg = render::render_dot(e.dot, "svg");
   REQUIRE(svg.ok());

@@ -40,7 +40,7 @@ TEST_CASE("a batch norm's running stats are static inputs: the training step kee
   CHECK(graphs >= 1);
 }
 
-TEST_CASE("a mutated data input stops CUDA graphs; the reasons name every mutating op once",
+TEST_CASE("a mutated data input stops CUDA graphs and the reasons name every mutating op once",
           "[fusion][cuda_graphs]") {
   // primals_1 (position 0) is static, primals_2 and arg3_1 are not.
   const std::string text = R"(class GraphModule(torch.nn.Module):

@@ -17,7 +17,7 @@
 
 using namespace fxscope;
 
-TEST_CASE("a saved zero fill is a kernel of its own; index_put fills a copy", "[fusion]") {
+TEST_CASE("a saved zero fill is a kernel of its own and index_put fills a copy", "[fusion]") {
   if (!std::filesystem::exists(test::sample("corpus"))) {
     WARN("sample_graphs/corpus/ is absent from this checkout");
     return;

@@ -65,7 +65,7 @@ TEST_CASE("a transposed read does not match the store", "[memory_index]") {
   CHECK(reorder_loops(write, *order).same_as(read));
 }
 
-TEST_CASE("an inner reduction reads its producer's store; an outer one does not",
+TEST_CASE("an inner reduction reads its producer's store and an outer one does not",
           "[memory_index]") {
   const MemoryDep write = store(3, {32, 64});
   const MemoryDep inner =

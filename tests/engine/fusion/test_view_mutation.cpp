@@ -79,7 +79,7 @@ TEST_CASE("a copy_ into a view of a computed buffer is a mutation launched befor
         plan.groups[reader].inputs.end());
 }
 
-TEST_CASE("a copy_ into a computed view stores into the viewed buffer; into an input, not",
+TEST_CASE("a copy_ into a computed view stores into the viewed buffer, one into an input does not",
           "[codegen]") {
   const graph::ParsedGraph parsed = graph::parse_fx_readable(kScatter, "view_mutation");
   const graph::Graph& g = parsed.graph;

@@ -17,7 +17,7 @@ Dims dims(std::initializer_list<std::int64_t> values) {
 
 }  // namespace
 
-TEST_CASE("a tensor spec gives the source, sizes and dtype; other fields stay open",
+TEST_CASE("a tensor spec gives the source, sizes and dtype and other fields stay open",
           "[guards][spec]") {
   const auto spec = parse_tensor_spec("x=16x32:f32");
   REQUIRE(spec.ok());

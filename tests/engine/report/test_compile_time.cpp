@@ -213,7 +213,7 @@ TEST_CASE("max-autotune: template autotuning is a phase of the compile", "[repor
   CHECK(autotuned);
 }
 
-TEST_CASE("the whole run ranks phases by their own time; text and JSON say the same",
+TEST_CASE("the whole run ranks phases by their own time, the same in text and JSON",
           "[report][compile_time]") {
   const auto r = report_of(test::sample("graph_breaks"));
   REQUIRE(r.by_phase.size() > 10);

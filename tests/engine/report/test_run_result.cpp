@@ -358,7 +358,7 @@ TEST_CASE("GPT-2's engine run holds its layer norms to the target and meets it",
   }
 }
 
-TEST_CASE("A compute-bound kernel reads back as such; runs before the estimate as memory-bound",
+TEST_CASE("A compute-bound kernel reads back as such and runs before the estimate as memory-bound",
           "[report][run]") {
   const auto run = report::parse_run_result(
       R"({"modes": [{"mode": "default", "total_us": 50.0,

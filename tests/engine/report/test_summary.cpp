@@ -224,7 +224,7 @@ TEST_CASE("graph breaks ranked by predicted time lost, term by term", "[report][
         s.graph_breaks[s.break_impacts[0].graph_break].line);
 }
 
-TEST_CASE("a break in a called function resumes at the call; a break in a loop skips the frame",
+TEST_CASE("a break in a called function resumes at the call and a break in a loop skips the frame",
           "[report][breaks]") {
   const auto s = summary_of("corpus/tv_ssdlite320_detection");
   // 0/0 broke inside postprocess_detections (ssd.py:436); forward resumes at its call, line 404.

@@ -84,7 +84,7 @@ TEST_CASE("bad inputs are one-line errors naming the path", "[trace]") {
   }
 }
 
-TEST_CASE("a directory reads its log; with ranks, rank 0 unless asked", "[trace]") {
+TEST_CASE("a directory reads its log, and with ranks rank 0 unless asked", "[trace]") {
   const auto sample = read_trace(test::sample("pointwise_chain"));
   REQUIRE(sample.ok());
   CHECK_THAT(sample->path(), Catch::EndsWith("dedicated_log_torch_trace_xhlrow6l.log"));

@@ -152,7 +152,7 @@ TEST_CASE("fxscope --run with a bad run file fails the screenshot naming it",
   CHECK_FALSE(QFile::exists(file));
 }
 
-TEST_CASE("fxscope --dock brings a dock to the front; an unknown one is named, exit 2",
+TEST_CASE("fxscope --dock brings a dock to the front and an unknown one is named, exit 2",
           "[views][screenshot]") {
   qt_app();
   QTemporaryDir dir;

@@ -170,8 +170,9 @@ TEST_CASE("kernels over more than 2^31 elements index with 64 bits and compile",
   }
 }
 
-TEST_CASE("precompiling on many threads gives compile() the same cubins; a failure keeps its group",
-          "[nvrtc]") {
+TEST_CASE(
+    "precompiling on many threads gives compile() the same cubins and a failure keeps its group",
+    "[nvrtc]") {
   TempCache cache("precompile");
   const gpu::EngineCompiler compiler("sm_90", cache.path.string());
   std::vector<std::string> sources;
@@ -270,8 +271,9 @@ TEST_CASE("eager var_mean over few long rows shares each row among a cluster's b
   CHECK(shared_rows == 1);
 }
 
-TEST_CASE("kernels that differ only in names share one key; any other difference keeps them apart",
-          "[gpu]") {
+TEST_CASE(
+    "kernels that differ only in names share one key and any other difference keeps them apart",
+    "[gpu]") {
   const auto kernel = [](const std::string& entry, const std::string& a, const std::string& b,
                          const std::string& constant) {
     return "// fxscope: group 3 " + entry + "\n// params: " + a + ", " + b +

@@ -112,7 +112,7 @@ TEST_CASE("a torch.cond's branches the runnable leaves out are rebuilt from the 
   CHECK(r.output == "2 False True True\n");
 }
 
-TEST_CASE("a PyTorch run relays the driver's progress while it runs; its refusal is the error",
+TEST_CASE("a PyTorch run relays the driver's progress while it runs and its refusal is the error",
           "[gpu]") {
   // A stand-in driver (sh, not Python): progress, Inductor's autotune header and one row of its
   // table, a pause, then a refusal followed by one more progress line.
