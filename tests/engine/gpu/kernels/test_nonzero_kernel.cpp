@@ -12,9 +12,8 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
-#include "fxscope/graph/fx_readable_parser.h"
 #include "nvrtc_usable.h"
-#include "run_on_device.h"
+#include "one_op_kernel.h"
 
 using namespace fxscope;
 
@@ -56,20 +55,11 @@ graph::Graph nonzero_graph(const NonzeroCase& c) {
   // Sized by the count's upper bound, as a run's first call binds it.
   const std::string out = "i64[" + std::to_string(numel(c)) + ", " + std::to_string(rank) + "][" +
                           std::to_string(rank) + ", 1]cuda:0";
-  const std::string code = "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: \"" +
-                           in + "\"):\n        nonzero: \"" + out +
-                           "\" = torch.ops.aten.nonzero.default(arg0_1)\n"
-                           "        return (nonzero,)\n";
-  return graph::parse_fx_readable(code, "nonzero").graph;
+  return test::one_op_graph(in, "nonzero", out, "torch.ops.aten.nonzero.default(arg0_1)");
 }
 
 Result<codegen::GeneratedKernel> nonzero_kernel(const graph::Graph& g) {
-  fusion::KernelGroup group;
-  group.name = "aten.nonzero";
-  group.kind = fusion::GroupKind::eager_op;
-  group.nodes = {*g.find("nonzero")};
-  group.outputs = group.nodes;
-  return codegen::generate(g, group, {});
+  return test::eager_kernel(g, "nonzero");
 }
 
 // Every third element or so nonzero, in a pattern no chunk boundary follows.
@@ -124,11 +114,7 @@ TEST_CASE("nonzero takes one block of whole warps, no more than its elements nee
     CHECK_THAT(k->source, Catch::Contains("fx_block_inclusive_sum(count)"));
     CHECK(k->params.size() == 2);
     if (!compiles) continue;  // NVRTC is not usable here: the sources are still checked above
-    gpu::NvrtcOptions options;
-    options.use_cache = false;
-    const auto cubin = gpu::compile_cuda(k->source, k->entry, options);
-    INFO((cubin ? std::string() : cubin.error().message));
-    CHECK(cubin);
+    CHECK(test::nvrtc_error(*k).empty());
   }
   if (!compiles) WARN("NVRTC is not usable here, nothing was compiled: " << test::nvrtc_unusable());
 }

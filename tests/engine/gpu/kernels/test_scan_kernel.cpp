@@ -11,9 +11,8 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
-#include "fxscope/graph/fx_readable_parser.h"
 #include "nvrtc_usable.h"
-#include "run_on_device.h"
+#include "one_op_kernel.h"
 
 using namespace fxscope;
 
@@ -39,20 +38,12 @@ const std::vector<ScanCase>& scan_cases() {
 graph::Graph scan_graph(const ScanCase& c) {
   const std::string sizes = std::to_string(c.rows_dim) + ", " + std::to_string(c.cols_dim);
   const std::string meta = c.dtype + "[" + sizes + "][" + std::to_string(c.cols_dim) + ", 1]cuda:0";
-  const std::string code = "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: \"" +
-                           meta + "\"):\n        cumsum: \"" + meta +
-                           "\" = torch.ops.aten.cumsum.default(arg0_1, " + std::to_string(c.dim) +
-                           ")\n        return (cumsum,)\n";
-  return graph::parse_fx_readable(code, "cumsum").graph;
+  return test::one_op_graph(meta, "cumsum", meta,
+                            "torch.ops.aten.cumsum.default(arg0_1, " + std::to_string(c.dim) + ")");
 }
 
 Result<codegen::GeneratedKernel> scan_kernel(const graph::Graph& g) {
-  fusion::KernelGroup group;
-  group.name = "aten.cumsum";
-  group.kind = fusion::GroupKind::eager_op;
-  group.nodes = {*g.find("cumsum")};
-  group.outputs = group.nodes;
-  return codegen::generate(g, group, {});
+  return test::eager_kernel(g, "cumsum");
 }
 
 // The host's running sums of IN ([ROWS_DIM, COLS_DIM], row-major) along DIM.
@@ -85,11 +76,7 @@ TEST_CASE("a long cumsum takes a block a row, a short one a thread a row, and bo
     CHECK_THAT(k->summary, Catch::EndsWith(c.how));
     CHECK(k->params.size() == 2);
     if (!compiles) continue;  // NVRTC is not usable here: the sources are still checked above
-    gpu::NvrtcOptions options;
-    options.use_cache = false;
-    const auto cubin = gpu::compile_cuda(k->source, k->entry, options);
-    INFO((cubin ? std::string() : cubin.error().message));
-    CHECK(cubin);
+    CHECK(test::nvrtc_error(*k).empty());
   }
   if (!compiles) WARN("NVRTC is not usable here, nothing was compiled: " << test::nvrtc_unusable());
 }

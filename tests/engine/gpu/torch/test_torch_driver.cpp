@@ -22,6 +22,14 @@ test::ProcessResult driver(const std::string& args) {
                            " 2>&1");
 }
 
+// PYTHON (statements, after `import fxscope_torch_driver as d`) run beside the driver, without
+// torch: what checks the driver's rewriting of a runnable's text.
+test::ProcessResult driver_python(const std::string& python) {
+  return test::run_process(
+      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
+      " && python3 -c \"import fxscope_torch_driver as d; " + python + "\" 2>&1");
+}
+
 }  // namespace
 
 TEST_CASE("the driver refuses a unit without an fx_graph_runnable artifact", "[gpu]") {
@@ -46,15 +54,11 @@ TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops to
   // constants, which retracing would have run once and frozen.
   const std::string log =
       test::sample("residual_mlp_train") + "/dedicated_log_torch_trace_hy9tj9yq.log";
-  const auto r = test::run_process(
-      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
-      " && python3 -c \"import fxscope_torch_driver as d; "
-      "s = d.marked_source(d.prepared_source(d.find_runnables('" +
-      log +
-      "')[0]['0/0'])); "
-      "compile(s, 'marked', 'exec'); "
-      "print(s.count('_fxscope_push'), s.count('_fxscope_pop'), "
-      "'fxscope-op:2:inductor_seeds_default' in s)\" 2>&1");
+  const auto r = driver_python("s = d.marked_source(d.prepared_source(d.find_runnables('" + log +
+                               "')[0]['0/0'])); "
+                               "compile(s, 'marked', 'exec'); "
+                               "print(s.count('_fxscope_push'), s.count('_fxscope_pop'), "
+                               "'fxscope-op:2:inductor_seeds_default' in s)");
   CHECK(r.status == 0);
   CHECK(r.output == "17 17 True\n");
 }
@@ -68,10 +72,7 @@ TEST_CASE("a runnable PyTorch wrote as invalid Python is refused with its line",
     f << "import torch\nclass Repro(torch.nn.Module):\n    def __init__(self) -> None:\n"
          "        super().__init__()\n        self.true_graph_0 = <lambda>()\n";
   }
-  const auto r = test::run_process(
-      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
-      " && python3 -c \"import fxscope_torch_driver as d; d.load_repro(open('" + runnable.string() +
-      "').read())\" 2>&1");
+  const auto r = driver_python("d.load_repro(open('" + runnable.string() + "').read())");
   std::filesystem::remove(runnable);
   CHECK(r.status == 3);
   CHECK_THAT(r.output, Catch::Contains("fx_graph_runnable is not valid Python (line 5: "
@@ -99,15 +100,13 @@ TEST_CASE("a torch.cond's branches the runnable leaves out are rebuilt from the 
   const std::string graph_py = dir.write("graph.py", graph->payload.text());
   // Without torch: the rebuilt source compiles, builds both branches from their classes and
   // leaves no `<lambda>` behind; the marked source's NVTX ranges are the parent graph's alone.
-  const auto r = test::run_process(
-      "cd " + std::filesystem::path(FXSCOPE_SOURCE_TORCH_DRIVER).parent_path().string() +
-      " && python3 -c \"import fxscope_torch_driver as d; r = open('" + runnable +
-      "').read(); g = open('" + graph_py +
+  const auto r = driver_python(
+      "r = open('" + runnable + "').read(); g = open('" + graph_py +
       "').read(); s = d.with_subgraphs(d.prepared_source(r), g); compile(s, 'r', 'exec'); "
       "m = d.with_subgraphs(d.marked_source(d.prepared_source(r)), g); compile(m, 'm', 'exec'); "
       "print(s.count('= _fxscope_subgraph(_fxscope_sub_'), '<lambda>' in s, "
       "m.count('_fxscope_push') == d.marked_source(d.prepared_source(r)).count('_fxscope_push'), "
-      "'return torch.sigmoid(self.narrow(h)) - h' in s)\" 2>&1");
+      "'return torch.sigmoid(self.narrow(h)) - h' in s)");
   CHECK(r.status == 0);
   CHECK(r.output == "2 False True True\n");
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Runs a generated kernel of one read and one written parameter on the device: what the kernel
-// tests of one op (a scan, nonzero) share.
+// The kernel of one op, as eager plans it, from a one-op graph, and its run on the device: what
+// the kernel tests of one op (a scan, nonzero) share.
 
 #include <cuda_runtime_api.h>
 
@@ -9,9 +9,40 @@
 
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "kernels/kernel_image.h"
 
 namespace fxscope::test {
+
+// A graph of one input of META (an annotation: "f32[3, 4][4, 1]cuda:0") and one op, NAME of
+// OUT_META = CALL (the op's call on arg0_1), which it returns.
+inline graph::Graph one_op_graph(const std::string& meta, const std::string& name,
+                                 const std::string& out_meta, const std::string& call) {
+  const std::string code = "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: \"" +
+                           meta + "\"):\n        " + name + ": \"" + out_meta + "\" = " + call +
+                           "\n        return (" + name + ",)\n";
+  return graph::parse_fx_readable(code, name).graph;
+}
+
+// The kernel eager launches for node NAME of G: its own group.
+inline Result<codegen::GeneratedKernel> eager_kernel(const graph::Graph& g,
+                                                     const std::string& name) {
+  fusion::KernelGroup group;
+  group.name = name;
+  group.kind = fusion::GroupKind::eager_op;
+  group.nodes = {*g.find(name)};
+  group.outputs = group.nodes;
+  return codegen::generate(g, group, {});
+}
+
+// Why K does not compile with NVRTC for the default architecture (the cache bypassed), or ""
+// when it does.
+inline std::string nvrtc_error(const codegen::GeneratedKernel& k) {
+  gpu::NvrtcOptions options;
+  options.use_cache = false;
+  const auto cubin = gpu::compile_cuda(k.source, k.entry, options);
+  return cubin ? std::string() : cubin.error().message;
+}
 
 // Compiles K, copies IN and OUT (as it stands: what the kernel does not write stays) to the
 // device, runs K on them and copies OUT back; false, with WHY, where a step fails.
