@@ -632,8 +632,8 @@ std::string near_reference_note(const EngineMode& em) {
   std::snprintf(figures, sizeof figures,
                 "%zu outputs beyond the tolerance of eager pass PyTorch's accuracy rule against an "
                 "f32 run of its graph (torch._dynamo.utils.same: root-mean-square distance at most "
-                "3x eager's plus a tenth of the tolerance; largest %.3g, eager's %.3g): not "
-                "flagged",
+                "3x eager's for a bf16 or f16 result, a small one or a loose tolerance, else 2x, "
+                "plus a tenth of the tolerance; largest %.3g, eager's %.3g): not flagged",
                 em.near_reference, em.reference_distance, em.eager_reference_distance);
   return figures;
 }

@@ -65,7 +65,7 @@ TEST_CASE("widened inputs hold the same values as f32", "[gpu]") {
   CHECK(wide[1] == n);
 }
 
-TEST_CASE("a result within 3x eager's distance to the f32 run passes, a farther one does not",
+TEST_CASE("a bf16 result within 3x eager's distance to the f32 run passes, a farther one does not",
           "[gpu]") {
   const gpu::HostOutput reference = output("f32", {1.0, 2.0});
   const gpu::HostOutput eager = output("bf16", {1.0, 2.015625});  // 0.0078 from the f32 run
@@ -100,6 +100,34 @@ TEST_CASE("one element rounded apart weighs by its share of the tensor against t
   CHECK_FALSE(gpu::near_as_eager_to_reference(
       output("bf16", eager_values), output("bf16", std::vector<double>(100, 0.5 + 16.0 / 256)),
       output("f32", f32), 0.03, {}, distance, eager_distance));
+}
+
+TEST_CASE("the multiplier of eager's distance follows the result as PyTorch's check does",
+          "[gpu]") {
+  const auto meta = [](const char* text) { return *graph::parse_tensor_meta(text); };
+  // 3 for an AMP result, 2 for an f32 one of 1,000 elements or more under a tight tolerance.
+  CHECK(gpu::same_multiplier(meta("bf16[64, 64][64, 1]cuda:0"), {}, 0.03) == 3.0);
+  CHECK(gpu::same_multiplier(meta("f16[64, 64][64, 1]cuda:0"), {}, 0.01) == 3.0);
+  CHECK(gpu::same_multiplier(meta("f32[64, 64][64, 1]cuda:0"), {}, 0.001) == 2.0);
+  // Where noise dominates: few elements, a 1x1 convolution's shape, a loose tolerance.
+  CHECK(gpu::same_multiplier(meta("f32[20, 40][40, 1]cuda:0"), {}, 0.001) == 3.0);
+  CHECK(gpu::same_multiplier(meta("f32[8, 512, 1, 1][512, 1, 1, 1]cuda:0"), {}, 0.001) == 3.0);
+  CHECK(gpu::same_multiplier(meta("f32[64, 64][64, 1]cuda:0"), {}, 0.03) == 3.0);
+  // Sizes a run binds count as bound.
+  CHECK(gpu::same_multiplier(meta("f32[s0, 64][64, 1]cuda:0"), {{"s0", 8}}, 0.001) == 3.0);
+  CHECK(gpu::same_multiplier(meta("f32[s0, 64][64, 1]cuda:0"), {{"s0", 64}}, 0.001) == 2.0);
+
+  // 2.5 times eager's distance: within for a bf16 result, outside for an f32 one of 2,000.
+  std::vector<double> f32(2000, 0.5);
+  std::vector<double> eager_values(2000, 0.5 + 1.0 / 256);
+  std::vector<double> fused(2000, 0.5 + 2.5 / 256);
+  double distance = 0;
+  double eager_distance = 0;
+  CHECK(gpu::near_as_eager_to_reference(output("bf16", eager_values), output("bf16", fused),
+                                        output("f32", f32), 0.001, {}, distance, eager_distance));
+  CHECK_FALSE(gpu::near_as_eager_to_reference(output("f32", eager_values), output("f32", fused),
+                                              output("f32", f32), 0.001, {}, distance,
+                                              eager_distance));
 }
 
 TEST_CASE("root-mean-square difference follows the logical order and refuses other shapes",
