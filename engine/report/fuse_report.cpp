@@ -159,8 +159,7 @@ struct CallPrice {
 };
 CallPrice price_call(const fusion::FusionPlan& plan, const graph::Graph& graph,
                      const cost::DeviceSpec& device, cost::LaunchMode launch) {
-  CallPrice p{price(plan, graph, device, launch).total_us, 0};
-  for (const auto& g : plan.groups) p.launches += !fusion::on_host(g);
+  CallPrice p{price(plan, graph, device, launch).total_us, plan.own_launches()};
   std::map<std::size_t, CallPrice> costliest;  // by the position the branches share
   for (const fusion::SubgraphPlan& sp : plan.subgraphs) {
     const graph::Graph* sub = graph.find_subgraph(sp.name);

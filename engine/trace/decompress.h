@@ -72,6 +72,8 @@ class OutputBuffer {
   Error error(const std::string& what) const;
 
  private:
+  // "WHAT (gzip, after N bytes of text)": where in the stream the decoder stopped.
+  std::string described(const std::string& what) const;
   bool reserve();
   bool commit(std::size_t bytes);
 

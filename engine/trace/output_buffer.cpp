@@ -143,10 +143,15 @@ DecodedText OutputBuffer::finish() {
 }
 
 DecodedText OutputBuffer::finish_cut_short(const std::string& what) {
+  std::string where = described(what);
   DecodedText text = finish();
-  text.cut_short = what + " (" + std::string(compression_name(format_)) + ", after " +
-                   std::to_string(size_) + " bytes of text)";
+  text.cut_short = std::move(where);
   return text;
+}
+
+std::string OutputBuffer::described(const std::string& what) const {
+  return what + " (" + std::string(compression_name(format_)) + ", after " + std::to_string(size_) +
+         " bytes of text)";
 }
 
 Error OutputBuffer::too_large(const std::string& found) const {
@@ -156,8 +161,7 @@ Error OutputBuffer::too_large(const std::string& found) const {
 }
 
 Error OutputBuffer::error(const std::string& what) const {
-  return make_error(path_ + ": " + what + " (" + std::string(compression_name(format_)) +
-                    ", after " + std::to_string(size_) + " bytes of text)");
+  return make_error(path_ + ": " + described(what));
 }
 
 }  // namespace fxscope::trace

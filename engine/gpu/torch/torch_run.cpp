@@ -238,19 +238,13 @@ KernelIndex kernel_index(const trace::TraceLog& log, const std::string& ran,
   return index;
 }
 
-// The files the driver rebuilds unit UNIT from, in WORK_DIR: the first fx_graph_runnable (the
-// forward's, in log order, as the driver reads a plain log) and the before_post_grad_graph after
-// it, whose classes give the subgraphs the runnable writes as `<lambda>()` (a torch.cond's
-// branches; written only where it has such). The driver then needs no decompression of its own.
-// Empty paths where the unit has none (the driver then names the units that have a runnable).
-struct RunnableFiles {
-  std::string runnable;
-  std::string graph;
-};
+}  // namespace
 
 Result<RunnableFiles> write_runnable(const trace::TraceLog& log, const std::string& unit,
                                      const std::string& work_dir) {
-  const auto write = [](const std::string& path, std::string_view text) -> Result<std::string> {
+  // Writes TEXT to WORK_DIR/NAME, whose path it gives, or says it could not.
+  const auto write = [&](const char* name, std::string_view text) -> Result<std::string> {
+    const std::string path = work_dir + "/" + name;
     std::ofstream out(path, std::ios::binary);
     out << text;
     if (!out) return make_error(path + ": cannot write the unit's graph for the driver");
@@ -262,23 +256,21 @@ Result<RunnableFiles> write_runnable(const trace::TraceLog& log, const std::stri
     if (runnables.empty()) continue;
     RunnableFiles files;
     const std::string text = runnables.front()->payload.text();
-    auto runnable = write(work_dir + "/runnable.py", text);
+    auto runnable = write("runnable.py", text);
     if (!runnable) return runnable.error();
-    files.runnable = *runnable;
+    files.runnable = std::move(*runnable);
     if (text.find("<lambda>()") == std::string::npos) return files;
     for (const trace::Artifact& a : u.artifacts) {
       if (a.name != "before_post_grad_graph" || a.line < runnables.front()->line) continue;
-      auto graph = write(work_dir + "/graph.py", a.payload.text());
+      auto graph = write("graph.py", a.payload.text());
       if (!graph) return graph.error();
-      files.graph = *graph;
+      files.graph = std::move(*graph);
       break;
     }
     return files;
   }
   return RunnableFiles{};
 }
-
-}  // namespace
 
 Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
   const WorkDirCleanup cleanup(o);

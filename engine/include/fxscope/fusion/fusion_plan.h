@@ -117,6 +117,8 @@ struct FusionPlan {
 
   // Its groups' launches and its subgraphs' (every branch, as Inductor's code holds them all).
   std::size_t launches() const;
+  // Its own groups' launches alone (a group of host scalars launches nothing).
+  std::size_t own_launches() const;
 };
 
 // The plan of a subgraph that Inductor lowers as a graph of its own (GraphLowering.make_subgraph
@@ -129,9 +131,14 @@ struct SubgraphPlan {
   FusionPlan plan;
 };
 
-inline std::size_t FusionPlan::launches() const {
+inline std::size_t FusionPlan::own_launches() const {
   std::size_t n = 0;
   for (const KernelGroup& g : groups) n += !on_host(g);
+  return n;
+}
+
+inline std::size_t FusionPlan::launches() const {
+  std::size_t n = own_launches();
   for (const SubgraphPlan& s : subgraphs) n += s.plan.launches();
   return n;
 }

@@ -13,6 +13,7 @@
 #include "fxscope/core/result.h"
 #include "fxscope/gpu/kernel_attribution.h"
 #include "fxscope/report/run_result.h"
+#include "fxscope/trace/trace_log.h"
 
 namespace fxscope::gpu {
 
@@ -40,6 +41,18 @@ std::string default_torch_driver();
 
 // A fresh folder for one run under the system's temp folder ("/tmp/fxscope-run-XXXXXX").
 Result<std::string> make_temp_work_dir();
+
+// The files the driver rebuilds unit UNIT from, in WORK_DIR: the first fx_graph_runnable (the
+// forward's, in log order, as the driver reads a plain log) and the before_post_grad_graph after
+// it, whose classes give the subgraphs the runnable writes as `<lambda>()` (a torch.cond's
+// branches; written only where it has such). The driver then needs no decompression of its own.
+// Empty paths where the unit has none (the driver then names the units that have a runnable).
+struct RunnableFiles {
+  std::string runnable;
+  std::string graph;
+};
+Result<RunnableFiles> write_runnable(const trace::TraceLog& log, const std::string& unit,
+                                     const std::string& work_dir);
 
 // Runs the driver and attributes its kernels. Errors are one line: what is missing or failed.
 Result<report::RunResult> run_pytorch(const TorchRunOptions& options);

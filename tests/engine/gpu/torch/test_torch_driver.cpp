@@ -85,19 +85,13 @@ TEST_CASE("a torch.cond's branches the runnable leaves out are rebuilt from the 
   // the before_post_grad_graph after it holds their classes, nested in the graph's class.
   const auto log = test::corpus_log("hand_cond_branch");
   if (!log) return;
-  const trace::CompileUnit& unit = log->units().front();
-  const auto runnables = unit.find_all(trace::ArtifactKind::kFxGraphRunnable);
-  REQUIRE(runnables.size() == 1);
-  const trace::Artifact* graph = nullptr;
-  for (const auto& a : unit.artifacts) {
-    if (a.name == "before_post_grad_graph" && a.line > runnables.front()->line && !graph) {
-      graph = &a;
-    }
-  }
-  REQUIRE(graph);
   const test::ScratchDir dir("cond_runnable");
-  const std::string runnable = dir.write("runnable.py", runnables.front()->payload.text());
-  const std::string graph_py = dir.write("graph.py", graph->payload.text());
+  const auto files = gpu::write_runnable(*log, "0/0", dir.path());
+  REQUIRE(files);
+  REQUIRE_FALSE(files->runnable.empty());
+  REQUIRE_FALSE(files->graph.empty());
+  const std::string& runnable = files->runnable;
+  const std::string& graph_py = files->graph;
   // Without torch: the rebuilt source compiles, builds both branches from their classes and
   // leaves no `<lambda>` behind; the marked source's NVTX ranges are the parent graph's alone.
   const auto r = driver_python(
