@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "fxscope/export/cluster_closure.h"
 #include "fxscope/export/unit_document.h"
 
 namespace fxscope::exporting {
@@ -135,6 +136,7 @@ DotGraph document_graph(const graph::DocumentGraph& entry) {
     }
     dg.group_of[id] = int(k);
   }
+  dg.group_of = drawn_clusters(entry.graph, std::move(dg.group_of));
   return dg;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fxscope/cost/device_spec.h"
+#include "fxscope/export/cluster_closure.h"
 #include "fxscope/export/dot_writer.h"
 #include "fxscope/fusion/source_map.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -121,6 +122,21 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     joined.kernel_names.push_back(group.name);
     joined.predicted_us += g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
     joined.layout_copies.push_back(group.name);
+  }
+  // The clusters dot can rank in the graph's order (exporting::drawn_clusters says why): a node
+  // between two members of one cluster joins it, a member that starts a cycle is drawn alone.
+  const std::vector<int> drawn = exporting::drawn_clusters(out.graph, out.group_of);
+  for (graph::NodeId id = 0; id < drawn.size(); ++id) {
+    if (drawn[id] == out.group_of[id]) continue;
+    if (out.group_of[id] >= 0) {
+      auto& nodes = out.groups[std::size_t(out.group_of[id])].nodes;
+      nodes.erase(std::remove(nodes.begin(), nodes.end(), id), nodes.end());
+    }
+    if (drawn[id] >= 0) {
+      auto& nodes = out.groups[std::size_t(drawn[id])].nodes;
+      nodes.insert(std::lower_bound(nodes.begin(), nodes.end(), id), id);
+    }
+    out.group_of[id] = drawn[id];
   }
 }
 
