@@ -48,13 +48,18 @@ std::string node_id(std::size_t graph, std::size_t node) {
   return "g" + std::to_string(graph) + "_n" + std::to_string(node);
 }
 
-void write_node(std::string& out, std::size_t g, graph::NodeId id, const graph::Node& node,
+void write_node(std::string& out, std::size_t g, const graph::Graph& graph, graph::NodeId id,
                 const std::string& indent) {
+  const graph::Node& node = graph.node(id);
   std::string label = node.name;
   const std::string op = node_op_text(node);
   if (!op.empty() && op != node.name) label += "\n" + op;
   const std::string shape = node_shape_text(node);
   if (!shape.empty()) label += "\n" + shape;
+  if (!draws_edges_into(graph, id)) {
+    label += "\n" + returns_text(graph, id);
+    out += indent + "{ rank=sink; " + node_id(g, id) + " }\n";
+  }
   out += indent + node_id(g, id) + " [label=" + dot_string(label) +
          ", tooltip=" + dot_string(node.target);
   if (node.op == graph::OpKind::placeholder || node.op == graph::OpKind::output) {
@@ -78,7 +83,7 @@ void write_graph(std::string& out, std::size_t g, const DotGraph& dg, bool own_c
     if (group >= 0 && std::size_t(group) < members.size()) {
       members[std::size_t(group)].push_back(id);
     } else {
-      write_node(out, g, id, graph.node(id), indent);
+      write_node(out, g, graph, id, indent);
     }
   }
   for (std::size_t k = 0; k < dg.groups.size(); ++k) {
@@ -91,10 +96,11 @@ void write_graph(std::string& out, std::size_t g, const DotGraph& dg, bool own_c
         ";\n";
     out += indent + "  style=\"filled,rounded\";\n" + indent +
            "  fillcolor=" + dot_string(group_fill(group, k)) + ";\n";
-    for (graph::NodeId id : members[k]) write_node(out, g, id, graph.node(id), indent + "  ");
+    for (graph::NodeId id : members[k]) write_node(out, g, graph, id, indent + "  ");
     out += indent + "}\n";
   }
   for (graph::NodeId id = 0; id < graph.size(); ++id) {
+    if (!draws_edges_into(graph, id)) continue;
     for (graph::NodeId from : graph.inputs(id)) {
       out += indent + node_id(g, from) + " -> " + node_id(g, id) + ";\n";
     }
@@ -138,6 +144,14 @@ DotGraph document_graph(const graph::DocumentGraph& entry) {
   }
   dg.group_of = drawn_clusters(entry.graph, std::move(dg.group_of));
   return dg;
+}
+
+bool draws_edges_into(const graph::Graph& graph, graph::NodeId id) {
+  return graph.node(id).op != graph::OpKind::output || graph.inputs(id).size() <= kMostDrawnReturns;
+}
+
+std::string returns_text(const graph::Graph& graph, graph::NodeId id) {
+  return "returns " + std::to_string(graph.inputs(id).size()) + " values";
 }
 
 std::string node_op_text(const graph::Node& node) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "fxscope/cost/device_spec.h"
 #include "fxscope/export/cluster_closure.h"
@@ -28,16 +29,19 @@ std::string short_target(const graph::Node& node) {
     default:
       break;
   }
-  std::string target = node.target;
-  for (const char* suffix : {".default", ".Tensor", ".Scalar", ".int", ".dim", ".self"}) {
-    const std::string s = suffix;
-    if (target.size() > s.size() && target.ends_with(s)) {
-      target.resize(target.size() - s.size());
-      break;
-    }
+  // torch.ops.NAMESPACE.OP.OVERLOAD names the op second to last, whatever the overload
+  // (sum.dim_IntList, var_mean.correction); other targets (operator.getitem,
+  // torch.ops.higher_order.cond) name it last.
+  std::string_view target = node.target;
+  if (target.starts_with("torch.ops.")) {
+    target.remove_prefix(std::string_view("torch.ops.").size());
+    const auto first = target.find('.');
+    const auto second = first == std::string_view::npos ? first : target.find('.', first + 1);
+    if (second != std::string_view::npos)
+      return std::string(target.substr(first + 1, second - first - 1));
   }
   const auto dot = target.rfind('.');
-  return dot == std::string::npos ? target : target.substr(dot + 1);
+  return std::string(dot == std::string_view::npos ? target : target.substr(dot + 1));
 }
 
 // The cluster already drawn around one of NODES (post-grad ids; on the Dynamo graph, around a
@@ -144,10 +148,14 @@ GraphLayoutInput layout_input(CanvasGraph& out) {
   GraphLayoutInput input;
   for (graph::NodeId id = 0; id < out.graph.size(); ++id) {
     const graph::Node& node = out.graph.node(id);
+    const bool edges_in = exporting::draws_edges_into(out.graph, id);
     out.op_text.push_back(short_target(node));
-    out.shape_text.push_back(exporting::node_shape_text(node));
+    out.shape_text.push_back(edges_in ? exporting::node_shape_text(node)
+                                      : exporting::returns_text(out.graph, id));
     const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
     input.nodes.push_back(node_box(chars));
+    if (!edges_in) input.bottom.push_back(id);
+    if (!edges_in) continue;
     for (graph::NodeId from : out.graph.inputs(id)) out.edges.push_back({from, id});
   }
   input.edges = out.edges;

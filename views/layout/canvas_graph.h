@@ -61,13 +61,13 @@ struct CanvasGraph {
   graph::Graph graph;
   std::vector<int> group_of;  // per node: index into groups, -1 outside every group
   std::vector<CanvasGroup> groups;
-  std::vector<std::string> op_text;     // per node: "addmm", "input x"
-  std::vector<std::string> shape_text;  // per node: "f32[8, 64]"
-  std::vector<GraphLayoutInput::Edge> edges;
-  GraphLayoutResult layout;        // clusters parallel to groups
-  std::vector<UnitCut> cuts;       // graph breaks to the neighbouring units
-  std::string problem;             // why there is nothing to draw, when there is not
-  std::vector<std::string> notes;  // for the status bar: layout engine, graphs left out
+  std::vector<std::string> op_text;           // per node: "addmm", "input x"
+  std::vector<std::string> shape_text;        // per node: "f32[8, 64]"
+  std::vector<GraphLayoutInput::Edge> edges;  // those drawn (exporting::draws_edges_into)
+  GraphLayoutResult layout;                   // clusters parallel to groups
+  std::vector<UnitCut> cuts;                  // graph breaks to the neighbouring units
+  std::string problem;                        // why there is nothing to draw, when there is not
+  std::vector<std::string> notes;             // for the status bar: layout engine, graphs left out
   double plan_ms = 0;
   std::size_t kernels = 0;  // launches of the plan shown; clusters may hold more than one
   // Every kernel of the plan shown, parallel to its groups (CanvasGroup::plan_groups index it):

@@ -110,6 +110,13 @@ GraphLayoutResult run_dot(const GraphLayoutInput& input) {
     clusters.push_back(cluster);
   }
 
+  if (!input.bottom.empty()) {
+    std::string name = "bottom";
+    Agraph_t* sink = agsubg(graph, c_str(name), 1);
+    set(sink, "rank", "sink");
+    for (std::size_t member : input.bottom) agsubnode(sink, nodes[member], 1);
+  }
+
   GVC_t* context = graphviz_context();
   GraphLayoutResult result;
   result.engine = "dot";

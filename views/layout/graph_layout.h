@@ -27,6 +27,9 @@ struct GraphLayoutInput {
   std::vector<std::vector<std::size_t>> clusters;
   // Optional, parallel to clusters: a title the layout keeps room for above the members.
   std::vector<std::string> cluster_labels;
+  // Nodes placed below every other: an output whose edges are not drawn
+  // (exporting::draws_edges_into).
+  std::vector<std::size_t> bottom;
 };
 
 // The scene draws cluster titles at this pixel size, in the band the layout leaves for them.

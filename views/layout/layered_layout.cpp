@@ -72,7 +72,11 @@ GraphLayoutResult layout_layered(const GraphLayoutInput& input) {
   result.engine = "layered";
   result.nodes.resize(n);
   const Adjacency adj = adjacency(input);
-  const std::vector<std::size_t> layer = assign_layers(adj);
+  std::vector<std::size_t> layer = assign_layers(adj);
+  if (!input.bottom.empty() && n > 0) {
+    const std::size_t last = *std::max_element(layer.begin(), layer.end()) + 1;
+    for (std::size_t v : input.bottom) layer[v] = last;
+  }
   const std::size_t layer_count = n == 0 ? 0 : *std::max_element(layer.begin(), layer.end()) + 1;
   std::vector<std::vector<std::size_t>> layers(layer_count);
   for (std::size_t v = 0; v < n; ++v) layers[layer[v]].push_back(v);

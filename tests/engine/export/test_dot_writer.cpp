@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "fxscope/export/dot_writer.h"
@@ -89,4 +90,30 @@ TEST_CASE("an unknown unit is an error naming the log and the units it has", "[e
   REQUIRE_FALSE(planned.ok());
   CHECK_THAT(planned.error().message, Catch::Contains("no compile unit 9/9"));
   CHECK_THAT(planned.error().message, Catch::Contains("0/0"));
+}
+
+TEST_CASE("DOT of a training step leaves out the edges of the activations it saves", "[export]") {
+  if (!std::filesystem::exists(test::sample("corpus/tv_resnet18_train_bf16"))) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(test::sample("corpus/tv_resnet18_train_bf16"));
+  REQUIRE(log.ok());
+  auto planned = exporting::plan_unit(*log, {"0/0", fusion::Mode::default_mode});
+  REQUIRE(planned.ok());
+  const graph::Document doc = exporting::unit_document(*planned);
+  const auto graphs = exporting::dot_graphs(doc);
+  REQUIRE(graphs.size() == 2);  // the forward and the backward
+  const std::string dot = exporting::write_dot(graphs);
+  for (std::size_t g = 0; g < graphs.size(); ++g) {
+    const graph::Graph& graph = *graphs[g].graph;
+    const auto output = graph.find("output");
+    REQUIRE(output);
+    const std::size_t returned = graph.inputs(*output).size();
+    REQUIRE(returned > exporting::kMostDrawnReturns);
+    const std::string id = "g" + std::to_string(g) + "_n" + std::to_string(*output);
+    CHECK(occurrences(dot, "-> " + id + ";") == 0);
+    CHECK_THAT(dot, Catch::Contains("{ rank=sink; " + id + " }"));
+    CHECK_THAT(dot, Catch::Contains("returns " + std::to_string(returned) + " values"));
+  }
 }

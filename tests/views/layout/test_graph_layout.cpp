@@ -7,9 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
+#include "fxscope/export/dot_writer.h"
 #include "layout/canvas_graph.h"
 #include "layout/graph_layout.h"
 #include "layout/layered_layout.h"
@@ -68,6 +71,37 @@ TEST_CASE("the layered layout keeps the same promises", "[views][layout]") {
   const auto g = views::build_canvas_graph(*log, CanvasRequest{}, 0);
   CHECK(g->layout.engine == "layered");
   check_layout(*g, g->layout);
+}
+
+TEST_CASE("a training step's forward is drawn top to bottom, its saved tensors' edges left out",
+          "[views][layout]") {
+  if (!std::filesystem::exists(sample("corpus/tv_resnet18_train_bf16"))) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  // The forward returns 109 values (the activations its backward saves). Drawn with an edge
+  // each, and with the var_mean getitems outside their kernels' clusters, dot turned 45 edges
+  // upwards and laid the 203-node chain out as one row 31,000 points wide and 1,900 high.
+  const auto log = load_sample("corpus/tv_resnet18_train_bf16");
+  const auto g = views::build_canvas_graph(*log, CanvasRequest{});
+  REQUIRE(g->problem.empty());
+  REQUIRE(g->layout.engine == "dot");
+  check_layout(*g, g->layout);  // every drawn edge runs downwards
+  const auto output = g->graph.find("output");
+  REQUIRE(output);
+  const std::size_t returned = g->graph.inputs(*output).size();
+  CHECK(returned > exporting::kMostDrawnReturns);
+  CHECK(g->shape_text[*output] == "returns " + std::to_string(returned) + " values");
+  for (const auto& e : g->edges) CHECK(e.to != *output);
+  // The output on the last rank: nothing below it.
+  for (graph::NodeId id = 0; id < g->graph.size(); ++id) {
+    CHECK(g->layout.nodes[id].top() <= g->layout.nodes[*output].top());
+  }
+  CHECK(g->layout.bounds.height() > g->layout.bounds.width() / 2);
+  // The op, not its overload: var_mean.correction and sum.dim_IntList read var_mean and sum.
+  const auto var_mean = g->graph.find("var_mean");
+  REQUIRE(var_mean);
+  CHECK(g->op_text[*var_mean] == "var_mean");
 }
 
 TEST_CASE("dot and the layered layout on an empty input", "[views][layout]") {

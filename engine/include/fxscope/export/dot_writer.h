@@ -39,6 +39,17 @@ DotGraph document_graph(const graph::DocumentGraph& entry);
 // The DOT of DOC's graphs with their groups (write_dot of dot_graphs).
 std::string document_dot(const graph::Document& doc);
 
+// Whether a drawing shows the edges into node ID of GRAPH: every node's but those of an output
+// that returns more than kMostDrawnReturns values, which is drawn below everything else. A
+// training step's forward returns every activation its backward saves, each an edge from where
+// it is computed down to the output: with them dot laid ResNet-18's forward out as one row
+// 74,000 points wide (and EfficientNet-B0's took over a minute).
+inline constexpr std::size_t kMostDrawnReturns = 8;
+bool draws_edges_into(const graph::Graph& graph, graph::NodeId id);
+
+// The line a drawing adds under an output whose edges it leaves out: "returns 97 values".
+std::string returns_text(const graph::Graph& graph, graph::NodeId id);
+
 // "name\nop\nshape" text of a node, as the DOT label and the app's canvas show it.
 std::string node_op_text(const graph::Node& node);
 std::string node_shape_text(const graph::Node& node);
