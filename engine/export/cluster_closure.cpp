@@ -203,6 +203,24 @@ bool break_cycles(const graph::Graph& graph, std::vector<int>& cluster_of) {
 
 }  // namespace
 
+std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size) {
+  std::vector<int> owner(size, -1);
+  const auto claim = [&](auto&& takes) {
+    for (std::size_t k = 0; k < plan.groups.size(); ++k) {
+      if (!takes(plan.groups[k])) continue;
+      for (const graph::NodeId id : plan.groups[k].nodes) {
+        if (id < size && owner[id] < 0) owner[id] = int(k);
+      }
+    }
+  };
+  claim([](const fusion::KernelGroup& g) { return g.kind == fusion::GroupKind::extern_kernel; });
+  claim([](const fusion::KernelGroup& g) {
+    return g.kind != fusion::GroupKind::extern_kernel && !fusion::is_layout_copy(g);
+  });
+  claim([](const fusion::KernelGroup& g) { return fusion::is_layout_copy(g); });
+  return owner;
+}
+
 std::vector<int> drawn_clusters(const graph::Graph& graph, std::vector<int> cluster_of) {
   cluster_of.resize(graph.size(), -1);
   close_over_between(graph, cluster_of);

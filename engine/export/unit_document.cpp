@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "fxscope/export/cluster_closure.h"
 #include "fxscope/graph/fx_readable_parser.h"
 
 namespace fxscope::exporting {
@@ -13,27 +14,18 @@ void annotate_post_grad(graph::Document& doc, std::size_t index,
                         const report::GraphReport& graph_report) {
   const auto& fusion = graph_report.fusion;
   const std::size_t size = fusion.post_grad.size();
-  // A node two kernels compute (Inductor recomputes a cheap pointwise op in each kernel that
-  // reads it) is the first one's, where it is first computed, as the app draws it: the later
-  // kernel reads what the earlier one computed, never the other way. A layout copy computes none
-  // of the nodes it is named after (a convolution's or attention call's origins): it takes only
-  // what no other kernel computes.
-  std::vector<bool> annotated(size, false);
-  for (const bool copies : {false, true}) {
-    for (std::size_t k = 0; k < fusion.ours.groups.size(); ++k) {
-      const auto& group = fusion.ours.groups[k];
-      if (fusion::is_layout_copy(group) != copies) continue;
-      const double us =
-          k < graph_report.ours.kernels.size() ? graph_report.ours.kernels[k].total_us : 0.0;
-      for (graph::NodeId id : group.nodes) {
-        if (id >= size || annotated[id]) continue;
-        annotated[id] = true;
-        doc.annotate(index, id, kKernelKey, group.name);
-        doc.annotate(index, id, kKernelKindKey, std::string(fusion::to_string(group.kind)));
-        doc.annotate(index, id, kFusionGroupKey, k);
-        doc.annotate(index, id, kPredictedKey, us);
-      }
-    }
+  // The group a drawing shows each node in (drawn_owners): the DOT draws what the app does.
+  const std::vector<int> owner = drawn_owners(fusion.ours, size);
+  for (graph::NodeId id = 0; id < size; ++id) {
+    if (owner[id] < 0) continue;
+    const auto k = std::size_t(owner[id]);
+    const auto& group = fusion.ours.groups[k];
+    const double us =
+        k < graph_report.ours.kernels.size() ? graph_report.ours.kernels[k].total_us : 0.0;
+    doc.annotate(index, id, kKernelKey, group.name);
+    doc.annotate(index, id, kKernelKindKey, std::string(fusion::to_string(group.kind)));
+    doc.annotate(index, id, kFusionGroupKey, k);
+    doc.annotate(index, id, kPredictedKey, us);
   }
   for (const auto& group : fusion.inductor.groups) {
     for (graph::NodeId id : group.nodes) {

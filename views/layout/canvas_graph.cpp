@@ -66,6 +66,9 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
                    const graph::Graph& post_grad,
                    const std::vector<std::vector<graph::NodeId>>* to_dynamo) {
   out.group_of.assign(out.graph.size(), -1);
+  // Which group each post-grad node is drawn in, as the DOT export draws it.
+  const std::vector<int> owner = exporting::drawn_owners(plan, post_grad.size());
+  std::vector<std::size_t> owning_nothing;  // drawn with the cluster of one of their nodes
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
@@ -75,6 +78,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
         {},         {g},        {group.name}};
     for (graph::NodeId id : group.nodes) {
       if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
+      if (id >= owner.size() || owner[id] != int(g)) continue;
       if (to_dynamo == nullptr) {
         if (id < out.group_of.size() && out.group_of[id] < 0) shown.nodes.push_back(id);
       } else if (id < to_dynamo->size()) {
@@ -88,16 +92,28 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     if (!shown.nodes.empty()) {
       for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
       out.groups.push_back(std::move(shown));
-    } else if (const int host = drawn_cluster_of(out, group.nodes, to_dynamo); host >= 0) {
-      // Every node already runs in an earlier kernel: this one is drawn with it, not dropped.
+    } else {
+      owning_nothing.push_back(g);
+    }
+  }
+  for (const std::size_t g : owning_nothing) {
+    const fusion::KernelGroup& group = plan.groups[g];
+    const double us = g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
+    std::vector<std::string> aten_nodes;
+    for (graph::NodeId id : group.nodes) {
+      if (id < post_grad.size()) aten_nodes.push_back(post_grad.node(id).name);
+    }
+    if (const int host = drawn_cluster_of(out, group.nodes, to_dynamo); host >= 0) {
+      // Every node is drawn in another kernel's cluster (it runs in an earlier kernel too):
+      // this one is drawn with it, not dropped.
       CanvasGroup& joined = out.groups[std::size_t(host)];
       joined.kernels += 1;
       joined.plan_groups.push_back(g);
       joined.kernel_names.push_back(group.name);
-      joined.predicted_us += shown.predicted_us;
+      joined.predicted_us += us;
       // Its nodes are the host's already: listed once, so measured time per node (summed over
       // the group's nodes for the overlay) is not counted twice.
-      for (std::string& name : shown.aten_nodes) {
+      for (std::string& name : aten_nodes) {
         if (std::find(joined.aten_nodes.begin(), joined.aten_nodes.end(), name) ==
             joined.aten_nodes.end()) {
           joined.aten_nodes.push_back(std::move(name));

@@ -9,14 +9,15 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "canvas/graph_canvas.h"
 #include "canvas/graph_scene.h"
 #include "canvas/node_item.h"
 #include "context/view_context.h"
 #include "fxscope/cost/device_spec.h"
+#include "fxscope/export/cluster_closure.h"
 #include "fxscope/graph/graph_json.h"
 #include "fxscope/report/fuse_report.h"
 #include "log_payloads.h"
@@ -56,9 +57,10 @@ struct Planned {
 };
 
 // What the engine plans for unit ID in MODE: the oracle for the canvas. A node is drawn in one
-// cluster, the first kernel's that has it, so a kernel whose nodes all belong to earlier ones (a
-// split reduction's second pass) joins that cluster, and a layout copy (which computes none of
-// the nodes it is named after) joins its convolution's; the canvas shows `drawn` groups.
+// cluster, its owner's (exporting::drawn_owners: the library kernel that runs it, else the first
+// kernel that has it), so a kernel that owns none of its nodes (a split reduction's second pass)
+// joins the cluster of one of them, and a layout copy (which computes none of the nodes it is
+// named after) joins its convolution's; the canvas shows `drawn` groups.
 Planned planned_kernels(const views::LoadedLog& log, fusion::Mode mode, const std::string& id) {
   const auto device = cost::find_device("H200");
   REQUIRE(device);
@@ -69,12 +71,11 @@ Planned planned_kernels(const views::LoadedLog& log, fusion::Mode mode, const st
   REQUIRE_FALSE(report->units[0].graphs.empty());
   const fusion::FusionPlan& plan = report->units[0].graphs[0].fusion.ours;
   Planned planned{plan.launches(), 0};
-  std::set<graph::NodeId> claimed;
-  for (const auto& group : plan.groups) {
-    if (fusion::is_layout_copy(group)) continue;
-    bool fresh = false;
-    for (const graph::NodeId node : group.nodes) fresh = claimed.insert(node).second || fresh;
-    planned.drawn += fresh ? 1U : 0U;
+  const std::vector<int> owner =
+      exporting::drawn_owners(plan, report->units[0].graphs[0].fusion.post_grad.size());
+  for (std::size_t k = 0; k < plan.groups.size(); ++k) {
+    if (fusion::is_layout_copy(plan.groups[k])) continue;
+    planned.drawn += std::count(owner.begin(), owner.end(), int(k)) > 0 ? 1U : 0U;
   }
   return planned;
 }

@@ -10,9 +10,19 @@
 
 #include <vector>
 
+#include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/graph/graph.h"
 
 namespace fxscope::exporting {
+
+// Per node of a graph of SIZE nodes, the group of PLAN a drawing puts it in (-1: none). A node
+// several groups list is drawn in the library kernel that runs it: Inductor names a pointwise
+// kernel after the convolution_backward whose input it computes, and lists it among the kernel's
+// nodes. Else in the first group that lists it, where it is first computed (Inductor recomputes
+// a cheap pointwise op in each kernel that reads it, and the later kernel reads what the earlier
+// computed). A layout copy computes none of the nodes it is named after (a convolution's or
+// attention call's origins): it takes only what no other group lists.
+std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size);
 
 // CLUSTER_OF (per node of GRAPH: its cluster or -1; may be shorter than the graph), sized to the
 // graph, with every node outside every cluster that lies on a path from a member of a cluster to
