@@ -85,8 +85,8 @@ TEST_CASE("every corpus graph's kernels are drawn in an order dot can keep", "[e
     WARN("sample_graphs/corpus/ is absent from this checkout");
     return;
   }
-  // Before the drawn clusters, 45 of the corpus logs' default plans drew kernels in a cycle (417
-  // cycles): dot turned edges upwards and laid a training step out as one wide row.
+  // Drawn as the plans list them, 45 of the corpus logs' default plans put kernels in a cycle
+  // (417 cycles), and dot turns edges upwards and lays a training step out as one wide row.
   std::size_t graphs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(test::sample("corpus"))) {
     if (!entry.is_directory()) continue;

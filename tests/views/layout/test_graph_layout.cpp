@@ -80,8 +80,8 @@ TEST_CASE("a training step's forward is drawn top to bottom, its saved tensors' 
     return;
   }
   // The forward returns 109 values (the activations its backward saves). Drawn with an edge
-  // each, and with the var_mean getitems outside their kernels' clusters, dot turned 45 edges
-  // upwards and laid the 203-node chain out as one row 31,000 points wide and 1,900 high.
+  // each, and with the var_mean getitems outside their kernels' clusters, dot turns 45 edges
+  // upwards and lays the 203-node chain out as one row 31,000 points wide and 1,900 high.
   const auto log = load_sample("corpus/tv_resnet18_train_bf16");
   const auto g = views::build_canvas_graph(*log, CanvasRequest{});
   REQUIRE(g->problem.empty());

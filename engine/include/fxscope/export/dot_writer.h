@@ -42,8 +42,8 @@ std::string document_dot(const graph::Document& doc);
 // Whether a drawing shows the edges into node ID of GRAPH: every node's but those of an output
 // that returns more than kMostDrawnReturns values, which is drawn below everything else. A
 // training step's forward returns every activation its backward saves, each an edge from where
-// it is computed down to the output: with them dot laid ResNet-18's forward out as one row
-// 74,000 points wide (and EfficientNet-B0's took over a minute).
+// it is computed down to the output: with them dot lays ResNet-18's forward out as one row
+// 74,000 points wide and takes over a minute on EfficientNet-B0's.
 inline constexpr std::size_t kMostDrawnReturns = 8;
 bool draws_edges_into(const graph::Graph& graph, graph::NodeId id);
 
