@@ -18,11 +18,11 @@ void add(std::vector<int>& set, int cluster) {
 }
 
 // The nodes outside every cluster between two members of one cluster, each put in it.
-void close_over_between(const graph::Graph& graph, std::vector<int>& cluster_of) {
+void close_over_between(const graph::Graph& graph,
+                        const std::vector<std::vector<graph::NodeId>>& users,
+                        std::vector<int>& cluster_of) {
   const auto n = static_cast<graph::NodeId>(graph.size());
-  const auto cluster = [&](graph::NodeId id) {
-    return id < cluster_of.size() ? cluster_of[id] : -1;
-  };
+  const auto cluster = [&](graph::NodeId id) { return cluster_of[id]; };
   // FX lists a node after its inputs: one pass forward gathers the clusters each unclustered node
   // is reached from, one pass backward those it reaches.
   std::vector<std::vector<int>> from(n);
@@ -38,7 +38,6 @@ void close_over_between(const graph::Graph& graph, std::vector<int>& cluster_of)
       }
     }
   }
-  const auto users = graph.users();
   for (graph::NodeId id = n; id-- > 0;) {
     if (cluster(id) >= 0) continue;
     for (const graph::NodeId user : users[id]) {
@@ -147,11 +146,12 @@ std::size_t cluster_count(const std::vector<int>& cluster_of) {
 // Makes each cluster of a cycle convex: the members a path leaving the cluster comes back to,
 // and what they feed within it, form its late part; whichever part is smaller (the late one
 // where even) is drawn outside the cluster. A convolution's bias cast, which Inductor adds after
-// the convolution, is the early part of the bias add's kernel. False where no cluster changed.
-bool break_cycles(const graph::Graph& graph, std::vector<int>& cluster_of) {
+// the convolution, is the early part of the bias add's kernel. False where no cluster changed,
+// which is where none is on a cycle.
+bool break_cycles(const graph::Graph& graph, const std::vector<std::vector<graph::NodeId>>& users,
+                  std::vector<int>& cluster_of) {
   const std::size_t clusters = cluster_count(cluster_of);
   const Components c = block_components(graph, cluster_of, clusters);
-  const auto users = graph.users();
   std::vector<std::vector<graph::NodeId>> members(clusters);
   for (graph::NodeId id = 0; id < graph.size(); ++id) {
     if (cluster_of[id] >= 0) members[std::size_t(cluster_of[id])].push_back(id);
@@ -223,10 +223,11 @@ std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size) 
 
 std::vector<int> drawn_clusters(const graph::Graph& graph, std::vector<int> cluster_of) {
   cluster_of.resize(graph.size(), -1);
-  close_over_between(graph, cluster_of);
-  // Each round takes out at least one member; a handful of rounds clears every corpus graph.
-  for (int round = 0; round < 8 && cluster_cycles(graph, cluster_of) > 0; ++round) {
-    if (!break_cycles(graph, cluster_of)) break;
+  const auto users = graph.users();
+  close_over_between(graph, users, cluster_of);
+  // Each round splits every cluster on a cycle; a handful of rounds clears every corpus graph.
+  for (int round = 0; round < 8; ++round) {
+    if (!break_cycles(graph, users, cluster_of)) break;
   }
   return cluster_of;
 }

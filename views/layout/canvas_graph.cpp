@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "fxscope/cost/device_spec.h"
 #include "fxscope/export/cluster_closure.h"
@@ -68,7 +69,8 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   out.group_of.assign(out.graph.size(), -1);
   // Which group each post-grad node is drawn in, as the DOT export draws it.
   const std::vector<int> owner = exporting::drawn_owners(plan, post_grad.size());
-  std::vector<std::size_t> owning_nothing;  // drawn with the cluster of one of their nodes
+  // Groups that own none of their nodes, drawn with the cluster of one of them once all are.
+  std::vector<std::pair<std::size_t, CanvasGroup>> owning_nothing;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
@@ -93,16 +95,11 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
       for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
       out.groups.push_back(std::move(shown));
     } else {
-      owning_nothing.push_back(g);
+      owning_nothing.emplace_back(g, std::move(shown));
     }
   }
-  for (const std::size_t g : owning_nothing) {
+  for (auto& [g, shown] : owning_nothing) {
     const fusion::KernelGroup& group = plan.groups[g];
-    const double us = g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0;
-    std::vector<std::string> aten_nodes;
-    for (graph::NodeId id : group.nodes) {
-      if (id < post_grad.size()) aten_nodes.push_back(post_grad.node(id).name);
-    }
     if (const int host = drawn_cluster_of(out, group.nodes, to_dynamo); host >= 0) {
       // Every node is drawn in another kernel's cluster (it runs in an earlier kernel too):
       // this one is drawn with it, not dropped.
@@ -110,10 +107,10 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
       joined.kernels += 1;
       joined.plan_groups.push_back(g);
       joined.kernel_names.push_back(group.name);
-      joined.predicted_us += us;
+      joined.predicted_us += shown.predicted_us;
       // Its nodes are the host's already: listed once, so measured time per node (summed over
       // the group's nodes for the overlay) is not counted twice.
-      for (std::string& name : aten_nodes) {
+      for (std::string& name : shown.aten_nodes) {
         if (std::find(joined.aten_nodes.begin(), joined.aten_nodes.end(), name) ==
             joined.aten_nodes.end()) {
           joined.aten_nodes.push_back(std::move(name));
@@ -144,19 +141,12 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
     joined.layout_copies.push_back(group.name);
   }
   // The clusters dot can rank in the graph's order (exporting::drawn_clusters says why): a node
-  // between two members of one cluster joins it, a member that starts a cycle is drawn alone.
-  const std::vector<int> drawn = exporting::drawn_clusters(out.graph, out.group_of);
-  for (graph::NodeId id = 0; id < drawn.size(); ++id) {
-    if (drawn[id] == out.group_of[id]) continue;
-    if (out.group_of[id] >= 0) {
-      auto& nodes = out.groups[std::size_t(out.group_of[id])].nodes;
-      nodes.erase(std::remove(nodes.begin(), nodes.end(), id), nodes.end());
-    }
-    if (drawn[id] >= 0) {
-      auto& nodes = out.groups[std::size_t(drawn[id])].nodes;
-      nodes.insert(std::lower_bound(nodes.begin(), nodes.end(), id), id);
-    }
-    out.group_of[id] = drawn[id];
+  // between two members of one cluster joins it, and a cluster that a path leaves and re-enters
+  // keeps its larger part. Each group's members follow.
+  out.group_of = exporting::drawn_clusters(out.graph, std::move(out.group_of));
+  for (CanvasGroup& group : out.groups) group.nodes.clear();
+  for (graph::NodeId id = 0; id < out.group_of.size(); ++id) {
+    if (out.group_of[id] >= 0) out.groups[std::size_t(out.group_of[id])].nodes.push_back(id);
   }
 }
 
@@ -170,8 +160,10 @@ GraphLayoutInput layout_input(CanvasGraph& out) {
                                       : exporting::returns_text(out.graph, id));
     const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
     input.nodes.push_back(node_box(chars));
-    if (!edges_in) input.bottom.push_back(id);
-    if (!edges_in) continue;
+    if (!edges_in) {
+      input.bottom.push_back(id);
+      continue;
+    }
     for (graph::NodeId from : out.graph.inputs(id)) out.edges.push_back({from, id});
   }
   input.edges = out.edges;

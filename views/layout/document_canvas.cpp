@@ -88,8 +88,10 @@ CanvasGraphPtr document_canvas(const graph::Document& doc, std::size_t index) {
                                        : exporting::returns_text(out->graph, id));
     const std::size_t chars = std::max(out->op_text.back().size(), out->shape_text.back().size());
     input.nodes.push_back(node_box(chars));
-    if (!edges_in) input.bottom.push_back(id);
-    if (!edges_in) continue;
+    if (!edges_in) {
+      input.bottom.push_back(id);
+      continue;
+    }
     for (graph::NodeId from : out->graph.inputs(id)) out->edges.push_back({from, id});
   }
   input.edges = out->edges;

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fxscope/export/cluster_closure.h"
@@ -25,6 +27,14 @@ graph::NodeId id(const graph::Graph& g, const std::string& name) {
   return *found;
 }
 
+// Per node of G, its cluster as MEMBERS name it (-1 for the others).
+std::vector<int> clusters(const graph::Graph& g,
+                          std::initializer_list<std::pair<const char*, int>> members) {
+  std::vector<int> cluster_of(g.size(), -1);
+  for (const auto& [name, k] : members) cluster_of[id(g, name)] = k;
+  return cluster_of;
+}
+
 }  // namespace
 
 TEST_CASE("a getitem between two members of a kernel is drawn in it", "[export]") {
@@ -36,9 +46,7 @@ TEST_CASE("a getitem between two members of a kernel is drawn in it", "[export]"
       "        sub: \"f32[8, 64]\" = torch.ops.aten.sub.Tensor(arg0_1, getitem)\n"
       "        getitem_1: \"f32[64]\" = var_mean[0]\n"
       "        return (sub, getitem_1)\n");
-  std::vector<int> cluster_of(g.size(), -1);
-  cluster_of[id(g, "var_mean")] = 0;
-  cluster_of[id(g, "sub")] = 0;
+  const std::vector<int> cluster_of = clusters(g, {{"var_mean", 0}, {"sub", 0}});
   CHECK(exporting::cluster_cycles(g, cluster_of) == 1);
 
   const std::vector<int> drawn = exporting::drawn_clusters(g, cluster_of);
@@ -64,12 +72,11 @@ TEST_CASE("a bias cast the bias add's kernel computes is drawn outside it", "[ex
       "        relu: \"bf16[1, 8, 4, 4]\" = torch.ops.aten.relu.default(convolution)\n"
       "        add: \"bf16[1, 8, 4, 4]\" = torch.ops.aten.add.Tensor(relu, convert_element_type)\n"
       "        return (add,)\n");
-  std::vector<int> cluster_of(g.size(), -1);
-  cluster_of[id(g, "convert_element_type_1")] = 0;
-  cluster_of[id(g, "convolution")] = 1;
-  cluster_of[id(g, "convert_element_type")] = 2;
-  cluster_of[id(g, "relu")] = 2;
-  cluster_of[id(g, "add")] = 2;
+  const std::vector<int> cluster_of = clusters(g, {{"convert_element_type_1", 0},
+                                                   {"convolution", 1},
+                                                   {"convert_element_type", 2},
+                                                   {"relu", 2},
+                                                   {"add", 2}});
   CHECK(exporting::cluster_cycles(g, cluster_of) == 1);
 
   const std::vector<int> drawn = exporting::drawn_clusters(g, cluster_of);

@@ -27,8 +27,9 @@ std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size);
 // CLUSTER_OF (per node of GRAPH: its cluster or -1; may be shorter than the graph), sized to the
 // graph, with every node outside every cluster that lies on a path from a member of a cluster to
 // a member of the same one through no other cluster put in it (the lowest, where several), and
-// then, while clusters still form a cycle, each member at the cycle's start that reads nothing of
-// its own cluster taken out of it (never a cluster's last member).
+// then, while clusters still form a cycle, each cluster on one split where a path leaving it
+// comes back: the members that path reaches, and what they feed within it, are its late part,
+// and the smaller part (the late one where even) is drawn outside the cluster.
 std::vector<int> drawn_clusters(const graph::Graph& graph, std::vector<int> cluster_of);
 
 // How many cycles (strongly connected sets of two or more) the clusters of CLUSTER_OF form, each

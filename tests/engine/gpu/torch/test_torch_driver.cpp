@@ -65,15 +65,14 @@ TEST_CASE("the driver marks every op of a runnable in its own source (RNG ops to
 
 TEST_CASE("a runnable PyTorch wrote as invalid Python is refused with its line", "[gpu]") {
   // torch.cond's branches in fx_graph_runnable, as PyTorch 2.11 writes them (hand_cond_branch).
-  const std::filesystem::path runnable =
-      std::filesystem::temp_directory_path() / "fxscope_cond_runnable.py";
+  const test::ScratchDir dir("invalid_runnable");
+  const std::filesystem::path runnable = std::filesystem::path(dir.path()) / "runnable.py";
   {
     std::ofstream f(runnable);
     f << "import torch\nclass Repro(torch.nn.Module):\n    def __init__(self) -> None:\n"
          "        super().__init__()\n        self.true_graph_0 = <lambda>()\n";
   }
   const auto r = driver_python("d.load_repro(open('" + runnable.string() + "').read())");
-  std::filesystem::remove(runnable);
   CHECK(r.status == 3);
   CHECK_THAT(r.output, Catch::Contains("fx_graph_runnable is not valid Python (line 5: "
                                        "self.true_graph_0 = <lambda>())"));
