@@ -49,15 +49,15 @@ std::string node_id(std::size_t graph, std::size_t node) {
 }
 
 void write_node(std::string& out, std::size_t g, const graph::Graph& graph, graph::NodeId id,
-                const std::string& indent) {
+                const std::string& note, const std::string& indent) {
   const graph::Node& node = graph.node(id);
   std::string label = node.name;
   const std::string op = node_op_text(node);
   if (!op.empty() && op != node.name) label += "\n" + op;
   const std::string shape = node_shape_text(node);
   if (!shape.empty()) label += "\n" + shape;
-  if (!draws_edges_into(graph, id)) {
-    label += "\n" + returns_text(graph, id);
+  if (!note.empty()) label += "\n" + note;
+  if (!note.empty() && node.op == graph::OpKind::output) {
     out += indent + "{ rank=sink; " + node_id(g, id) + " }\n";
   }
   out += indent + node_id(g, id) + " [label=" + dot_string(label) +
@@ -77,13 +77,14 @@ void write_graph(std::string& out, std::size_t g, const DotGraph& dg, bool own_c
            ";\n    style=dashed;\n";
   }
   const graph::Graph& graph = *dg.graph;
+  const std::vector<std::string> notes = undrawn_edge_notes(graph);
   std::vector<std::vector<graph::NodeId>> members(dg.groups.size());
   for (graph::NodeId id = 0; id < graph.size(); ++id) {
     const int group = id < dg.group_of.size() ? dg.group_of[id] : -1;
     if (group >= 0 && std::size_t(group) < members.size()) {
       members[std::size_t(group)].push_back(id);
     } else {
-      write_node(out, g, graph, id, indent);
+      write_node(out, g, graph, id, notes[id], indent);
     }
   }
   for (std::size_t k = 0; k < dg.groups.size(); ++k) {
@@ -96,12 +97,12 @@ void write_graph(std::string& out, std::size_t g, const DotGraph& dg, bool own_c
         ";\n";
     out += indent + "  style=\"filled,rounded\";\n" + indent +
            "  fillcolor=" + dot_string(group_fill(group, k)) + ";\n";
-    for (graph::NodeId id : members[k]) write_node(out, g, graph, id, indent + "  ");
+    for (graph::NodeId id : members[k]) write_node(out, g, graph, id, notes[id], indent + "  ");
     out += indent + "}\n";
   }
   for (graph::NodeId id = 0; id < graph.size(); ++id) {
-    if (!draws_edges_into(graph, id)) continue;
     for (graph::NodeId from : graph.inputs(id)) {
+      if (!draws_edge(graph, notes, from, id)) continue;
       out += indent + node_id(g, from) + " -> " + node_id(g, id) + ";\n";
     }
   }
@@ -146,12 +147,27 @@ DotGraph document_graph(const graph::DocumentGraph& entry) {
   return dg;
 }
 
-bool draws_edges_into(const graph::Graph& graph, graph::NodeId id) {
-  return graph.node(id).op != graph::OpKind::output || graph.inputs(id).size() <= kMostDrawnReturns;
+std::vector<std::string> undrawn_edge_notes(const graph::Graph& graph) {
+  std::vector<std::string> notes(graph.size());
+  const auto users = graph.users();
+  for (graph::NodeId id = 0; id < graph.size(); ++id) {
+    const graph::Node& node = graph.node(id);
+    const std::size_t inputs = graph.inputs(id).size();
+    if (node.op == graph::OpKind::output && inputs > kMostDrawnEdges) {
+      notes[id] = "returns " + std::to_string(inputs) + " values";
+    } else if (node.meta && node.meta->is_sym_scalar() && users[id].size() > kMostDrawnEdges) {
+      notes[id] = "read by " + std::to_string(users[id].size()) + " nodes";
+    }
+  }
+  return notes;
 }
 
-std::string returns_text(const graph::Graph& graph, graph::NodeId id) {
-  return "returns " + std::to_string(graph.inputs(id).size()) + " values";
+bool draws_edge(const graph::Graph& graph, const std::vector<std::string>& notes,
+                graph::NodeId from, graph::NodeId to) {
+  const bool into_output = to < notes.size() && !notes[to].empty();
+  const bool from_size =
+      from < notes.size() && !notes[from].empty() && graph.node(from).op != graph::OpKind::output;
+  return !(into_output && graph.node(to).op == graph::OpKind::output) && !from_size;
 }
 
 std::string node_op_text(const graph::Node& node) {

@@ -150,30 +150,6 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   }
 }
 
-GraphLayoutInput layout_input(CanvasGraph& out) {
-  GraphLayoutInput input;
-  for (graph::NodeId id = 0; id < out.graph.size(); ++id) {
-    const graph::Node& node = out.graph.node(id);
-    const bool edges_in = exporting::draws_edges_into(out.graph, id);
-    out.op_text.push_back(short_target(node));
-    out.shape_text.push_back(edges_in ? exporting::node_shape_text(node)
-                                      : exporting::returns_text(out.graph, id));
-    const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
-    input.nodes.push_back(node_box(chars));
-    if (!edges_in) {
-      input.bottom.push_back(id);
-      continue;
-    }
-    for (graph::NodeId from : out.graph.inputs(id)) out.edges.push_back({from, id});
-  }
-  input.edges = out.edges;
-  for (const CanvasGroup& group : out.groups) {
-    input.clusters.emplace_back(group.nodes.begin(), group.nodes.end());
-    input.cluster_labels.push_back(cluster_label(group));
-  }
-  return input;
-}
-
 }  // namespace
 
 std::string cluster_label(const CanvasGroup& group) {
@@ -182,6 +158,30 @@ std::string cluster_label(const CanvasGroup& group) {
   const std::string more =
       group.kernels > 1 ? " +" + std::to_string(group.kernels - 1) + " kernel" : std::string();
   return group.name + more + "  " + us;
+}
+
+GraphLayoutInput layout_input(CanvasGraph& out) {
+  GraphLayoutInput input;
+  const std::vector<std::string> notes = exporting::undrawn_edge_notes(out.graph);
+  for (graph::NodeId id = 0; id < out.graph.size(); ++id) {
+    const graph::Node& node = out.graph.node(id);
+    out.op_text.push_back(short_target(node));
+    std::string shape = exporting::node_shape_text(node);
+    if (!notes[id].empty()) shape += (shape.empty() ? "" : ", ") + notes[id];
+    out.shape_text.push_back(std::move(shape));
+    const std::size_t chars = std::max(out.op_text.back().size(), out.shape_text.back().size());
+    input.nodes.push_back(node_box(chars));
+    if (!notes[id].empty() && node.op == graph::OpKind::output) input.bottom.push_back(id);
+    for (graph::NodeId from : out.graph.inputs(id)) {
+      if (exporting::draws_edge(out.graph, notes, from, id)) out.edges.push_back({from, id});
+    }
+  }
+  input.edges = out.edges;
+  for (const CanvasGroup& group : out.groups) {
+    input.clusters.emplace_back(group.nodes.begin(), group.nodes.end());
+    input.cluster_labels.push_back(cluster_label(group));
+  }
+  return input;
 }
 
 CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& request,

@@ -63,7 +63,7 @@ struct CanvasGraph {
   std::vector<CanvasGroup> groups;
   std::vector<std::string> op_text;           // per node: "addmm", "input x"
   std::vector<std::string> shape_text;        // per node: "f32[8, 64]"
-  std::vector<GraphLayoutInput::Edge> edges;  // those drawn (exporting::draws_edges_into)
+  std::vector<GraphLayoutInput::Edge> edges;  // those drawn (exporting::draws_edge)
   GraphLayoutResult layout;                   // clusters parallel to groups
   std::vector<UnitCut> cuts;                  // graph breaks to the neighbouring units
   std::string problem;                        // why there is nothing to draw, when there is not
@@ -80,6 +80,10 @@ struct CanvasGraph {
 
 // "triton_poi_fused_add_0  5.0 us": a group's title on its cluster.
 std::string cluster_label(const CanvasGroup& group);
+
+// OUT's boxes (filling its op_text and shape_text), drawn edges (filling its edges) and
+// clusters, for the layout: what every canvas is laid out from.
+GraphLayoutInput layout_input(CanvasGraph& out);
 
 using CanvasGraphPtr = std::shared_ptr<const CanvasGraph>;
 

@@ -78,28 +78,7 @@ CanvasGraphPtr document_canvas(const graph::Document& doc, std::size_t index) {
     out->problem = entry.label + " is empty";
     return out;
   }
-  GraphLayoutInput input;
-  for (graph::NodeId id = 0; id < out->graph.size(); ++id) {
-    const graph::Node& node = out->graph.node(id);
-    out->op_text.push_back(node.op == graph::OpKind::placeholder ? "input " + node.name
-                                                                 : exporting::node_op_text(node));
-    const bool edges_in = exporting::draws_edges_into(out->graph, id);
-    out->shape_text.push_back(edges_in ? exporting::node_shape_text(node)
-                                       : exporting::returns_text(out->graph, id));
-    const std::size_t chars = std::max(out->op_text.back().size(), out->shape_text.back().size());
-    input.nodes.push_back(node_box(chars));
-    if (!edges_in) {
-      input.bottom.push_back(id);
-      continue;
-    }
-    for (graph::NodeId from : out->graph.inputs(id)) out->edges.push_back({from, id});
-  }
-  input.edges = out->edges;
-  for (const CanvasGroup& group : out->groups) {
-    input.clusters.emplace_back(group.nodes.begin(), group.nodes.end());
-    input.cluster_labels.push_back(cluster_label(group));
-  }
-  out->layout = layout_graph(input);
+  out->layout = layout_graph(layout_input(*out));
   out->notes.push_back("read from an fxscope JSON file");
   return out;
 }

@@ -28,7 +28,7 @@ struct GraphLayoutInput {
   // Optional, parallel to clusters: a title the layout keeps room for above the members.
   std::vector<std::string> cluster_labels;
   // Nodes placed below every other: an output whose edges are not drawn
-  // (exporting::draws_edges_into).
+  // (exporting::undrawn_edge_notes).
   std::vector<std::size_t> bottom;
 };
 

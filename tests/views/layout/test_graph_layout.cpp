@@ -90,7 +90,7 @@ TEST_CASE("a training step's forward is drawn top to bottom, its saved tensors' 
   const auto output = g->graph.find("output");
   REQUIRE(output);
   const std::size_t returned = g->graph.inputs(*output).size();
-  CHECK(returned > exporting::kMostDrawnReturns);
+  CHECK(returned > exporting::kMostDrawnEdges);
   CHECK(g->shape_text[*output] == "returns " + std::to_string(returned) + " values");
   for (const auto& e : g->edges) CHECK(e.to != *output);
   // The output on the last rank: nothing below it.

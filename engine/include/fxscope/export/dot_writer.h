@@ -39,16 +39,20 @@ DotGraph document_graph(const graph::DocumentGraph& entry);
 // The DOT of DOC's graphs with their groups (write_dot of dot_graphs).
 std::string document_dot(const graph::Document& doc);
 
-// Whether a drawing shows the edges into node ID of GRAPH: every node's but those of an output
-// that returns more than kMostDrawnReturns values, which is drawn below everything else. A
-// training step's forward returns every activation its backward saves, each an edge from where
-// it is computed down to the output: with them dot lays ResNet-18's forward out as one row
-// 74,000 points wide and takes over a minute on EfficientNet-B0's.
-inline constexpr std::size_t kMostDrawnReturns = 8;
-bool draws_edges_into(const graph::Graph& graph, graph::NodeId id);
+// Per node of GRAPH, the line a drawing puts in its box in place of edges it leaves out, or ""
+// where it draws them all. An output returning more than kMostDrawnEdges values is drawn below
+// everything else without the edges into it ("returns 109 values"): a training step's forward
+// returns every activation its backward saves, each an edge from where it is computed down to the
+// output, and with them dot lays ResNet-18's forward out as one row 74,000 points wide and takes
+// over a minute on EfficientNet-B0's. A symbolic size read by more than kMostDrawnEdges nodes is
+// drawn without the edges out of it ("read by 28 nodes"): a dynamic-shape graph's sizes feed
+// every view and reshape, and their edges from the top widen GPT-2's training forward 3.7 times.
+inline constexpr std::size_t kMostDrawnEdges = 8;
+std::vector<std::string> undrawn_edge_notes(const graph::Graph& graph);
 
-// The line a drawing adds under an output whose edges it leaves out: "returns 97 values".
-std::string returns_text(const graph::Graph& graph, graph::NodeId id);
+// Whether a drawing with NOTES (undrawn_edge_notes) draws GRAPH's edge FROM -> TO.
+bool draws_edge(const graph::Graph& graph, const std::vector<std::string>& notes,
+                graph::NodeId from, graph::NodeId to);
 
 // "name\nop\nshape" text of a node, as the DOT label and the app's canvas show it.
 std::string node_op_text(const graph::Node& node);
