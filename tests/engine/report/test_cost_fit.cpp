@@ -262,17 +262,15 @@ TEST_CASE("on held-out logs the calibration beats the datasheet roofline", "[cos
   const Tally fixed = tally(report::check_fit(*data, device, training));
   REQUIRE(fitted.graphs > 100);
   // The bounds the held-out graphs meet (bench_cost_fit prints each graph; 127 graph-modes):
-  // the per-kernel median within 1.25x on 101, the p90 within 2x on 113, the total within 15% on
-  // 101, all three on 81; the typical graph's median 1.16x and p90 1.47x. A ratchet: a change to
-  // the model or its fit may not meet any target, or all three, on fewer graphs. (The scalars the
-  // host computes cost nothing: priced as 2 us kernels, hand_moe_sparse_unbacked_bf16's eager
-  // asserts made up for its under-priced nonzero, and its total met the target by that error.)
-  CHECK(fitted.median_of_medians <= 1.17);
-  CHECK(fitted.median_of_p90s <= 1.48);
+  // the per-kernel median within 1.25x on 101, the p90 within 2x on 115, the total within 15% on
+  // 103, all three on 83; the typical graph's median 1.15x and p90 1.46x. A ratchet: a change to
+  // the model or its fit may not meet any target, or all three, on fewer graphs.
+  CHECK(fitted.median_of_medians <= 1.16);
+  CHECK(fitted.median_of_p90s <= 1.47);
   CHECK(fitted.median_ok >= 101);
-  CHECK(fitted.p90_ok >= 113);
-  CHECK(fitted.total_ok >= 101);
-  CHECK(fitted.all_ok >= 81);
+  CHECK(fitted.p90_ok >= 115);
+  CHECK(fitted.total_ok >= 103);
+  CHECK(fitted.all_ok >= 83);
   CHECK(fitted.median_ok > fixed.median_ok);
   CHECK(fitted.p90_ok > fixed.p90_ok);
   CHECK(fitted.total_ok > fixed.total_ok);
