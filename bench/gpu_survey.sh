@@ -6,7 +6,7 @@
 # what runs and of its numbers, not of kernel times. FXSCOPE_CLI names the binary
 # (default: .devbin-gpu/bin/fxscope-cli, an install carried to the GPU host). BACKEND=pytorch
 # runs the log's fx_graph_runnable under real torch.compile instead (PAR 1 for its timings): what
-# corpus_side_by_side.py --torch-runs reads.
+# corpus_side_by_side.py --torch-runs reads. REPEAT sets the engine's timed calls per mode (3).
 MODES=$1; PAR=$2; T=$3; shift 3
 CLI=${FXSCOPE_CLI:-$PWD/.devbin-gpu/bin/fxscope-cli}
 # The working tree travels to the GPU host within 64 MiB (as a tar): an install carried there may
@@ -17,6 +17,6 @@ mkdir -p /tmp/runs
 if (($#)); then logs=("$@"); else logs=(sample_graphs/corpus/*/); fi
 printf '%s\n' "${logs[@]}" | timeout ${BUDGET:-500} xargs -P "$PAR" -I{} bash -c '
   n=$(basename {}); s=$(date +%s)
-  timeout '"$T"' '"$CLI"' run {} --mode '"$MODES"' '"${BACKEND:+--backend $BACKEND}"' --repeat 3 --json > /tmp/runs/$n.json 2> /tmp/runs/$n.err
+  timeout '"$T"' '"$CLI"' run {} --mode '"$MODES"' '"${BACKEND:+--backend $BACKEND}"' --repeat ${REPEAT:-3} --json > /tmp/runs/$n.json 2> /tmp/runs/$n.err
   echo "$n rc=$? $(( $(date +%s) - s ))s"'
 tar czf "${OUT:-.}/runs.tgz" -C /tmp runs

@@ -581,13 +581,15 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
         const std::string base =
             "(rr * " + std::to_string(rows) + " + row) * " + std::to_string(a.fields.size());
         const std::string sname = "scratch_" + em.param_name(reds[k].node).substr(2);
+        // One name per accumulator: a group's reductions combine their parts in one scope.
+        const std::string part = "part" + std::to_string(k) + "_";
         for (std::size_t f = 0; f < a.fields.size(); ++f) {
-          em.line("const " + field_type(a, a.fields[f]) + " part" + std::to_string(f) + " = " +
+          em.line("const " + field_type(a, a.fields[f]) + " " + part + std::to_string(f) + " = " +
                   from_scratch(sname + "[" + base + " + " + std::to_string(f) + "]",
                                field_type(a, a.fields[f])) +
                   ";");
         }
-        em.line(acc + " = " + a.combiner + "(" + acc + ", " + join_fields(a, "part") + ");");
+        em.line(acc + " = " + a.combiner + "(" + acc + ", " + join_fields(a, part) + ");");
         continue;
       }
       auto v = em.value(reds[k].input, full_index(reds[k].input));

@@ -16,6 +16,12 @@ std::size_t shared_nodes(const std::vector<graph::NodeId>& a, const std::vector<
 }
 
 // Adds a verdict for each of INDUCTOR's generated kernels against OURS, both over SUBGRAPH.
+// What a kernel naming no nodes is compared by: the graph inputs it stores into, else those it
+// reads.
+const std::vector<graph::NodeId>& input_key(const KernelGroup& g) {
+  return g.stored_inputs.empty() ? g.read_inputs : g.stored_inputs;
+}
+
 void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const std::string& subgraph,
                     AgreementReport& report);
 
@@ -59,7 +65,7 @@ void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const st
   std::set<std::vector<graph::NodeId>> our_stores;
   for (const KernelGroup& g : ours.groups) {
     our_sets.insert(g.named_nodes.value_or(g.nodes));
-    if (!g.stored_inputs.empty()) our_stores.insert(g.stored_inputs);
+    if (!input_key(g).empty()) our_stores.insert(input_key(g));
   }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < inductor.groups.size(); ++i) {
@@ -70,16 +76,16 @@ void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const st
     KernelAgreement verdict;
     verdict.subgraph = subgraph;
     verdict.inductor_group = i;
-    // A kernel naming no nodes is compared by the graph inputs it stores into, where its launch
-    // says; with neither, it matches nothing.
+    // A kernel naming no nodes is compared by the graph inputs it stores into, or else reads,
+    // where its launch says; with neither, it matches nothing.
     const bool by_stores = theirs.nodes.empty();
-    const std::vector<graph::NodeId>& wanted = by_stores ? theirs.stored_inputs : theirs.nodes;
+    const std::vector<graph::NodeId>& wanted = by_stores ? input_key(theirs) : theirs.nodes;
     verdict.exact =
         !wanted.empty() && (by_stores ? our_stores.count(wanted) > 0 : our_sets.count(wanted) > 0);
     std::size_t best = 0;
     for (std::size_t j = 0; j < ours.groups.size(); ++j) {
       const KernelGroup& g = ours.groups[j];
-      const std::vector<graph::NodeId>& nodes = by_stores       ? g.stored_inputs
+      const std::vector<graph::NodeId>& nodes = by_stores       ? input_key(g)
                                                 : g.named_nodes ? *g.named_nodes
                                                                 : g.nodes;
       // An exact match outranks any partial one.

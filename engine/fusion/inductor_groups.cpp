@@ -68,7 +68,10 @@ class InductorReader {
         if (group.kind == GroupKind::template_gemm) take(names);
       }
       group.note = exact ? "members from provenance" : "members from the kernel header";
-      if (names.empty()) group.stored_inputs = stored_inputs(launch);
+      if (names.empty()) group.stored_inputs = graph_inputs(launch.stored);
+      if (names.empty() && group.stored_inputs.empty()) {
+        group.read_inputs = graph_inputs(launch.loaded);
+      }
       for (const std::string& name : names) {
         if (const auto id = g_.find(name)) {
           group.nodes.push_back(*id);
@@ -93,12 +96,13 @@ class InductorReader {
     return root_.find_subgraph(launch.function) == nullptr;
   }
 
-  // The graph inputs LAUNCH stores into, when every buffer it stores is one (by the placeholder's
-  // name, as the call passes it); else none. A combo kernel of fused foreach sub-kernels names no
-  // nodes (its header and provenance are empty), but its launch still says what it updates.
-  std::vector<graph::NodeId> stored_inputs(const inductor::Launch& launch) const {
+  // The graph inputs among a launch's ARGS (the buffers it stores, or those it reads), when every
+  // one is (by the placeholder's name, as the call passes it); else none. A combo kernel of fused
+  // foreach sub-kernels names no nodes (its header and provenance are empty), but its launch
+  // still says what it updates; a layout copy of an input, what it copies.
+  std::vector<graph::NodeId> graph_inputs(const std::vector<std::string>& args) const {
     std::vector<graph::NodeId> ids;
-    for (const std::string& arg : launch.stored) {
+    for (const std::string& arg : args) {
       const auto id = g_.find(arg);
       if (!id || g_.node(*id).op != graph::OpKind::placeholder) return {};
       ids.push_back(*id);

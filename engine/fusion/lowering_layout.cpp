@@ -46,11 +46,17 @@ void Lowerer::add_layout_copies(const std::vector<NodeId>& args,
   for (const NodeId a : {args[1], args[0]}) {
     const graph::Node& node = g_.node(a);
     if (node.op != graph::OpKind::placeholder || !layouts_differ(node) ||
-        recorded_channels_last(node)) {
+        recorded_channels_last(node) || channels_last_[a]) {
       continue;
     }
-    push(a, gathered, {static_cast<std::int64_t>(a)}, next_buffer_++, numel_of(a), 1, false, true,
-         std::string(kLayoutCopyNote));
+    // An input the graph also returns (a training forward's weight or image, saved for the
+    // backward) is copied while Inductor lowers the input itself: run_node gives an output that
+    // prefers channels-last those strides, so the copy's origins are the input alone (no ATen
+    // node), it is made once whatever its users, and every user reads the copy.
+    const bool own_copy = graph_output_[a];
+    push(a, own_copy ? std::vector<NodeId>{} : gathered, {static_cast<std::int64_t>(a)},
+         next_buffer_++, numel_of(a), 1, false, true, std::string(kLayoutCopyNote));
+    if (own_copy) channels_last_[a] = true;
     sched_.back().read_deps = {make_dep(a, iteration_coords(model_.sizes(a)), layout_strides(a),
                                         model_.numel(a), model_.element_bytes(a))};
   }

@@ -211,6 +211,16 @@ KernelGroup describe(const graph::Graph& graph, const LoweredGraph& lowered, con
   }
   group.nodes.assign(origins.begin(), origins.end());
   group.stored_inputs.assign(stored_inputs.begin(), stored_inputs.end());
+  if (group.nodes.empty() && group.stored_inputs.empty()) {
+    // A copy of a graph input made with no ATen origin reads it as its own buffer (an input's
+    // buffer id is its node id).
+    for (const std::int64_t b : read) {
+      if (b >= 0 && static_cast<std::size_t>(b) < graph.size() &&
+          graph.node(static_cast<NodeId>(b)).op == graph::OpKind::placeholder) {
+        group.read_inputs.push_back(static_cast<NodeId>(b));
+      }
+    }
+  }
   if (launch.combo) {
     // Its grid covers every sub-kernel's elements, one after another.
     group.numel = 0;

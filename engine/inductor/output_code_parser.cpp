@@ -201,6 +201,8 @@ void Parser::bind_kernel_args(const Kernel& kernel, std::string_view args, Launc
                params[position].starts_with("in_out_ptr")) {
       // TritonKernel names a stored buffer's parameter so (KernelArgs.output, make_inplace).
       launch.stored.emplace_back(arg);
+    } else if (params[position].starts_with("in_ptr")) {
+      launch.loaded.emplace_back(arg);
     } else if (text::ends_with(params[position], "numel")) {
       const auto bound = numel_values_.find(std::string(arg));
       launch.numels.push_back(LaunchArg{

@@ -21,7 +21,9 @@ namespace {
 // (BY_STORES), the graph inputs it stores into.
 std::vector<std::string> node_names(const graph::Graph& graph, const fusion::KernelGroup& group,
                                     bool by_stores) {
-  const std::vector<graph::NodeId>& ids = by_stores ? group.stored_inputs : group.nodes;
+  const std::vector<graph::NodeId>& ids = !by_stores                    ? group.nodes
+                                          : group.stored_inputs.empty() ? group.read_inputs
+                                                                        : group.stored_inputs;
   std::vector<std::string> names;
   names.reserve(ids.size());
   for (const graph::NodeId id : ids) names.push_back(graph.node(id).name);

@@ -122,6 +122,18 @@ def clip(dev, training):
     return model, inputs, [(2, 16)]
 
 
+def mobilevit(dev, training):
+    """MobileViT (the small config): MobileNetV2 blocks, feature maps unfolded into patches for
+    attention and folded back."""
+    model = make("MobileViTConfig", "MobileViTForImageClassification", image_size=256)
+
+    def inputs(shape):
+        batch, res = shape
+        return (), {"pixel_values": torch.randn(batch, 3, res, res, device=dev)}
+
+    return model, inputs, [(2, 256)]
+
+
 LLAMA = dict(hidden_size=256, intermediate_size=688, num_hidden_layers=2, num_attention_heads=4,
              num_key_value_heads=2, max_position_embeddings=512)
 
@@ -142,6 +154,7 @@ BUILDERS = {
                        num_experts_per_tok=2, **dict(LLAMA, intermediate_size=512)),
     "gpt_neox": decoder("GPTNeoXConfig", "GPTNeoXForCausalLM", rotary_pct=0.25, **SMALL),
     "bert_mlm": encoder("BertConfig", "BertForMaskedLM", **SMALL),
+    "albert_mlm": encoder("AlbertConfig", "AlbertForMaskedLM", embedding_size=128, **SMALL),
     "bert_1layer": encoder("BertConfig", "BertModel", **dict(SMALL, num_hidden_layers=1)),
     "roberta_cls": encoder("RobertaConfig", "RobertaForSequenceClassification", labels="classes",
                            max_position_embeddings=514, **SMALL),
@@ -157,4 +170,5 @@ BUILDERS = {
     "whisper": whisper,
     "wav2vec2": wav2vec2,
     "clip": clip,
+    "mobilevit": mobilevit,
 }

@@ -75,12 +75,15 @@ def r3d(dev):
 
 BUILDERS = {
     "resnet18": classifier("resnet18", batch=8),
+    "resnet50": classifier("resnet50", batch=4),
     "resnext50_32x4d": classifier("resnext50_32x4d", batch=4),
     "regnet_y_400mf": classifier("regnet_y_400mf", batch=4),
     "densenet121": classifier("densenet121"),
     "mobilenet_v3_small": classifier("mobilenet_v3_small", batch=8),
     "mobilenet_v3_large": classifier("mobilenet_v3_large", batch=4),
     "efficientnet_b0": classifier("efficientnet_b0", batch=4),
+    "efficientnet_v2_s": classifier("efficientnet_v2_s", batch=2),
+    "vit_b_16": classifier("vit_b_16", batch=2),
     "convnext_tiny": classifier("convnext_tiny"),
     "vit_small": small_vit(224, 16, layers=4, heads=6, hidden=384, mlp=1536),
     "vit_tiny": small_vit(64, 8, layers=2, heads=4, hidden=192, mlp=768),

@@ -54,6 +54,10 @@ struct KernelGroup {
   // place). Of an Inductor kernel, read off its launch's arguments, and only where it names no
   // nodes and every buffer it stores is a graph input: such a kernel is compared by them.
   std::vector<graph::NodeId> stored_inputs;
+  // Where it names no nodes and stores into no graph input: the graph inputs it reads, sorted (a
+  // layout copy of an input the graph also returns, which Inductor makes while lowering the input
+  // itself, so with no ATen node among its origins). Such a kernel is compared by them.
+  std::vector<graph::NodeId> read_inputs;
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;

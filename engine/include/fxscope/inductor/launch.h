@@ -41,6 +41,8 @@ struct Launch {
   // Kernel launches: the arguments bound to the kernel's out_ptr and in_out_ptr parameters, the
   // buffers it stores into, as the call writes them (`arg3_1`, `buf7`, `reinterpret_tensor(...)`).
   std::vector<std::string> stored;
+  // Kernel launches: the arguments bound to its in_ptr parameters, the buffers it only reads.
+  std::vector<std::string> loaded;
   SourceComments comments;
 };
 
