@@ -14,7 +14,9 @@ line on stderr and exit 3. Only the standard library and torch are used.
 """
 
 import argparse
+import importlib
 import json
+import linecache
 import os
 import re
 import statistics
@@ -158,13 +160,42 @@ def prepared_source(source):
                   r"triton\.cudagraphs) = .*$", "", source, flags=re.MULTILINE)
 
 
+def compiled_source(text, filename):
+    """TEXT compiled as FILENAME, its lines registered with linecache: a user's Triton kernel in
+    the runnable (@triton.jit) reads its own source through inspect, which finds it there."""
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    return compile(text, filename, "exec")
+
+
+# Operator namespaces PyTorch defines itself; any other in a runnable is a program's custom op.
+BUILTIN_NAMESPACES = {"aten", "prims", "higher_order", "_c10d_functional", "c10d_functional",
+                      "_dtensor", "inductor", "quantized", "_quantized", "profiler", "rngprims"}
+
+
+def missing_custom_ops(source):
+    """The custom ops (namespace.name) the runnable calls that no loaded library registers: their
+    code is the user's program, which the log does not hold."""
+    import torch
+
+    missing = []
+    for ns, name in sorted(set(re.findall(r"torch\.ops\.(\w+)\.(\w+)", source))):
+        # An op the runnable defines itself ("ns::name" in a torch.library call) loads with it.
+        if ns in BUILTIN_NAMESPACES or ("%s::%s" % (ns, name)) in source:
+            continue
+        try:
+            getattr(getattr(torch.ops, ns), name)
+        except (AttributeError, RuntimeError):
+            missing.append(ns + "." + name)
+    return missing
+
+
 def load_repro(source, graph_text=""):
     """The module and random inputs the runnable script builds, without running its __main__;
     GRAPH_TEXT, the unit's readable graph, gives the subgraphs the runnable leaves out."""
     scope = {"__name__": "fxscope_repro"}
     try:
-        code = compile(with_subgraphs(prepared_source(source), graph_text), "<fx_graph_runnable>",
-                       "exec")
+        code = compiled_source(with_subgraphs(prepared_source(source), graph_text),
+                               "<fx_graph_runnable>")
     except SyntaxError as e:
         # PyTorch writes some units' runnable as code that is not Python: a torch.cond's
         # branches appear as `<lambda>()`, their modules left out, and without the unit's
@@ -232,7 +263,7 @@ def nvtx_marked_module(source, graph_text=""):
     scope = {"__name__": "fxscope_repro_marked", "_fxscope_push": torch.cuda.nvtx.range_push,
              "_fxscope_pop": pop}
     marked = with_subgraphs(marked_source(prepared_source(source)), graph_text)
-    exec(compile(marked, "<fx_graph_runnable marked>", "exec"), scope)
+    exec(compiled_source(marked, "<fx_graph_runnable marked>"), scope)
     return scope["Repro"]()
 
 
@@ -344,6 +375,9 @@ def main():
     parser.add_argument("--allow-tf32", action="store_true",
                         help="let cuDNN convolutions and matmuls use TF32 (default: full FP32, as "
                         "fxscope's engine runs and as the bundled samples were captured)")
+    parser.add_argument("--import", dest="imports", action="append", default=[],
+                        metavar="MODULE", help="import MODULE first (repeatable): the module of "
+                        "your program that registers the custom ops the graph calls")
     parser.add_argument("--copy-inputs", action="store_true",
                         help="compiled modes: leave inputs non-static, so CUDA graphs copy them "
                         "on every call (default: static, as parameters are)")
@@ -384,6 +418,17 @@ def main():
         import torch
     except ImportError:
         refuse("PyTorch is not installed for %s" % sys.executable)
+    for module_name in opts.imports:
+        try:
+            importlib.import_module(module_name)
+        except Exception as e:  # the user's module: any error it raises is theirs to see
+            refuse("--import %s: %s: %s" % (module_name, type(e).__name__, e))
+    missing = missing_custom_ops(runnables[unit])
+    if missing:
+        refuse("unit %s calls the custom op%s %s, which your program registers (torch.library) "
+               "and the log does not hold: pass the module that registers %s with --import MODULE"
+               % (unit, "s" if len(missing) > 1 else "", ", ".join(missing),
+                  "them" if len(missing) > 1 else "it"))
     if not torch.cuda.is_available():
         refuse("no CUDA GPU is visible to PyTorch %s" % torch.__version__)
 

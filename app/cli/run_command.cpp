@@ -52,8 +52,9 @@ struct RunArgs {
   std::uint64_t seed = 0;
   bool keep_work_dir = false;
   bool allow_tf32 = false;
+  std::vector<std::string> imports;  // pytorch: modules that register the graph's custom ops
   bool json = false;
-  // --python, --work-dir, --keep-work-dir, --from-work-dir or --allow-tf32
+  // --python, --work-dir, --keep-work-dir, --from-work-dir, --allow-tf32 or --import
   bool pytorch_options = false;
 };
 
@@ -281,10 +282,10 @@ Result<std::vector<report::RunMode>> asked_modes(const report::RunResult& run,
 }
 
 void attribute_saved_run(const RunArgs& args) {
-  if (!args.work_dir.empty() || args.keep_work_dir || args.allow_tf32) {
+  if (!args.work_dir.empty() || args.keep_work_dir || args.allow_tf32 || !args.imports.empty()) {
     fail(
-        "--from-work-dir attributes a saved run: --work-dir, --keep-work-dir and --allow-tf32 do "
-        "not apply");
+        "--from-work-dir attributes a saved run: --work-dir, --keep-work-dir, --allow-tf32 and "
+        "--import do not apply");
     return;
   }
   auto run = gpu::attribute_work_dir(args.path, args.from_work_dir, args.unit);
@@ -312,6 +313,7 @@ void run_pytorch_backend(const RunArgs& args) {
   o.mode = args.mode;
   o.python = args.python;
   o.allow_tf32 = args.allow_tf32;
+  o.imports = args.imports;
   o.driver = gpu::default_torch_driver();
   o.cupti_lib = gpu::default_cupti_lib();
   o.work_dir = args.work_dir;
@@ -351,6 +353,12 @@ void run_run(const RunArgs& args) {
     fail(
         "--allow-tf32: the engine runs convolutions and GEMMs in full FP32; the option is the "
         "pytorch backend's");
+    return;
+  }
+  if (backend == "engine" && !args.imports.empty()) {
+    fail(
+        "--import: the engine runs the graph's ops itself; a custom op's Python code runs only "
+        "under the pytorch backend");
     return;
   }
   if (!known_mode(args.mode) && !known_mode_list(args.mode)) {
@@ -409,12 +417,16 @@ void add_run_command(CLI::App& app) {
   auto* tf32 = cmd->add_flag(
       "--allow-tf32", args->allow_tf32,
       "pytorch: let convolutions and matmuls use TF32 (default: full FP32, as the engine runs)");
+  auto* imports = cmd->add_option(
+      "--import", args->imports,
+      "pytorch: import this Python module first (repeatable): the one that registers the "
+      "custom ops the graph calls");
   cmd->add_flag("--json", args->json, "print one JSON object instead of text");
   cmd->add_option("--mode-result", args->mode_result)->group("");
   cmd->add_flag("--same-process", args->same_process)->group("");
-  add_rank_option(cmd, args->path, [args, python, work_dir, keep, from_work_dir, tf32] {
+  add_rank_option(cmd, args->path, [args, python, work_dir, keep, from_work_dir, tf32, imports] {
     args->pytorch_options = python->count() > 0 || work_dir->count() > 0 || keep->count() > 0 ||
-                            from_work_dir->count() > 0 || tf32->count() > 0;
+                            from_work_dir->count() > 0 || tf32->count() > 0 || imports->count() > 0;
     run_run(*args);
   });
 }

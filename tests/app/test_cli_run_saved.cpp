@@ -89,7 +89,10 @@ TEST_CASE("run --from-work-dir names what is wrong in one line", "[cli]") {
   // The saved run already says whether it used TF32.
   const auto tf32 = run_saved("--allow-tf32");
   CHECK(tf32.status == 1);
-  CHECK_THAT(tf32.output, Catch::Contains("--allow-tf32 do not apply"));
+  CHECK_THAT(tf32.output, Catch::Contains("--allow-tf32 and --import do not apply"));
+  const auto imports = run_saved("--import my_ops");
+  CHECK(imports.status == 1);
+  CHECK_THAT(imports.output, Catch::Contains("--import do not apply"));
 }
 
 TEST_CASE("run --allow-tf32 is the pytorch backend's: the engine refuses it in one line", "[cli]") {
@@ -100,4 +103,13 @@ TEST_CASE("run --allow-tf32 is the pytorch backend's: the engine refuses it in o
   CHECK(r.output ==
         "fxscope-cli: --allow-tf32: the engine runs convolutions and GEMMs in full FP32; the "
         "option is the pytorch backend's\n");
+}
+
+TEST_CASE("run --import is the pytorch backend's: the engine refuses it in one line", "[cli]") {
+  const auto r = test::run_process(
+      test::cli("run " + test::sample("residual_mlp") + " --backend engine --import my_ops 2>&1"));
+  if (built_without_cuda(r)) return;
+  CHECK(r.status == 1);
+  CHECK_THAT(r.output, Catch::Contains("fxscope-cli: --import: the engine runs the graph's ops "
+                                       "itself"));
 }

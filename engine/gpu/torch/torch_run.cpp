@@ -301,6 +301,10 @@ Result<report::RunResult> run_pytorch(const TorchRunOptions& o) {
     }
   }
   if (o.allow_tf32) argv.push_back("--allow-tf32");
+  for (const auto& module : o.imports) {
+    argv.push_back("--import");
+    argv.push_back(module);
+  }
   // NVTX reaches CUPTI through our library, so one libcupti serves both (see fxscope_cupti.cpp).
   const std::vector<std::string> env = {
       "CUDA_INJECTION64_PATH=" + o.cupti_lib, "NVTX_INJECTION64_PATH=" + o.cupti_lib,

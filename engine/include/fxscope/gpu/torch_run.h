@@ -28,6 +28,9 @@ struct TorchRunOptions {
   bool remove_work_dir = false;  // delete WORK_DIR when done, failed or not (a temp folder)
   // Let convolutions and matmuls use TF32 (the driver's --allow-tf32); off, they run full FP32.
   bool allow_tf32 = false;
+  // Python modules the driver imports first (its --import): the user's code that registers the
+  // custom ops a graph calls, which the log names but does not hold.
+  std::vector<std::string> imports;
   // Called with each progress line while the driver runs (its own "fxscope-progress: " lines,
   // and Inductor's "AUTOTUNE ..." headers, which max-autotune prints for every GEMM and
   // convolution it tunes): a compile can take many minutes.

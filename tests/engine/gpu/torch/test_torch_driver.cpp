@@ -191,6 +191,44 @@ TEST_CASE("a compressed log's runnable reaches the driver as a plain file", "[gp
   CHECK(run.error().message == "fxscope_torch_driver: class Repro(torch.nn.Module):");
 }
 
+TEST_CASE("code the runnable defines finds its own source, as a user's Triton kernel does",
+          "[gpu]") {
+  // triton.jit reads the kernel's source through inspect (hand_user_triton_bf16's runnable
+  // defines one); exec'd code has no file, so the driver registers its text with linecache.
+  const auto r = driver_python(
+      "import inspect; s = {}; "
+      "exec(d.compiled_source('def kernel(x):\\n    return x + 1\\n', '<runnable>'), s); "
+      "print(inspect.getsource(s['kernel']).splitlines()[1].strip())");
+  CHECK(r.status == 0);
+  CHECK(r.output == "return x + 1\n");
+}
+
+TEST_CASE("a custom op the runnable calls is named, with how to load it", "[cuda]") {
+  // Needs PyTorch (the GPU host's): hand_custom_op_fp16 calls fxscope_corpus.rms_scale, which
+  // the capturing program registered; its Python body is not in the log.
+  const auto log = test::corpus_log("hand_custom_op_fp16");
+  if (!log) return;
+  gpu::TorchRunOptions o;
+  o.log_path = log->path();
+  o.mode = "eager";
+  o.driver = FXSCOPE_SOURCE_TORCH_DRIVER;
+  o.cupti_lib = gpu::default_cupti_lib();
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  o.work_dir = *dir;
+  o.remove_work_dir = true;
+  const auto run = gpu::run_pytorch(o);
+  REQUIRE_FALSE(run);
+  if (run.error().message.find("PyTorch is not installed") != std::string::npos) {
+    WARN("skipped, no PyTorch: " + run.error().message);
+    return;
+  }
+  CHECK_THAT(run.error().message,
+             Catch::Contains("calls the custom op fxscope_corpus.rms_scale, which your program "
+                             "registers (torch.library) and the log does not hold: pass the "
+                             "module that registers it with --import MODULE"));
+}
+
 TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") {
   const auto r = driver(test::sample("pointwise_chain") +
                         "/dedicated_log_torch_trace_xhlrow6l.log --mode eager --repeats 1");
