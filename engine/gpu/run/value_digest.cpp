@@ -252,6 +252,25 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
     }
     return total;
   }
+  if (op == "add" || op == "sub") {
+    // An add of sums is one longer sum (a shared weight's gradient: ALBERT adds each layer's bias
+    // gradient, sums over the batch that cancel to rounding noise). Its terms: each operand's
+    // own terms where it is a sum, else its magnitude; where neither operand is a sum, the add
+    // is judged by its result, as any value is.
+    double total = 0;
+    bool of_sums = false;
+    for (const std::size_t a : {std::size_t{0}, std::size_t{1}}) {
+      if (node.args.size() <= a || !node.args[a].is_node()) continue;
+      graph::NodeId in = node.args[a].as_node();
+      while (stored(in) == nullptr && carries(graph.node(in)))
+        in = graph.node(in).args[0].as_node();
+      const ValueDigest* d = stored(in);
+      if (d == nullptr || d->numel != numel) return 0;
+      of_sums = of_sums || d->terms_abs_sum > 0;
+      total += std::max(d->abs_sum, d->terms_abs_sum);
+    }
+    return of_sums ? total : 0;
+  }
   if (op != "sum" && op != "mean") return 0;
   // The terms: the input, through the casts and views between it and a stored value.
   graph::NodeId in = node.args[0].as_node();

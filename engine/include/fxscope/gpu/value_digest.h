@@ -49,7 +49,8 @@ struct ValueDigest {
 // ValueDigest::terms_abs_sum of node N of GRAPH (NUMEL elements), from the digest STORED gives
 // of a node that holds a buffer (nullptr: none, a view): where N is a sum or mean of a digested
 // value, through casts and views, or an index_put that accumulates (its self's and values'
-// magnitudes, the values' own terms where they are a sum), or a cast or view of such a sum,
+// magnitudes, the values' own terms where they are a sum), or an add or sub with a sum among
+// its operands (the operands' terms or magnitudes), or a cast or view of such a sum,
 // through casts and views that store nothing; 0 otherwise.
 double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t numel,
                      const std::function<const ValueDigest*(graph::NodeId)>& stored);

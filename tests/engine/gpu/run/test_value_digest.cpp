@@ -248,3 +248,32 @@ TEST_CASE("a scatter that adds takes its values' terms, through the views of a s
   const auto none = [](graph::NodeId) -> const gpu::ValueDigest* { return nullptr; };
   CHECK(gpu::terms_abs_sum(g, id("index_put"), 169 * 24, none) == 0);
 }
+
+TEST_CASE("an add of sums takes both sums' terms: a shared weight's gradient",
+          "[gpu][digest][corpus]") {
+  // ALBERT's backward as eager runs it: every layer shares one key projection, whose bias
+  // gradient is add_51 = view_63 + view_85, views of sum_23 and sum_37, each layer's gradient
+  // summed over the tokens (about zero by construction: softmax ignores a shift of the keys).
+  const fusion::GraphFusion backward = eager_backward("hf_albert_train");
+  const graph::Graph& g = backward.post_grad;
+  const auto id = [&](std::string_view name) { return test::id_of(g, name); };
+  gpu::ValueDigest first;
+  first.numel = 256;
+  first.abs_sum = 1e-6;
+  first.terms_abs_sum = 3.0;
+  gpu::ValueDigest second = first;
+  second.terms_abs_sum = 5.0;
+  const auto stored = [&](graph::NodeId n) -> const gpu::ValueDigest* {
+    if (n == id("sum_23")) return &first;
+    return n == id("sum_37") ? &second : nullptr;
+  };
+  CHECK(gpu::terms_abs_sum(g, id("add_51"), 256, stored) == 8.0);
+  // An add of values that sum nothing is judged by its result.
+  gpu::ValueDigest plain;
+  plain.numel = 256;
+  plain.abs_sum = 2.0;
+  const auto plain_stored = [&](graph::NodeId n) -> const gpu::ValueDigest* {
+    return n == id("sum_23") || n == id("sum_37") ? &plain : nullptr;
+  };
+  CHECK(gpu::terms_abs_sum(g, id("add_51"), 256, plain_stored) == 0);
+}
