@@ -187,6 +187,7 @@ class Lowerer {
   // or both layouts are the same memory (one channel, as in a depthwise weight, or one
   // position, as in a 1x1 weight: Layout.is_stride_ordered ignores dims of size 1). Values
   // computed in the graph take the layout they are asked for at no cost.
+  void add_store_origin(NodeId i);
   void add_layout_copies(const std::vector<NodeId>& args, const std::vector<NodeId>& gathered);
 
   // kernel.conv.convolution with layout_opt: x.realize(), then require_channels_last(x). An

@@ -116,6 +116,7 @@ LoweredGraph Lowerer::run() {
       if (into) realize_readers_of(*into, i);
       const std::size_t pushed = sched_.size();
       realize(i);
+      if (info_[i].lowering == Lowering::getitem) add_store_origin(i);
       layout_fixed_[storage(i)] = true;
       const std::optional<NodeId> dst = arg_node(i, 0);
       const bool pushed_copy = sched_.size() > pushed && sched_.back().node == i;
@@ -387,11 +388,31 @@ void Lowerer::lower_getitem(NodeId i, const std::vector<NodeId>& args) {
   // An element of a pooling tuple is a TensorBox like any other to run_node, checked for its
   // reuse and reads as the getitem is lowered (the tuple itself was not).
   if (info_[parent].lowering != Lowering::window) return;
+  const bool stored_before = realized_[storage(i)];
   hint_realize(i);
+  if (!stored_before && realized_[storage(i)]) add_store_origin(i);
   if (realized_[parent] && !realized_[i]) {
     // Stored as it was: the getitem is that buffer, as for a tuple already in memory.
     realized_[i] = true;
     alias_[i] = alias_[parent];
+  }
+}
+
+void Lowerer::add_store_origin(NodeId i) {
+  // A pooling tuple's element stored while its getitem is lowered (GraphLowering.run_node
+  // realizes a reused or returned value there: a max-pool's values and offsets that a training
+  // forward saves) is stored under that run_node's IRNode.current_origins, the getitem among
+  // them. The tuple is one buffer here: its store takes each such getitem.
+  const NodeId parent = g_.inputs(i).empty() ? i : g_.inputs(i).front();
+  if (info_[parent].lowering != Lowering::window || !realized_[storage(i)]) return;
+  for (auto s = sched_.rbegin(); s != sched_.rend(); ++s) {
+    // The tuple's store: the pooling node's own (the tuple's elements alias it).
+    if (s->node != storage(i) && s->node != parent) continue;
+    if (std::find(s->origins.begin(), s->origins.end(), i) == s->origins.end()) {
+      s->origins.push_back(i);
+      std::sort(s->origins.begin(), s->origins.end());
+    }
+    return;
   }
 }
 
