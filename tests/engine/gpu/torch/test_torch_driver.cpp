@@ -30,6 +30,21 @@ test::ProcessResult driver_python(const std::string& python) {
       " && python3 -c \"import fxscope_torch_driver as d; " + python + "\" 2>&1");
 }
 
+// Options that run the driver of this checkout on LOG in MODE, its work in a temp folder that the
+// run removes.
+gpu::TorchRunOptions driver_options(const std::string& log, const std::string& mode) {
+  gpu::TorchRunOptions o;
+  o.log_path = log;
+  o.mode = mode;
+  o.driver = FXSCOPE_SOURCE_TORCH_DRIVER;
+  o.cupti_lib = gpu::default_cupti_lib();
+  auto dir = gpu::make_temp_work_dir();
+  REQUIRE(dir);
+  o.work_dir = *dir;
+  o.remove_work_dir = true;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("the driver refuses a unit without an fx_graph_runnable artifact", "[gpu]") {
@@ -203,21 +218,12 @@ TEST_CASE("code the runnable defines finds its own source, as a user's Triton ke
   CHECK(r.output == "return x + 1\n");
 }
 
-TEST_CASE("a custom op the runnable calls is named, with how to load it", "[cuda]") {
+TEST_CASE("a custom op the runnable calls is named with the option that loads it", "[cuda]") {
   // Needs PyTorch (the GPU host's): hand_custom_op_fp16 calls fxscope_corpus.rms_scale, which
   // the capturing program registered; its Python body is not in the log.
   const auto log = test::corpus_log("hand_custom_op_fp16");
   if (!log) return;
-  gpu::TorchRunOptions o;
-  o.log_path = log->path();
-  o.mode = "eager";
-  o.driver = FXSCOPE_SOURCE_TORCH_DRIVER;
-  o.cupti_lib = gpu::default_cupti_lib();
-  auto dir = gpu::make_temp_work_dir();
-  REQUIRE(dir);
-  o.work_dir = *dir;
-  o.remove_work_dir = true;
-  const auto run = gpu::run_pytorch(o);
+  const auto run = gpu::run_pytorch(driver_options(log->path(), "eager"));
   REQUIRE_FALSE(run);
   if (run.error().message.find("PyTorch is not installed") != std::string::npos) {
     WARN("skipped, no PyTorch: " + run.error().message);
@@ -245,16 +251,9 @@ TEST_CASE("without PyTorch or a GPU the driver says which is missing", "[gpu]") 
 TEST_CASE("a training unit under CUDA graphs attributes its input copies too", "[cuda]") {
   // residual_mlp_train's forward unit: its inputs are not all static, so CUDA graph trees copy
   // some into the graph's buffers on every call, outside the graph.
-  gpu::TorchRunOptions o;
-  o.log_path = test::sample("residual_mlp_train") + "/dedicated_log_torch_trace_hy9tj9yq.log";
-  o.mode = "reduce-overhead";
-  o.driver = FXSCOPE_SOURCE_TORCH_DRIVER;
-  o.cupti_lib = gpu::default_cupti_lib();
-  auto dir = gpu::make_temp_work_dir();
-  REQUIRE(dir);
-  o.work_dir = *dir;
-  o.remove_work_dir = true;
-  const auto run = gpu::run_pytorch(o);
+  const auto run = gpu::run_pytorch(
+      driver_options(test::sample("residual_mlp_train") + "/dedicated_log_torch_trace_hy9tj9yq.log",
+                     "reduce-overhead"));
   if (!run) {
     WARN("skipped, no device or no PyTorch: " + run.error().message);
     return;
