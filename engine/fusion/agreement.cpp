@@ -16,12 +16,6 @@ std::size_t shared_nodes(const std::vector<graph::NodeId>& a, const std::vector<
 }
 
 // Adds a verdict for each of INDUCTOR's generated kernels against OURS, both over SUBGRAPH.
-// What a kernel naming no nodes is compared by: the graph inputs it stores into, else those it
-// reads.
-const std::vector<graph::NodeId>& input_key(const KernelGroup& g) {
-  return g.stored_inputs.empty() ? g.read_inputs : g.stored_inputs;
-}
-
 void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const std::string& subgraph,
                     AgreementReport& report);
 
@@ -62,10 +56,10 @@ namespace {
 void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const std::string& subgraph,
                     AgreementReport& report) {
   std::set<std::vector<graph::NodeId>> our_sets;
-  std::set<std::vector<graph::NodeId>> our_stores;
+  std::set<std::vector<graph::NodeId>> our_inputs;
   for (const KernelGroup& g : ours.groups) {
     our_sets.insert(g.named_nodes.value_or(g.nodes));
-    if (!input_key(g).empty()) our_stores.insert(input_key(g));
+    if (!g.input_key().empty()) our_inputs.insert(g.input_key());
   }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < inductor.groups.size(); ++i) {
@@ -78,14 +72,14 @@ void compare_groups(const FusionPlan& ours, const FusionPlan& inductor, const st
     verdict.inductor_group = i;
     // A kernel naming no nodes is compared by the graph inputs it stores into, or else reads,
     // where its launch says; with neither, it matches nothing.
-    const bool by_stores = theirs.nodes.empty();
-    const std::vector<graph::NodeId>& wanted = by_stores ? input_key(theirs) : theirs.nodes;
+    const bool by_inputs = theirs.nodes.empty();
+    const std::vector<graph::NodeId>& wanted = by_inputs ? theirs.input_key() : theirs.nodes;
     verdict.exact =
-        !wanted.empty() && (by_stores ? our_stores.count(wanted) > 0 : our_sets.count(wanted) > 0);
+        !wanted.empty() && (by_inputs ? our_inputs.count(wanted) > 0 : our_sets.count(wanted) > 0);
     std::size_t best = 0;
     for (std::size_t j = 0; j < ours.groups.size(); ++j) {
       const KernelGroup& g = ours.groups[j];
-      const std::vector<graph::NodeId>& nodes = by_stores       ? input_key(g)
+      const std::vector<graph::NodeId>& nodes = by_inputs       ? g.input_key()
                                                 : g.named_nodes ? *g.named_nodes
                                                                 : g.nodes;
       // An exact match outranks any partial one.

@@ -18,12 +18,10 @@ namespace fxscope::report {
 namespace {
 
 // The names a kernel is compared by: its nodes, or, for one of Inductor's naming none
-// (BY_STORES), the graph inputs it stores into.
+// (BY_INPUTS), the graph inputs it stores into, else those it reads.
 std::vector<std::string> node_names(const graph::Graph& graph, const fusion::KernelGroup& group,
-                                    bool by_stores) {
-  const std::vector<graph::NodeId>& ids = !by_stores                    ? group.nodes
-                                          : group.stored_inputs.empty() ? group.read_inputs
-                                                                        : group.stored_inputs;
+                                    bool by_inputs) {
+  const std::vector<graph::NodeId>& ids = by_inputs ? group.input_key() : group.nodes;
   std::vector<std::string> names;
   names.reserve(ids.size());
   for (const graph::NodeId id : ids) names.push_back(graph.node(id).name);
@@ -45,11 +43,11 @@ void add_misses(const fusion::GraphFusion& g, UnitFidelity& unit) {
     MissedKernel miss;
     miss.pattern = fusion::miss_pattern(*graph, theirs, closest);
     miss.inductor_kernel = theirs.name;
-    const bool by_stores = theirs.nodes.empty();
-    miss.inductor_nodes = node_names(*graph, theirs, by_stores);
+    const bool by_inputs = theirs.nodes.empty();
+    miss.inductor_nodes = node_names(*graph, theirs, by_inputs);
     if (closest) {
       miss.closest_group = closest->name;
-      miss.closest_nodes = node_names(*graph, *closest, by_stores);
+      miss.closest_nodes = node_names(*graph, *closest, by_inputs);
     }
     ++unit.misses[miss.pattern];
     unit.missed.push_back(std::move(miss));

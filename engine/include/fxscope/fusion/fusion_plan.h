@@ -58,6 +58,11 @@ struct KernelGroup {
   // layout copy of an input the graph also returns, which Inductor makes while lowering the input
   // itself, so with no ATen node among its origins). Such a kernel is compared by them.
   std::vector<graph::NodeId> read_inputs;
+  // What a kernel naming no nodes is compared by: the graph inputs it stores into, else those it
+  // reads.
+  const std::vector<graph::NodeId>& input_key() const {
+    return stored_inputs.empty() ? read_inputs : stored_inputs;
+  }
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;
