@@ -124,6 +124,25 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     if (!fusion::is_layout_copy(group)) continue;
+    if (group.nodes.empty()) {
+      // A copy of a graph input names no node (Inductor makes it while lowering the input): a
+      // cluster of its own around the input it copies, as exporting::drawn_owners draws it.
+      CanvasGroup shown{
+          group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0,
+          {},         {},         1,
+          {},         {g},        {group.name}};
+      shown.layout_copies.push_back(group.name);
+      for (graph::NodeId id : group.read_inputs) {
+        if (to_dynamo == nullptr && id < out.group_of.size() && out.group_of[id] < 0 &&
+            id < owner.size() && owner[id] == int(g)) {
+          shown.nodes.push_back(id);
+        }
+      }
+      if (shown.nodes.empty()) continue;
+      for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
+      out.groups.push_back(std::move(shown));
+      continue;
+    }
     std::vector<graph::NodeId> consumers;  // the convolution or attention call among its origins
     for (graph::NodeId id : group.nodes) {
       if (id >= post_grad.size()) continue;

@@ -87,6 +87,25 @@ TEST_CASE("a bias cast the bias add's kernel computes is drawn outside it", "[ex
   CHECK(exporting::cluster_cycles(g, drawn) == 0);
 }
 
+TEST_CASE("a layout copy of a graph input draws the input it copies", "[export]") {
+  // A training forward's convolution weight, saved for the backward: Inductor copies it to
+  // channels-last while lowering the input, a kernel naming no node (ResNet-50's fp32 step).
+  fusion::FusionPlan plan;
+  fusion::KernelGroup copy;
+  copy.name = "triton_poi_fused_0";
+  copy.note = std::string(fusion::kLayoutCopyNote);
+  copy.read_inputs = {0};
+  fusion::KernelGroup conv;
+  conv.name = "extern_kernels.convolution";
+  conv.kind = fusion::GroupKind::extern_kernel;
+  conv.nodes = {2};
+  plan.groups = {copy, conv};
+  const std::vector<int> owner = exporting::drawn_owners(plan, 3);
+  CHECK(owner[0] == 0);
+  CHECK(owner[1] == -1);
+  CHECK(owner[2] == 1);
+}
+
 TEST_CASE("every corpus graph's kernels are drawn in an order dot can keep", "[export]") {
   if (!std::filesystem::exists(test::sample("corpus"))) {
     WARN("sample_graphs/corpus/ is absent from this checkout");

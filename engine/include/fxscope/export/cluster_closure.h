@@ -21,7 +21,8 @@ namespace fxscope::exporting {
 // nodes. Else in the first group that lists it, where it is first computed (Inductor recomputes
 // a cheap pointwise op in each kernel that reads it, and the later kernel reads what the earlier
 // computed). A layout copy computes none of the nodes it is named after (a convolution's or
-// attention call's origins): it takes only what no other group lists.
+// attention call's origins): it takes only what no other group lists; one of a graph input, which
+// names no node, takes the input it copies.
 std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size);
 
 // CLUSTER_OF (per node of GRAPH: its cluster or -1; may be shorter than the graph), sized to the
