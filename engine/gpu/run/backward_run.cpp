@@ -56,7 +56,8 @@ BackwardResult run_backward(const BackwardSetup& s, const EngineCompiler& compil
   em.coverage.ops = steps.ops;
   const auto inputs = backward_inputs(s, pair, r.notes);
   say(s.mode + " backward: compiling " + std::to_string(steps.steps.size()) + " steps");
-  compiler.precompile(kernel_sources(steps));
+  compiler.precompile(kernel_sources(steps),
+                      [&](const std::string& line) { say(s.mode + " backward: " + line); });
   ExecutableOptions eo;
   eo.hints = s.hints;
   eo.tune = tune;

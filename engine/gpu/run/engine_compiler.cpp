@@ -1,6 +1,10 @@
 #include "fxscope/gpu/engine_compiler.h"
 
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
 #include <set>
 
 #include "fxscope/core/parallel_for.h"
@@ -118,7 +122,9 @@ Result<CompiledKernel> EngineCompiler::compile(const std::string& source,
   return it->second;
 }
 
-void EngineCompiler::precompile(const std::vector<const std::string*>& sources) const {
+void EngineCompiler::precompile(const std::vector<const std::string*>& sources,
+                                const std::function<void(const std::string&)>& progress,
+                                double progress_every) const {
   std::vector<const std::string*> todo;
   {
     const std::lock_guard lock(mutex_);
@@ -129,10 +135,31 @@ void EngineCompiler::precompile(const std::vector<const std::string*>& sources) 
     }
   }
   if (todo.size() < 2) return;
+  using Clock = std::chrono::steady_clock;
+  const auto every =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(progress_every));
+  const auto start = Clock::now();
+  std::atomic<std::size_t> done{0};
+  std::mutex said;  // one line at a time, from whichever thread passes the next mark
+  auto next_mark = start + every;
+  const auto line = [&](std::size_t n) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    char text[96];
+    std::snprintf(text, sizeof text, "%zu of %zu kernels compiled (%.0f s)", n, todo.size(),
+                  seconds);
+    progress(text);
+  };
   parallel_for(todo.size(), [&](std::size_t i) {
     auto built = compile(*todo[i], "precompile");
     static_cast<void>(built);  // a failure is compiled and reported again with its group
+    const std::size_t n = ++done;
+    if (!progress || n == todo.size()) return;
+    const std::lock_guard lock(said);
+    if (Clock::now() < next_mark) return;
+    line(n);
+    next_mark = Clock::now() + every;
   });
+  if (progress) line(todo.size());
 }
 
 std::size_t EngineCompiler::compiled() const {

@@ -500,7 +500,7 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     };
     const auto inputs = make_inputs(f.post_grad, all, mode_hints, o.seed);
     say(name + ": compiling " + std::to_string(steps.steps.size()) + " steps");
-    compiler.precompile(kernel_sources(steps));
+    compiler.precompile(kernel_sources(steps), [&](const std::string& s) { say(name + ": " + s); });
     // max-autotune's choices timed as the run times the model's kernels (gpu_timing.h).
     const KernelClock clock(eo.tune ? tagger : nullptr);
     auto exe = Executable::build(f.post_grad, std::move(steps), inputs, eo, stream);

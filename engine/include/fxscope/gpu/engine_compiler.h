@@ -3,6 +3,7 @@
 // cache (nvrtc_compiler.h), with errors naming the group. Kernels that differ only in names
 // compile once, as Inductor's wrapper defines one kernel for identical sources.
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -44,8 +45,12 @@ class EngineCompiler {
   // Compiles SOURCES not yet compiled (one of each key) on up to hardware_concurrency threads, so
   // that the executable's build (which compiles one kernel at a time, in step order) finds them
   // ready: a 48-layer model has thousands of kernels and variants, each tens of ms of NVRTC. A
-  // source that fails is left for compile() to report with its group.
-  void precompile(const std::vector<const std::string*>& sources) const;
+  // source that fails is left for compile() to report with its group. PROGRESS, where given, is
+  // told how many are compiled every PROGRESS_EVERY seconds while they compile, and at the end
+  // (max-autotune's thousands of variants take a minute: the run says it is working).
+  void precompile(const std::vector<const std::string*>& sources,
+                  const std::function<void(const std::string&)>& progress = {},
+                  double progress_every = 5.0) const;
 
   // Sources compiled and kernels shared so far (a progress line's figures).
   std::size_t compiled() const;
