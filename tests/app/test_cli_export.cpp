@@ -56,6 +56,20 @@ TEST_CASE("export --format dot, svg and png of the residual MLP", "[cli][export]
   for (const auto& f : {dot, svg, png}) std::filesystem::remove(f);
 }
 
+TEST_CASE("export says it lays out a training step's thousands of nodes, and how long it took",
+          "[cli][export]") {
+  const std::string svg = export_scratch("resnet50_train.svg");
+  const auto r = export_to(test::sample("corpus/tv_resnet50_train"), "--format svg", svg);
+  if (r.output.find("built without Graphviz") != std::string::npos) return;
+  REQUIRE(r.status == 0);
+  // The forward and backward graphs, 4,412 nodes in all.
+  CHECK_THAT(r.output,
+             Catch::Contains("fxscope: laying out 4412 nodes with Graphviz dot for the svg\n"));
+  CHECK_THAT(r.output, Catch::Contains("fxscope: laid out in "));
+  CHECK(slurp(svg).starts_with("<?xml"));
+  std::filesystem::remove(svg);
+}
+
 TEST_CASE("export --format json reloads: the CLI draws the exported file again", "[cli][export]") {
   const std::string json = export_scratch("breaks.json");
   REQUIRE(export_to(test::sample("graph_breaks"), "--format json --unit 0/0", json).status == 0);
