@@ -208,10 +208,7 @@ std::vector<int> drawn_owners(const fusion::FusionPlan& plan, std::size_t size) 
   const auto claim = [&](auto&& takes) {
     for (std::size_t k = 0; k < plan.groups.size(); ++k) {
       if (!takes(plan.groups[k])) continue;
-      // A layout copy of a graph input names no node (Inductor makes it while lowering the
-      // input): it draws the input it copies, which no other kernel computes.
-      const fusion::KernelGroup& g = plan.groups[k];
-      for (const graph::NodeId id : g.nodes.empty() ? g.read_inputs : g.nodes) {
+      for (const graph::NodeId id : plan.groups[k].drawn_nodes()) {
         if (id < size && owner[id] < 0) owner[id] = int(k);
       }
     }

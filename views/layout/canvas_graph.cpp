@@ -73,13 +73,20 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   std::vector<std::pair<std::size_t, CanvasGroup>> owning_nothing;
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
-    if (fusion::is_layout_copy(group)) continue;  // drawn below, with what it copies for
+    // A layout copy is drawn below, with what it copies for; one of a graph input, which names
+    // no node, here on the ATen graph, as a cluster of its own around the input
+    // (exporting::drawn_owners).
+    const bool copy = fusion::is_layout_copy(group);
+    if (copy && (!group.nodes.empty() || to_dynamo != nullptr)) continue;
     CanvasGroup shown{
         group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0,
         {},         {},         1,
         {},         {g},        {group.name}};
+    if (copy) shown.layout_copies.push_back(group.name);
     for (graph::NodeId id : group.nodes) {
       if (id < post_grad.size()) shown.aten_nodes.push_back(post_grad.node(id).name);
+    }
+    for (graph::NodeId id : group.drawn_nodes()) {
       if (id >= owner.size() || owner[id] != int(g)) continue;
       if (to_dynamo == nullptr) {
         if (id < out.group_of.size() && out.group_of[id] < 0) shown.nodes.push_back(id);
@@ -124,25 +131,7 @@ void assign_groups(CanvasGraph& out, const fusion::FusionPlan& plan, const cost:
   for (std::size_t g = 0; g < plan.groups.size(); ++g) {
     const fusion::KernelGroup& group = plan.groups[g];
     if (!fusion::is_layout_copy(group)) continue;
-    if (group.nodes.empty()) {
-      // A copy of a graph input names no node (Inductor makes it while lowering the input): a
-      // cluster of its own around the input it copies, as exporting::drawn_owners draws it.
-      CanvasGroup shown{
-          group.name, group.kind, g < cost.kernels.size() ? cost.kernels[g].total_us : 0.0,
-          {},         {},         1,
-          {},         {g},        {group.name}};
-      shown.layout_copies.push_back(group.name);
-      for (graph::NodeId id : group.read_inputs) {
-        if (to_dynamo == nullptr && id < out.group_of.size() && out.group_of[id] < 0 &&
-            id < owner.size() && owner[id] == int(g)) {
-          shown.nodes.push_back(id);
-        }
-      }
-      if (shown.nodes.empty()) continue;
-      for (graph::NodeId member : shown.nodes) out.group_of[member] = int(out.groups.size());
-      out.groups.push_back(std::move(shown));
-      continue;
-    }
+    if (group.nodes.empty()) continue;     // a copy of a graph input: a cluster of its own, above
     std::vector<graph::NodeId> consumers;  // the convolution or attention call among its origins
     for (graph::NodeId id : group.nodes) {
       if (id >= post_grad.size()) continue;

@@ -229,12 +229,18 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
            (ops::op_base_name(m.target) == "convert_element_type" ||
             ops::classify(m.target).lowering == ops::Lowering::view);
   };
+  // The digest of argument A's value, through the casts and views between it and the value
+  // that stores it; nullptr where A is no node or nothing stored is digested.
+  const auto digest_of = [&](std::size_t a) -> const ValueDigest* {
+    if (node.args.size() <= a || !node.args[a].is_node()) return nullptr;
+    graph::NodeId in = node.args[a].as_node();
+    while (stored(in) == nullptr && carries(graph.node(in))) in = graph.node(in).args[0].as_node();
+    return stored(in);
+  };
   if (carries(node)) {
     // A cast or a view of a sum holds the sum's elements: its terms are the sum's, through the
     // views between them that store nothing (BERT's bias gradient: a cast of a view of a sum).
-    graph::NodeId of = node.args[0].as_node();
-    while (stored(of) == nullptr && carries(graph.node(of))) of = graph.node(of).args[0].as_node();
-    const ValueDigest* sum = stored(of);
+    const ValueDigest* sum = digest_of(0);
     return sum != nullptr && sum->numel == numel ? sum->terms_abs_sum : 0;
   }
   if ((op == "index_put" || op == "index_put_") && accumulates(node)) {
@@ -244,11 +250,7 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
     // terms where it is a sum.
     double total = 0;
     for (const std::size_t a : {std::size_t{0}, std::size_t{2}}) {
-      if (node.args.size() <= a || !node.args[a].is_node()) continue;
-      graph::NodeId in = node.args[a].as_node();
-      while (stored(in) == nullptr && carries(graph.node(in)))
-        in = graph.node(in).args[0].as_node();
-      if (const ValueDigest* d = stored(in)) total += std::max(d->abs_sum, d->terms_abs_sum);
+      if (const ValueDigest* d = digest_of(a)) total += std::max(d->abs_sum, d->terms_abs_sum);
     }
     return total;
   }
@@ -261,10 +263,7 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
     bool of_sums = false;
     for (const std::size_t a : {std::size_t{0}, std::size_t{1}}) {
       if (node.args.size() <= a || !node.args[a].is_node()) continue;
-      graph::NodeId in = node.args[a].as_node();
-      while (stored(in) == nullptr && carries(graph.node(in)))
-        in = graph.node(in).args[0].as_node();
-      const ValueDigest* d = stored(in);
+      const ValueDigest* d = digest_of(a);
       if (d == nullptr || d->numel != numel) return 0;
       of_sums = of_sums || d->terms_abs_sum > 0;
       total += std::max(d->abs_sum, d->terms_abs_sum);
@@ -273,12 +272,9 @@ double terms_abs_sum(const graph::Graph& graph, graph::NodeId n, std::int64_t nu
   }
   if (op != "sum" && op != "mean") return 0;
   // The terms: the input, through the casts and views between it and a stored value.
-  graph::NodeId in = node.args[0].as_node();
-  while (stored(in) == nullptr) {
-    if (!carries(graph.node(in))) return 0;
-    in = graph.node(in).args[0].as_node();
-  }
-  const ValueDigest& terms = *stored(in);
+  const ValueDigest* input = digest_of(0);
+  if (input == nullptr) return 0;
+  const ValueDigest& terms = *input;
   if (terms.numel == 0 || numel == 0) return 0;
   // A mean divides each output's sum by the elements it averages.
   return op == "mean"

@@ -63,6 +63,12 @@ struct KernelGroup {
   const std::vector<graph::NodeId>& input_key() const {
     return stored_inputs.empty() ? read_inputs : stored_inputs;
   }
+  // The nodes a drawing puts in its cluster, where no other kernel claims them: its own, or for a
+  // copy of a graph input that names none (Inductor makes it while lowering the input), the
+  // input it copies.
+  const std::vector<graph::NodeId>& drawn_nodes() const {
+    return nodes.empty() ? read_inputs : nodes;
+  }
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;
