@@ -327,6 +327,10 @@ class Lowerer {
   // constant for each scalar operand, and for a pointwise cat the index tests and masked loads
   // of lowering.pointwise_cat. CONSTANTS: the scalars already named in this inner function.
   std::size_t node_ops(NodeId i, std::set<std::string>& constants) const;
+  // The ops of lowering.slice_scatter's or select_scatter's inner function at COORDS: the
+  // position along the dim, its tests against the slice's bounds, the masked load and the
+  // where; NAMED: the ops and constants already named in this inner function.
+  std::size_t scatter_mask_ops(NodeId v, const Coords& coords, std::set<std::string>& named) const;
 
   // The buffers an unrealized value loads, found by walking through inlined producers once.
   void add_reads(NodeId root, std::vector<std::int64_t>& reads);

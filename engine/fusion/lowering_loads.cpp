@@ -268,7 +268,83 @@ std::size_t Lowerer::value_number(NodeId v, const Coords& coords, ValueNumbering
     key += " " + std::to_string(value_number(in.value, in.coords, state, false));
     state.indirect_salt = salt;
   }
-  return name(std::move(key), node_ops(v, state.constants));
+  const std::size_t ops = ops::op_base_name(node.target).ends_with("_scatter")
+                              ? scatter_mask_ops(v, coords, state.constants)
+                              : node_ops(v, state.constants);
+  return name(std::move(key), ops);
+}
+
+std::size_t Lowerer::scatter_mask_ops(NodeId v, const Coords& coords,
+                                      std::set<std::string>& named) const {
+  const graph::Node& node = g_.node(v);
+  const std::string_view base = ops::op_base_name(node.target);
+  const std::vector<std::int64_t>& sizes = model_.sizes(v);
+  const auto rank = static_cast<std::int64_t>(sizes.size());
+  const auto int_at = [&](std::size_t k, std::int64_t fallback) {
+    return node.args.size() > k && node.args[k].kind() == graph::Argument::Kind::integer
+               ? node.args[k].as_int()
+               : fallback;
+  };
+  std::int64_t dim = int_at(2, 0);
+  if (dim < 0) dim += rank;
+  if ((base != "slice_scatter" && base != "select_scatter") || dim < 0 || dim >= rank ||
+      coords.size() != sizes.size()) {
+    return node_ops(v, named);
+  }
+  const std::int64_t dim_size = sizes[static_cast<std::size_t>(dim)];
+  // OpCounterCSE names an op by its text: a test of the same index against the same bound, made
+  // by two scatters into one buffer, is one name. A name fresh here is one op.
+  const std::string at = position_key(Coords{coords[static_cast<std::size_t>(dim)]});
+  std::size_t n = 0;
+  const auto op = [&](const std::string& text) {
+    if (named.insert(text).second) ++n;
+    return text;
+  };
+  // A value of another dtype is cast to self's first (to_dtype).
+  const std::optional<NodeId> src = arg_node(v, 1);
+  if (src && node.meta && g_.node(*src).meta && g_.node(*src).meta->dtype != node.meta->dtype) {
+    ++n;
+  }
+  if (base == "select_scatter") {
+    // lowering.select_scatter: where(eq(index_expr(idx[dim]), index_expr(index)), src, self),
+    // both index_exprs int32.
+    std::int64_t index = int_at(3, 0);
+    if (index < 0) index += dim_size;
+    const std::string pos = op("index_expr i32" + at);
+    const std::string bound = op("index_expr i32 " + std::to_string(index));
+    op("eq " + pos + " " + bound);
+    return n + 1;
+  }
+  // lowering.slice_scatter: a slice of the whole dim is src itself; otherwise the position
+  // (index_expr int64) tested against each bound the slice has (ge start, lt end, and the
+  // remainder by the step eq 0), the tests and-ed, src loaded under the mask (masked: its other
+  // value is a Python scalar, no op), and a where of the mask, that load and self.
+  std::int64_t start = int_at(3, 0);
+  std::int64_t end = int_at(4, dim_size);
+  const std::int64_t step = int_at(5, 1);
+  if (start < 0) start += dim_size;
+  if (end < 0) end += dim_size;
+  start = std::clamp<std::int64_t>(start, 0, dim_size);
+  end = std::clamp<std::int64_t>(end, start, dim_size);
+  if (start == 0 && end == dim_size && step == 1) return 0;
+  const std::string pos = op("index_expr i64" + at);
+  std::vector<std::string> tests;
+  if (start != 0) {
+    tests.push_back(op("ge " + pos + " " + op("index_expr i64 " + std::to_string(start))));
+  }
+  if (end != dim_size) {
+    tests.push_back(op("lt " + pos + " " + op("index_expr i64 " + std::to_string(end))));
+  }
+  if (step != 1) {
+    const std::string rem =
+        op("index_expr mod" + at + " " + std::to_string(start) + " " + std::to_string(step));
+    const std::string zero = op(std::to_string(static_cast<int>(graph::Argument::Kind::integer)) +
+                                graph::Argument::integer(0).to_string());
+    tests.push_back(op("eq " + rem + " " + zero));
+  }
+  std::string mask = tests.front();
+  for (std::size_t k = 1; k < tests.size(); ++k) mask = op("and " + mask + " " + tests[k]);
+  return n + 2;  // the masked load and the where
 }
 
 bool Lowerer::welford_variance(NodeId i) const {

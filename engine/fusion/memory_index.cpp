@@ -572,8 +572,19 @@ std::vector<ValueLoad> IndexModel::injective_loads(NodeId n, const Coords& out) 
       std::int64_t start = 0;
       if (node.args.size() > 3 && is_int(node.args[3])) start = node.args[3].as_int();
       if (start < 0) start += sizes_[n][static_cast<std::size_t>(dim)];
-      if (int_arg(n, 5).value_or(1) != 1) {
-        c = opaque_coords(sizes_[*src].size());
+      const std::int64_t step = int_arg(n, 5).value_or(1);
+      IndexExpr& at = c[static_cast<std::size_t>(dim)];
+      if (step != 1) {
+        // lowering.slice_scatter loads src at FloorDiv(idx - start, step) where the mask holds
+        // (idx = start + k * step): with start below the step that is idx's digits above the
+        // step, when they line up with it; elsewhere the load is masked off.
+        const std::int64_t src_size =
+            sizes_[*src].size() == rank ? sizes_[*src][static_cast<std::size_t>(dim)] : 0;
+        if (at.opaque || at.offset != 0 || start < 0 || start >= step || src_size <= 0) {
+          c = opaque_coords(sizes_[*src].size());
+        } else {
+          at = extract(at, step, src_size);
+        }
       } else {
         c[static_cast<std::size_t>(dim)].offset -= start;
       }

@@ -92,6 +92,11 @@ CAPTURES = [
        seconds=240, about="ViT-B/16 (12 layers, 768 wide), backward"),
     tv("tv_swin_t_train_bf16", "swin_t", dtype=BF16, training=True, optimizer="adamw",
        seconds=300, about="shifted windows' backward"),
+    tv("tv_fcn_resnet50", "fcn_resnet50", seconds=150,
+       about="segmentation: dilated convolutions, bilinear upsampling"),
+    tv("tv_fcn_resnet50_train_bf16", "fcn_resnet50", dtype=BF16, training=True,
+       channels_last=True, optimizer="sgd", seconds=240,
+       about="bf16 channels-last training step through dilated convolutions"),
     # transformers
     hf("hf_gpt2_train", "gpt2", training=True, optimizer="adamw", seconds=100,
        about="GPT-2 (2 layers, 256 wide), backward"),

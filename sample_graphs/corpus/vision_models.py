@@ -51,6 +51,12 @@ def lraspp(dev):
     return model, lambda shape: images(dev, shape), [(2, 256)]
 
 
+def fcn(dev):
+    """FCN-ResNet50: a ResNet-50 with dilated layer3/layer4 (stride 8), a bilinear upsampling."""
+    model = segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False)
+    return model, lambda shape: images(dev, shape), [(2, 256)]
+
+
 def ssdlite(dev):
     """SSDlite detection: a list of images in, boxes out (NMS and top-k in its post-processing)."""
     model = detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
@@ -96,5 +102,6 @@ BUILDERS = {
     "alexnet": classifier("alexnet"),
     "lraspp_mobilenet_v3_large": lraspp,
     "ssdlite320_mobilenet_v3_large": ssdlite,
+    "fcn_resnet50": fcn,
     "r3d_18": r3d,
 }
