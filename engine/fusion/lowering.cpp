@@ -98,10 +98,7 @@ LoweredGraph Lowerer::run() {
       layout_fixed_[i] = true;
       continue;
     }
-    if (!ops::find_op(node.target) && !foreach_pointwise(node.target) &&
-        !lowered_higher_order(node.target)) {
-      ++unknown_[node.target];
-    }
+    if (!modelled_op(node)) ++unknown_[node.target];
     lower(i);
     realize_for_as_strided(i);
     // GraphLowering.run_node fixes a graph output's strides as it is lowered, which puts it in

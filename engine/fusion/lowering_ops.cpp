@@ -140,6 +140,23 @@ bool lowers_to_nothing(std::string_view target) {
   return ops::op_base_name(target) == "_assert_scalar";
 }
 
+bool modelled_by_name(std::string_view target) {
+  static const std::set<std::string_view> kModelled = {"aten.index_put_",
+                                                       "aten._assert_scalar",
+                                                       "aten.sym_constrain_range",
+                                                       "aten.sym_constrain_range_for_size",
+                                                       "aten._thnn_fused_lstm_cell",
+                                                       "aten._thnn_fused_lstm_cell_backward_impl",
+                                                       "aten.histc",
+                                                       "transformers.grouped_mm_fallback"};
+  return kModelled.count(ops::op_key(target)) > 0;
+}
+
+bool modelled_op(const graph::Node& node) {
+  return ops::find_op(node.target) || foreach_pointwise(node.target) ||
+         lowered_higher_order(node.target) || modelled_by_name(node.target) || host_scalar_op(node);
+}
+
 bool window_needs_realized_inputs(std::string_view target) {
   static const std::set<std::string_view> kWindows = {"avg_pool2d",
                                                       "avg_pool2d_backward",

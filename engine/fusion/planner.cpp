@@ -413,7 +413,7 @@ FusionPlan plan(const graph::Graph& graph, Mode mode, const PlanOptions& options
   std::map<std::string, std::size_t> unknown;
   if (mode == Mode::eager) {
     for (const graph::Node& node : graph.nodes()) {
-      if (node.is_op() && !ops::find_op(node.target) && !runs_subgraphs(node.target)) {
+      if (node.is_op() && !modelled_op(node)) {
         ++unknown[node.target];
       }
     }

@@ -133,6 +133,17 @@ bool host_scalar_op(const graph::Node& node);
 // runtime assert is an AssertScalar written in the wrapper, no kernel).
 bool lowers_to_nothing(std::string_view target);
 
+// Whether an op of TARGET, though not in the op table, is one fxscope models by name: an
+// in-place index_put_ (lowering.index_put_, a Scatter), a runtime check of an unbacked size, and
+// the fallbacks its runtime generates kernels for (the fused LSTM cell and its backward, histc,
+// transformers' grouped_mm_fallback). Such an op is no "unknown op".
+bool modelled_by_name(std::string_view target);
+
+// Whether fxscope models NODE's op: in the op table, a foreach op, a higher-order op it lowers,
+// one it models by name, or a scalar the host computes. What it does not model is planned as an
+// opaque kernel of its own and noted as an unknown op.
+bool modelled_op(const graph::Node& node);
+
 // Whether an op of TARGET that Inductor lowers as a Pointwise over a window is in lowering.py's
 // needs_realized_inputs (add_needs_realized_inputs: the pooling ops, their backwards and nearest
 // upsampling), so that a reused value it reads gets GraphLowering.run_node's realize_hint.
