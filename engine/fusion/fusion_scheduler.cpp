@@ -103,6 +103,13 @@ class Fuser {
     for (int round = 0; round < options_.fusion_rounds; ++round) {
       if (!fuse_once()) break;
     }
+    // Scheduler.fuse_nodes: loops are reordered to share data only in one more round once the
+    // others fuse nothing more (is_reorder_round, under loop_ordering_after_fusion), so a
+    // pointwise node that a reduction takes as its epilogue first keeps the reduction's loops.
+    if (options_.memory_deps) {
+      reorder_round_ = true;
+      fuse_once();
+    }
     std::vector<std::vector<std::size_t>> out;
     for (const Group& g : groups_) {
       if (g.alive) out.push_back(g.members);
@@ -125,14 +132,19 @@ class Fuser {
         }
       }
     }
+    // get_possible_fusions checks the pairs buffer by buffer (checking one may reorder loops,
+    // which later checks see): each pair once, where it first comes up.
     std::map<std::pair<std::size_t, std::size_t>, std::int64_t> candidates;
+    std::vector<std::pair<std::size_t, std::size_t>> checked;
     for (auto& [buffer, list] : by_buffer) {
       std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
         return groups_[a].members.front() < groups_[b].members.front();
       });
       for (std::size_t x = 0; x < list.size(); ++x) {
         const std::size_t end = std::min(list.size(), x + 1 + options_.max_group_nodes);
-        for (std::size_t y = x + 1; y < end; ++y) ++candidates[{list[x], list[y]}];
+        for (std::size_t y = x + 1; y < end; ++y) {
+          if (candidates[{list[x], list[y]}]++ == 0) checked.emplace_back(list[x], list[y]);
+        }
       }
     }
     struct Ranked {
@@ -141,7 +153,8 @@ class Fuser {
     };
     std::vector<Ranked> pairs;
     pairs.reserve(candidates.size());
-    for (const auto& [pair, count] : candidates) {
+    for (const auto& pair : checked) {
+      const std::int64_t count = candidates[pair];
       if (!options_.memory_deps) {
         // Without addresses: the pairs sharing most buffers first, then the closest.
         const auto x = static_cast<std::int64_t>(groups_[pair.first].members.front());
@@ -203,7 +216,7 @@ class Fuser {
     // Scheduler.can_fuse: too few shared bytes first try a loop reordering; the threshold then
     // bars horizontal fusions only (InductorChoices.can_fuse_horizontal).
     std::int64_t shared = options_.memory_deps ? shared_bytes(ga, gb) : 0;
-    if (options_.memory_deps && shared < options_.score_fusion_memory_threshold) {
+    if (options_.memory_deps && reorder_round_ && shared < options_.score_fusion_memory_threshold) {
       shared = std::max(shared, reorder_to_share(a, b));
     }
     const bool a_to_b = depends(a, b);
@@ -215,6 +228,15 @@ class Fuser {
     if (options_.memory_deps && a_to_b && !reads_match_writes(ga, gb)) return false;
     if (options_.memory_deps && b_to_a && !reads_match_writes(gb, ga)) return false;
     if (!a_to_b && !b_to_a && span(ga, gb) > options_.horizontal_window) return false;
+    if (options_.memory_deps && ga.reduction != gb.reduction && !ga.template_gemm &&
+        !gb.template_gemm) {
+      const Group& red = ga.reduction ? ga : gb;
+      const Group& pw = ga.reduction ? gb : ga;
+      if (pw.numel == red.numel * red.rnumel &&
+          detail::tiling_prevents_reduction_fusion(pw.read_deps, pw.write_deps, red.rnumel)) {
+        return false;
+      }
+    }
     if (options_.memory_deps && !ga.reduction && !gb.reduction && !ga.template_gemm &&
         !gb.template_gemm && ga.foreach_lists.empty() && gb.foreach_lists.empty() &&
         detail::tiling_prevents_pointwise_fusion(ga.read_deps, ga.write_deps, gb.read_deps,
@@ -555,6 +577,7 @@ class Fuser {
   const PlanOptions& options_;
   std::vector<Group> groups_;
   std::vector<std::vector<std::size_t>> succs_;
+  bool reorder_round_ = false;  // the last round, the only one that reorders loops
   std::vector<std::vector<std::size_t>> weak_preds_;  // per node: the nodes its WeakDeps name
   // The deps of the group whose loops the pair being checked reordered, as they were.
   struct Undo {

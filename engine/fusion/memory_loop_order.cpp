@@ -93,8 +93,11 @@ bool same_stride_order(const MemoryDep& a, const MemoryDep& b) {
 }
 
 std::vector<std::int64_t> loop_sizes(const MemoryDep& d) {
+  // SizeVarAllocator._simplify_loops merges any two loops whose strides chain, not only
+  // neighbours: a row index broadcast along a middle dim (a layer norm's mean read by its
+  // output, n and h*w around c) merges its outer and inner loops.
   std::vector<std::int64_t> out;
-  for (const IndexTerm& t : d.terms) out.push_back(t.radix);
+  for (const auto& [radix, mult] : by_stride(d)) out.push_back(radix);
   return out;
 }
 

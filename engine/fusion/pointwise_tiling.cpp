@@ -42,4 +42,11 @@ bool tiling_prevents_pointwise_fusion(const std::vector<MemoryDep>& reads1,
   return (t1 != 0 ? t1 : t2) != t3;
 }
 
+bool tiling_prevents_reduction_fusion(const std::vector<MemoryDep>& reads,
+                                      const std::vector<MemoryDep>& writes, std::int64_t rnumel) {
+  if (rnumel <= 1) return false;
+  const std::int64_t t = pointwise_tiling({&reads, &writes});
+  return t != 0 && t != rnumel;
+}
+
 }  // namespace fxscope::fusion::detail

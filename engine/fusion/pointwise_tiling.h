@@ -20,4 +20,12 @@ bool tiling_prevents_pointwise_fusion(const std::vector<MemoryDep>& reads1,
                                       const std::vector<MemoryDep>& reads2,
                                       const std::vector<MemoryDep>& writes2);
 
+// SIMDScheduling.can_fuse for a pointwise kernel running inside a reduction's loop (numel x
+// rnumel: a prologue or an epilogue), given by its loads and stores
+// (config.triton.tiling_prevents_reduction_fusion): its own tiling must be 1-D or the
+// reduction's rows by RNUMEL; a 2-D tiling cut elsewhere (a copy to channels-last) keeps it a
+// kernel of its own.
+bool tiling_prevents_reduction_fusion(const std::vector<MemoryDep>& reads,
+                                      const std::vector<MemoryDep>& writes, std::int64_t rnumel);
+
 }  // namespace fxscope::fusion::detail

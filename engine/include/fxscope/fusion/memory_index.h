@@ -97,7 +97,8 @@ Coords reshape_coords(const Coords& out, const std::vector<std::int64_t>& out_si
 // takes the other's order. normalize_with_stride_order: whether A and B address the same
 // elements the same way once each one's loop digits are sorted by stride.
 bool same_stride_order(const MemoryDep& a, const MemoryDep& b);
-// The sizes of a dep's merged loops (MemoryDep.normalize().size).
+// The sizes of a dep's merged loops (MemoryDep.normalize().size): loops whose strides chain
+// merge, wherever they sit.
 std::vector<std::int64_t> loop_sizes(const MemoryDep& d);
 
 // A renaming of a kernel's loop digits: the digit at FROM (of RADIX) moves to place TO.

@@ -1,0 +1,63 @@
+// Inductor reorders a node's loops to share data with another only in one last fusion round,
+// after the others fuse nothing more (Scheduler.fuse_nodes, is_reorder_round). A transformer's
+// layer norm backward over a transposed gradient (nn.MultiheadAttention's batch-first
+// transpose) stores its input gradient in the gradient's row order; the next block reads it
+// transposed. Reordered in every round, that pointwise node first fused with the bf16 cast the
+// next GEMM reads and was lost to its own reduction; in the last round only, the reduction
+// takes it as its epilogue first, as Inductor's kernels have it.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "corpus_log.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/ops/op_registry.h"
+
+using namespace fxscope;
+
+namespace {
+
+struct LayerNormBackwards {
+  int kernels = 0;
+  int exact = 0;
+};
+
+// Inductor's layer norm backward kernels of LOG that recompute no forward statistics.
+LayerNormBackwards layer_norm_backwards(const std::string& log_name) {
+  LayerNormBackwards out;
+  const auto log = test::corpus_log(log_name);
+  if (!log) return out;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        if (theirs.name.find("native_layer_norm_backward") == std::string::npos) continue;
+        const bool recomputes =
+            std::any_of(theirs.nodes.begin(), theirs.nodes.end(), [&](graph::NodeId id) {
+              return ops::op_base_name(f.post_grad.node(id).target).starts_with("var_mean");
+            });
+        if (recomputes) continue;
+        ++out.kernels;
+        const bool exact =
+            std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
+                        [&](const fusion::KernelGroup& k) { return k.nodes == theirs.nodes; });
+        INFO(log_name << ": " << theirs.name);
+        CHECK(exact);
+        out.exact += exact ? 1 : 0;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a layer norm backward takes its input gradient as its epilogue (ViT training)",
+          "[fusion]") {
+  const LayerNormBackwards base = layer_norm_backwards("tv_vit_b_16_train_bf16");
+  const LayerNormBackwards small = layer_norm_backwards("tv_vit_small_train_bf16");
+  if (base.kernels == 0) return;  // corpus absent: warned
+  CHECK(base.kernels == 126);
+  CHECK(small.kernels == 46);
+}
