@@ -43,10 +43,7 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
     if (parsed) provenance = std::move(*parsed);
   }
   const bool aot_only = graphs.empty() || mode == Mode::eager;
-  if (aot_only) {
-    graphs.clear();
-    if (const trace::Artifact* aot = unit.aot_graph()) graphs.push_back(aot);
-  }
+  if (aot_only) graphs = unit.aot_graphs();
   for (std::size_t i = 0; i < graphs.size(); ++i) {
     GraphFusion fusion;
     fusion.where = where_of(*graphs[i]);

@@ -28,6 +28,20 @@ const Artifact* CompileUnit::aot_graph() const {
   return inference != nullptr ? inference : find(ArtifactKind::kAotForwardGraph);
 }
 
+std::vector<const Artifact*> CompileUnit::aot_graphs() const {
+  const auto aot = [](const Artifact& a) {
+    return a.kind == ArtifactKind::kAotInferenceGraph || a.kind == ArtifactKind::kAotForwardGraph ||
+           a.kind == ArtifactKind::kAotBackwardGraph;
+  };
+  bool in_final = false;
+  for (const auto& a : artifacts) in_final |= aot(a) && a.id.attempt == final_attempt;
+  std::vector<const Artifact*> found;
+  for (const auto& a : artifacts) {
+    if (aot(a) && (!in_final || a.id.attempt == final_attempt)) found.push_back(&a);
+  }
+  return found;
+}
+
 std::vector<TensorSizes> CompileUnit::dynamo_sizes() const {
   std::vector<TensorSizes> sizes;
   const Artifact* graph = dynamo_graph();

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fxscope/core/parallel_for.h"
+#include "fxscope/core/progress_every.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 
 namespace fxscope::gpu {
@@ -135,31 +136,14 @@ void EngineCompiler::precompile(const std::vector<const std::string*>& sources,
     }
   }
   if (todo.size() < 2) return;
-  using Clock = std::chrono::steady_clock;
-  const auto every =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(progress_every));
-  const auto start = Clock::now();
+  core::ProgressEvery said(progress, todo.size(), "kernels compiled", progress_every);
   std::atomic<std::size_t> done{0};
-  std::mutex said;  // one line at a time, from whichever thread passes the next mark
-  auto next_mark = start + every;
-  const auto line = [&](std::size_t n) {
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    char text[96];
-    std::snprintf(text, sizeof text, "%zu of %zu kernels compiled (%.0f s)", n, todo.size(),
-                  seconds);
-    progress(text);
-  };
   parallel_for(todo.size(), [&](std::size_t i) {
     auto built = compile(*todo[i], "precompile");
     static_cast<void>(built);  // a failure is compiled and reported again with its group
-    const std::size_t n = ++done;
-    if (!progress || n == todo.size()) return;
-    const std::lock_guard lock(said);
-    if (Clock::now() < next_mark) return;
-    line(n);
-    next_mark = Clock::now() + every;
+    said.done(++done);
   });
-  if (progress) line(todo.size());
+  said.finish();
 }
 
 std::size_t EngineCompiler::compiled() const {

@@ -56,23 +56,36 @@ ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
   return hints;
 }
 
-// The same seeded bytes for the I-th input of every graph of the unit; an integer input's range
-// is the tightest any graph indexes with it.
+// The same seeded bytes for an input of every graph of the unit: the place it holds among the
+// inputs of the graph with the most (eager's, which takes a frozen parameter as an argument
+// where a compiled graph reads it as a constant) seeds it; an integer input's range is the
+// tightest any graph indexes with it.
 std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
                                                 const std::vector<const graph::Graph*>& all,
                                                 const ops::SymbolHints& hints, std::uint64_t seed) {
+  const graph::Graph* reference = &g;
+  for (const graph::Graph* other : all) {
+    if (graph_inputs(*other).size() > graph_inputs(*reference).size()) reference = other;
+  }
+  const std::vector<std::size_t> slots = input_slots(g, *reference);
   const auto bound = [&](std::size_t i) {
     std::optional<std::int64_t> tightest;
     for (const graph::Graph* other : all) {
       const auto other_ids = graph_inputs(*other);
-      if (i >= other_ids.size()) continue;
-      if (const auto b = index_bound(*other, other_ids[i], hints)) {
-        tightest = tightest ? std::min(*tightest, *b) : *b;
+      const std::vector<std::size_t> other_slots = input_slots(*other, *reference);
+      for (std::size_t k = 0; k < other_ids.size(); ++k) {
+        if (other_slots[k] != slots[i]) continue;
+        if (const auto b = index_bound(*other, other_ids[k], hints)) {
+          tightest = tightest ? std::min(*tightest, *b) : *b;
+        }
       }
     }
     return tightest;
   };
-  return seeded_inputs(g, hints, seed * 1000003ull + 1, bound);
+  const std::uint64_t base = seed * 1000003ull + 1;
+  return seeded_inputs(g, hints, base, bound, [&](std::size_t i, const graph::TensorMeta& meta) {
+    return std::optional(random_tensor(meta, hints, base + slots[i] * 7919ull, bound(i)));
+  });
 }
 
 // Achieved bandwidth of the generated kernels (not GEMMs, convolutions or gathers), against the

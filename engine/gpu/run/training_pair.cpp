@@ -71,14 +71,56 @@ TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Grap
   return pair;
 }
 
+namespace {
+
+// The backward of the unit's first AOT forward graph (the module `run` takes): the first AOT
+// backward graph in log order.
+const trace::Artifact* first_aot_backward(const trace::CompileUnit& unit) {
+  for (const trace::Artifact* a : unit.aot_graphs()) {
+    if (a->kind == trace::ArtifactKind::kAotBackwardGraph) return a;
+  }
+  return nullptr;
+}
+
+// Whether two graphs take the same inputs: dtypes and sizes, in order, and with NAMED their names
+// (post-grad passes may rename a saved tensor).
+bool same_inputs(const graph::Graph& a, const graph::Graph& b, bool named) {
+  const auto x = graph_inputs(a);
+  const auto y = graph_inputs(b);
+  if (x.size() != y.size()) return false;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const graph::Node& p = a.node(x[k]);
+    const graph::Node& q = b.node(y[k]);
+    if ((named && p.name != q.name) || !p.meta != !q.meta) return false;
+    if (p.meta && (p.meta->dtype != q.meta->dtype || p.meta->sizes != q.meta->sizes)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<fusion::GraphFusion> backward_fusion(const trace::CompileUnit& unit,
                                                    fusion::Mode mode) {
   if (mode != fusion::Mode::eager) {
     auto graphs = fusion::fuse_unit(unit, mode);
     if (graphs.size() < 2) return std::nullopt;
+    // A unit split into several modules (DDP's buckets) compiles every module's forward before
+    // any backward, and the backwards in reverse: the one of the first module takes the inputs
+    // its AOT backward graph takes.
+    if (graphs.size() > 2) {
+      if (const auto eager = backward_fusion(unit, fusion::Mode::eager)) {
+        for (const bool named : {true, false}) {
+          for (std::size_t k = 1; k < graphs.size(); ++k) {
+            if (same_inputs(graphs[k].post_grad, eager->post_grad, named)) {
+              return std::move(graphs[k]);
+            }
+          }
+        }
+      }
+    }
     return std::move(graphs[1]);
   }
-  const trace::Artifact* aot = unit.find(trace::ArtifactKind::kAotBackwardGraph);
+  const trace::Artifact* aot = first_aot_backward(unit);
   if (aot == nullptr) return std::nullopt;
   fusion::GraphFusion f;
   f.where = "[" + aot->id.str() + "] " + aot->name + " line " + std::to_string(aot->line);

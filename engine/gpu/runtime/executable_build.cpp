@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "fxscope/core/progress_every.h"
 #include "fxscope/gpu/dense_copy.h"
 #include "fxscope/gpu/memory_plan.h"
 #include "gemm/gemm_conv_runner.h"
@@ -697,7 +698,11 @@ struct Executable::Builder {
       }
     }
     std::set<std::size_t> failed_groups;
+    // max-autotune times every variant of every step here: minutes on a large training step.
+    std::optional<core::ProgressEvery> tuning;
+    if (options.tune) tuning.emplace(options.progress, planned.steps.size(), "steps tuned");
     for (std::size_t i = 0; i < planned.steps.size(); ++i) {
+      if (tuning) tuning->done(i);
       StepPlan& s = planned.steps[i];
       const std::string where = "group " + std::to_string(s.group) + " " + s.group_name;
       bool absorbed = false;  // this kernel runs in the previous GEMM's epilogue
@@ -732,6 +737,7 @@ struct Executable::Builder {
         planned.skipped.push_back({s.group, s.group_name, s.group_ops, failure});
       }
     }
+    if (tuning) tuning->finish();
     planned.steps = std::move(built);
     if (conv_workspace_bytes > 0) {
       auto ws = im.allocate(conv_workspace_bytes, "the cuDNN workspace");

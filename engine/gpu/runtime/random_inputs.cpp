@@ -91,6 +91,46 @@ std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph) {
   return out;
 }
 
+std::vector<std::size_t> input_slots(const graph::Graph& graph, const graph::Graph& reference) {
+  const std::vector<graph::NodeId> ids = graph_inputs(graph);
+  const std::vector<graph::NodeId> ref = graph_inputs(reference);
+  std::vector<std::size_t> slots(ids.size(), ref.size());
+  std::vector<bool> taken(ref.size(), false);
+  std::vector<bool> named(ids.size(), false);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    for (std::size_t r = 0; r < ref.size(); ++r) {
+      if (taken[r] || reference.node(ref[r]).name != graph.node(ids[i]).name) continue;
+      slots[i] = r;
+      taken[r] = named[i] = true;
+      break;
+    }
+  }
+  const auto same_kind = [&](graph::NodeId a, graph::NodeId b) {
+    const auto& x = graph.node(a).meta;
+    const auto& y = reference.node(b).meta;
+    if (!x || !y || x->dtype != y->dtype || x->sizes.size() != y->sizes.size()) return false;
+    for (std::size_t d = 0; d < x->sizes.size(); ++d) {
+      if (x->sizes[d].to_string() != y->sizes[d].to_string()) return false;
+    }
+    return true;
+  };
+  std::size_t next_ref = 0;
+  std::size_t fresh = ref.size();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (named[i]) continue;
+    std::size_t r = next_ref;
+    while (r < ref.size() && (taken[r] || !same_kind(ids[i], ref[r]))) ++r;
+    if (r < ref.size()) {
+      slots[i] = r;
+      taken[r] = true;
+      next_ref = r + 1;
+    } else {
+      slots[i] = fresh++;
+    }
+  }
+  return slots;
+}
+
 std::vector<graph::NodeId> output_nodes(const graph::Graph& g) {
   std::vector<graph::NodeId> out;
   for (const graph::Node& n : g.nodes()) {

@@ -27,7 +27,8 @@ struct GraphFusion {
 
 // Plans every post-grad graph of UNIT in MODE, pairing the N-th post-grad graph with the N-th
 // output code. Symbol hints come from the unit's create_symbol records unless OPTIONS has them.
-// A unit without a post-grad graph gives one entry planning its AOT graph, with a warning.
+// Eager plans the unit's AOT graphs instead (trace::CompileUnit::aot_graphs: forward, and
+// backward in training), as does a unit without a post-grad graph, with a warning.
 std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
                                    const PlanOptions& options = {});
 

@@ -19,6 +19,11 @@ namespace fxscope::gpu {
 // it reads with get_attr (the log holds no values for either, so both take random values); a
 // get_attr of one of the graph's subgraphs is code, not an input.
 std::vector<graph::NodeId> graph_inputs(const graph::Graph& graph);
+// For each input of GRAPH, the place among REFERENCE's inputs that holds the same value, so that
+// the two are fed the same bytes: the input of the same name, else (a parameter frozen into a
+// constant: Inductor's freezing, AOTInductor) the next of REFERENCE's inputs left unnamed of the
+// same shape and dtype, in order; an input with neither gets a place past REFERENCE's.
+std::vector<std::size_t> input_slots(const graph::Graph& graph, const graph::Graph& reference);
 // The nodes the graph returns, in its output's order (a node returned twice is listed twice).
 std::vector<graph::NodeId> output_nodes(const graph::Graph& graph);
 

@@ -89,6 +89,11 @@ struct CompileUnit {
   const Artifact* guards() const { return find(ArtifactKind::kGuards); }
   // aot_inference_graph, else aot_forward_graph.
   const Artifact* aot_graph() const;
+  // Every AOT graph of the final attempt in log order: the inference or forward graph of each
+  // module AOT compiled (a DDP-split unit compiles one per bucket), each followed by its
+  // backward graph in training. Eager runs these, one op a kernel, where Inductor runs the
+  // post-grad graphs.
+  std::vector<const Artifact*> aot_graphs() const;
   // The Dynamo graph's sizes map, read from its envelope; empty when absent.
   std::vector<TensorSizes> dynamo_sizes() const;
   bool failed() const { return metrics && metrics->failed(); }

@@ -68,3 +68,51 @@ TEST_CASE("an inference unit has no backward", "[gpu]") {
   CHECK(!gpu::backward_fusion(log->units().front(), fusion::Mode::eager));
   CHECK(!gpu::backward_fusion(log->units().front(), fusion::Mode::default_mode));
 }
+
+TEST_CASE("a DDP-split unit runs one bucket's forward and backward in every mode", "[gpu]") {
+  // DDPOptimizer compiles one module per bucket in one compile unit: every forward first, then
+  // the backwards in reverse. Eager and the compiled modes run the first bucket's forward and
+  // that bucket's backward, so that their outputs compare.
+  auto log = trace::read_trace(test::sample("ranks_ddp"));
+  REQUIRE(log);
+  const trace::CompileUnit* unit = nullptr;
+  for (const auto& u : log->units()) {
+    if (u.find_all(trace::ArtifactKind::kAotForwardGraph).size() > 1) unit = &u;
+  }
+  REQUIRE(unit != nullptr);
+  const auto eager = fusion::fuse_unit(*unit, fusion::Mode::eager);
+  const auto compiled = fusion::fuse_unit(*unit, fusion::Mode::default_mode);
+  // Eager plans every bucket's AOT forward and backward, as the compiled modes plan every
+  // post-grad graph.
+  CHECK(eager.size() == unit->aot_graphs().size());
+  CHECK(eager.size() >= compiled.size());
+  REQUIRE((!eager.empty() && !compiled.empty()));
+  CHECK(gpu::output_nodes(eager.front().post_grad).size() ==
+        gpu::output_nodes(compiled.front().post_grad).size());
+  const auto eager_backward = gpu::backward_fusion(*unit, fusion::Mode::eager);
+  const auto compiled_backward = gpu::backward_fusion(*unit, fusion::Mode::default_mode);
+  REQUIRE((eager_backward && compiled_backward));
+  for (const auto* f : {&eager.front(), &compiled.front()}) {
+    for (const auto* b : {&*eager_backward, &*compiled_backward}) {
+      const auto pair = gpu::pair_training_graphs(f->post_grad, b->post_grad, f->hints);
+      CHECK(pair.unmatched.empty());
+      CHECK(pair.saved > 0);
+    }
+  }
+  CHECK(gpu::output_nodes(eager_backward->post_grad).size() ==
+        gpu::output_nodes(compiled_backward->post_grad).size());
+}
+
+TEST_CASE("eager plans a training unit's backward beside its forward", "[gpu]") {
+  auto log = trace::read_trace(test::sample("residual_mlp_train"));
+  REQUIRE(log);
+  for (const auto& unit : log->units()) {
+    if (unit.find(trace::ArtifactKind::kAotBackwardGraph) == nullptr) continue;
+    const auto eager = fusion::fuse_unit(unit, fusion::Mode::eager);
+    const auto compiled = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+    CHECK(eager.size() == 2);
+    CHECK(eager.size() == compiled.size());
+    REQUIRE(eager.size() == 2);
+    CHECK(eager[1].where.find("aot_backward_graph") != std::string::npos);
+  }
+}

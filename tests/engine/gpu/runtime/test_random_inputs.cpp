@@ -171,3 +171,36 @@ TEST_CASE("corpus: integer inputs that index stay inside the indexed dimension",
   }
   CHECK(checked >= 20);
 }
+
+TEST_CASE("a parameter frozen into a constant is fed what eager's argument is", "[gpu]") {
+  // AOTInductor freezes the module's parameters: eager's graph takes the convolution's weight as
+  // arg0_1, the compiled graph reads it as the constant conv_weight. Both must hold the same
+  // bytes, or every compiled mode differs from eager from its first convolution on.
+  const auto eager = test::sample_fusion("aoti_provenance", fusion::Mode::eager);
+  const auto compiled = test::sample_fusion("aoti_provenance", fusion::Mode::default_mode);
+  const auto eager_ids = gpu::graph_inputs(eager.post_grad);
+  const auto ids = gpu::graph_inputs(compiled.post_grad);
+  const auto slots = gpu::input_slots(compiled.post_grad, eager.post_grad);
+  REQUIRE(slots.size() == ids.size());
+  const auto eager_name = [&](std::size_t k) {
+    return slots[k] < eager_ids.size() ? eager.post_grad.node(eager_ids[slots[k]]).name
+                                       : std::string("(none)");
+  };
+  int constants = 0;
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const graph::Node& node = compiled.post_grad.node(ids[k]);
+    INFO(node.name << " takes " << eager_name(k));
+    REQUIRE(slots[k] < eager_ids.size());  // every compiled input has eager's counterpart
+    const graph::Node& theirs = eager.post_grad.node(eager_ids[slots[k]]);
+    REQUIRE((node.meta && theirs.meta));
+    CHECK(node.meta->dtype == theirs.meta->dtype);
+    if (node.op == graph::OpKind::placeholder) CHECK(node.name == theirs.name);
+    if (node.name == "conv_weight") CHECK(theirs.name == "arg0_1");
+    if (node.name == "conv_bias") CHECK(theirs.name == "arg1_1");
+    constants += node.op == graph::OpKind::get_attr ? 1 : 0;
+  }
+  CHECK(constants >= 2);
+  // A graph against itself: every input its own place.
+  const auto same = gpu::input_slots(eager.post_grad, eager.post_grad);
+  for (std::size_t k = 0; k < same.size(); ++k) CHECK(same[k] == k);
+}
