@@ -56,17 +56,15 @@ ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
   return hints;
 }
 
-// The same seeded bytes for an input of every graph of the unit: the place it holds among the
-// inputs of the graph with the most (eager's, which takes a frozen parameter as an argument
-// where a compiled graph reads it as a constant) seeds it; an integer input's range is the
-// tightest any graph indexes with it.
+// The same seeded bytes for an input of every graph of the unit (ALL, eager's last): the place it
+// holds among eager's inputs (eager takes a frozen parameter as an argument where a compiled
+// graph reads it as a constant) seeds it; an integer input's range is the tightest any graph
+// indexes with it.
 std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
                                                 const std::vector<const graph::Graph*>& all,
                                                 const ops::SymbolHints& hints, std::uint64_t seed) {
-  const graph::Graph* reference = &g;
-  for (const graph::Graph* other : all) {
-    if (graph_inputs(*other).size() > graph_inputs(*reference).size()) reference = other;
-  }
+  // Eager's graph is the last of ALL where it is there.
+  const graph::Graph* reference = all.empty() ? &g : all.back();
   const std::vector<std::size_t> slots = input_slots(g, *reference);
   const auto bound = [&](std::size_t i) {
     std::optional<std::int64_t> tightest;
@@ -453,8 +451,13 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     run.empty_kernel_us = measure_empty_kernel_us(stream, tagger, *reference);
   }
 
+  // Every mode's inputs are seeded by their places among eager's, the graph with them all, even
+  // where this process runs no eager (each mode runs in a process of its own).
+  std::string unused_note;
+  const fusion::GraphFusion eager_graph = eager_reference(*unit, unused_note);
   std::vector<const graph::Graph*> all;
   for (const auto& f : graphs) all.push_back(&f.post_grad);
+  all.push_back(eager_graph.post_grad.empty() ? all.front() : &eager_graph.post_grad);
   std::vector<std::vector<HostOutput>>& outputs = result.outputs;
   outputs.resize(modes.size());
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,
