@@ -110,6 +110,8 @@ class ReadableParser {
  private:
   Scope& top() { return *scopes_.back(); }
 
+  bool in_export_sections_ = false;  // past an ExportedProgram's graph, in its trailing sections
+
   void warn(std::size_t line_no, std::string message) {
     warnings_.push_back(
         Warning{std::string(where_) + " line " + std::to_string(line_no), std::move(message)});
@@ -129,6 +131,15 @@ class ReadableParser {
 
   void on_logical_line(std::string_view t, std::size_t indent, std::size_t line_no) {
     const auto ind = static_cast<long>(indent);
+    // torch.export's ExportedProgram prints its module under a header and follows it with its
+    // graph signature (which input is a parameter, a buffer or the user's) and its range
+    // constraints: sections of the program, not lines of the graph.
+    if (indent == 0 && (t == "ExportedProgram:" || text::starts_with(t, "Graph signature:") ||
+                        text::starts_with(t, "Range constraints:"))) {
+      in_export_sections_ = t != "ExportedProgram:";
+      return;
+    }
+    if (in_export_sections_) return;
     while (scopes_.size() > 1 && ind <= top().class_indent) pop_scope();
     if (text::starts_with(t, "class ") && t.back() == ':') return on_class(t, ind, line_no);
     Scope& scope = top();

@@ -11,6 +11,9 @@
 
 #include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/ops/op_registry.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
 
 using namespace fxscope;
 
@@ -48,4 +51,28 @@ TEST_CASE("a custom op stays an unknown op, named", "[fusion]") {
   if (unknown.empty()) return;  // corpus absent: warned
   CHECK(unknown.size() == 1);
   CHECK(unknown.begin()->first == "torch.ops.fxscope_corpus.rms_scale.default");
+}
+
+TEST_CASE("torch.export's training IR has its composite ops priced and no section warned",
+          "[fusion]") {
+  // torch.export keeps linear, conv2d, batch_norm, flatten and chunk, which Dynamo's AOT graphs
+  // decompose, and prints its graph signature and range constraints after the module.
+  const std::string path =
+      test::sample("export_program/dedicated_log_torch_trace_8o3_upov.log.zst");
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  REQUIRE(!log->units().empty());
+  const auto plans = fusion::fuse_unit(log->units().front(), fusion::Mode::eager);
+  REQUIRE(plans.size() == 1);
+  CHECK(plans.front().ours.unknown_ops.empty());
+  CHECK(plans.front().warnings.empty());
+  for (const auto& w : plans.front().warnings) WARN(w.message);
+  int gemms = 0;
+  for (const auto& g : plans.front().ours.groups) {
+    for (const auto id : g.nodes) {
+      gemms +=
+          ops::classify(plans.front().post_grad.node(id).target).op_class == ops::OpClass::gemm;
+    }
+  }
+  CHECK(gemms == 2);  // the two linear layers
 }
