@@ -1,6 +1,6 @@
 #pragma once
 // Test helpers: a node of a parsed graph (or its id) by name, failing the test when it is missing;
-// the names of a kernel group's nodes; whether a group holds an op.
+// the names of a kernel group's nodes; whether a group holds an op; whether a plan formed a kernel.
 
 #include <catch2/catch.hpp>
 
@@ -31,6 +31,12 @@ inline std::set<std::string> node_names(const graph::Graph& g, const fusion::Ker
   std::set<std::string> out;
   for (const graph::NodeId id : k.nodes) out.insert(g.node(id).name);
   return out;
+}
+
+// Whether PLAN has a group of exactly the nodes of THEIRS (one of Inductor's kernels formed).
+inline bool formed_exactly(const fusion::FusionPlan& plan, const fusion::KernelGroup& theirs) {
+  return std::any_of(plan.groups.begin(), plan.groups.end(),
+                     [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
 }
 
 // Whether group K holds a node of G whose op is OP ("convolution", "var_mean").

@@ -14,6 +14,7 @@
 #include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
+#include "graph_lookup.h"
 
 using namespace fxscope;
 
@@ -39,9 +40,7 @@ LayerNormBackwards layer_norm_backwards(const std::string& log_name) {
             });
         if (recomputes) continue;
         ++out.kernels;
-        const bool exact =
-            std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                        [&](const fusion::KernelGroup& k) { return k.nodes == theirs.nodes; });
+        const bool exact = test::formed_exactly(f.ours, theirs);
         INFO(log_name << ": " << theirs.name);
         CHECK(exact);
         out.exact += exact ? 1 : 0;

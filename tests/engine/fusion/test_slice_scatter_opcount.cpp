@@ -15,6 +15,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -27,11 +28,6 @@ bool holds_strided_scatter(const fusion::GraphFusion& f, const fusion::KernelGro
     return ops::op_base_name(n.target) == "slice_scatter" && n.args.size() > 5 &&
            n.args[5].kind() == graph::Argument::Kind::integer && n.args[5].as_int() > 1;
   });
-}
-
-bool formed(const fusion::GraphFusion& f, const fusion::KernelGroup& theirs) {
-  return std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                     [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
 }
 
 }  // namespace
@@ -51,8 +47,9 @@ TEST_CASE("a patch merging's backward stores the sum of its strided scatters", "
         if (!holds_strided_scatter(f, theirs)) continue;
         ++kernels;
         INFO(theirs.name);
-        CHECK(formed(f, theirs));
-        exact += formed(f, theirs);
+        const bool made = test::formed_exactly(f.ours, theirs);
+        CHECK(made);
+        exact += made ? 1 : 0;
       }
     }
   }
