@@ -29,6 +29,13 @@ bool Lowerer::channels_last(NodeId i, const std::vector<NodeId>& args) const {
   const std::string_view base = ops::op_base_name(node.target);
   if (base == "convolution") return layout_opt_;
   if (base == "permute" || base == "transpose" || base == "t") return false;
+  // A scatter (lowering.index_put_, scatter_) stores into a clone of self: its layout is self's,
+  // whatever the values scattered (an upsampling's backward scatters a channels-last gradient
+  // into zeros).
+  if ((base.starts_with("index_put") || base.starts_with("scatter")) && !args.empty()) {
+    const graph::Node& self = g_.node(args.front());
+    return channels_last_[args.front()] && self.meta && self.meta->rank() == 4;
+  }
   return std::any_of(args.begin(), args.end(), [&](NodeId a) {
     const graph::Node& in = g_.node(a);
     return channels_last_[a] && in.meta && in.meta->rank() == 4;

@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -58,4 +60,37 @@ TEST_CASE("index_put_ with accumulate is a Scatter fused with its values' kernel
     CHECK(scatters >= 2);
     CHECK(matched == scatters);
   }
+}
+
+TEST_CASE("a scatter into zeros keeps self's layout, whatever the values' (FCN training)",
+          "[fusion]") {
+  // FCN-ResNet50's bilinear upsampling backward scatters a channels-last gradient into zeros:
+  // the sums are laid out as the zeros are, so the classifier's bias gradient sums them as an
+  // inner reduction, one kernel with the adds as its prologue, as Inductor's is.
+  const auto log = test::corpus_log("tv_fcn_resnet50_train_bf16");
+  if (!log) return;
+  int kernels = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        if (theirs.kind != fusion::GroupKind::reduction ||
+            !test::holds_op(f.post_grad, theirs, "sum") ||
+            !test::holds_op(f.post_grad, theirs, "add")) {
+          continue;
+        }
+        bool after_scatter = false;
+        for (const graph::NodeId id : theirs.nodes) {
+          for (const graph::NodeId in : f.post_grad.inputs(id)) {
+            after_scatter |=
+                ops::op_base_name(f.post_grad.node(in).target).starts_with("index_put");
+          }
+        }
+        if (!after_scatter) continue;
+        ++kernels;
+        INFO(theirs.name);
+        CHECK(test::formed_exactly(f.ours, theirs));
+      }
+    }
+  }
+  CHECK(kernels >= 1);
 }
