@@ -52,9 +52,7 @@ TEST_CASE("AlexNet's classifier copies the flattened clone of its pooling (dynam
         if (!has("_adaptive_avg_pool2d") || !has("mm")) continue;
         ++copies;
         INFO(theirs.name);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
     }
   }

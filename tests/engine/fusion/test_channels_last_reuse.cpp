@@ -74,9 +74,7 @@ TEST_CASE("a reused window-partitioned residual sum is stored channels-last (Max
         if (!split_pass) continue;
         ++split_passes;
         INFO(theirs.name);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
       // Each such layer norm is three launches in Inductor where an unsplit one is one.
       const auto ours = static_cast<double>(f.ours.launches());
@@ -100,9 +98,7 @@ TEST_CASE("a reused view preferring channels-last is copied, its storage inlined
         if (!theirs.name.starts_with("triton_")) continue;  // library calls are not compared
         ++kernels;
         INFO(theirs.name);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
     }
   }

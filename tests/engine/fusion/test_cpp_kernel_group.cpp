@@ -12,6 +12,7 @@
 #include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -27,9 +28,7 @@ TEST_CASE("the CPU nodes between two flushes are one C++ kernel (SSDLite's ancho
         ++cpp_kernels;
         INFO(theirs.name);
         CHECK(theirs.nodes.size() > 100);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
         // Every planned group holding a CPU node is that one kernel.
         for (const fusion::KernelGroup& ours : f.ours.groups) {
           const bool on_cpu =

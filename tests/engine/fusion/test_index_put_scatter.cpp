@@ -35,9 +35,7 @@ int scatters_matched(const std::string& sample, int& scatters) {
         if (!scatter) continue;
         ++scatters;
         INFO(theirs.name);
-        const bool found = std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        const bool found = test::formed_exactly(f.ours, theirs);
         CHECK(found);
         matched += found ? 1 : 0;
       }

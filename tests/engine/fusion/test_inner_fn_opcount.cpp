@@ -17,6 +17,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -30,8 +31,7 @@ bool holds(const fusion::GraphFusion& f, const fusion::KernelGroup& g, std::stri
 }
 
 bool formed(const fusion::GraphFusion& f, const fusion::KernelGroup& theirs) {
-  return std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                     [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+  return test::formed_exactly(f.ours, theirs);
 }
 
 struct Rotary {

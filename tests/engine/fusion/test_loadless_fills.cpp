@@ -32,9 +32,7 @@ TEST_CASE("a saved zero fill is a kernel of its own and index_put fills a copy",
         if (test::node_names(f.post_grad, theirs) != std::set<std::string>{"full_default_1"})
           continue;
         ++saved_fills;
-        const bool found = std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        const bool found = test::formed_exactly(f.ours, theirs);
         CHECK(found);
       }
       // The index_put's own fill and its scatter: two kernels with index_put's origins.

@@ -17,6 +17,7 @@
 #include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 
 using namespace fxscope;
 
@@ -39,9 +40,7 @@ Formed formed(const trace::TraceLog& log, Wanted wanted, bool every) {
         for (const graph::NodeId id : theirs.nodes) names.insert(f.post_grad.node(id).name);
         if (!wanted(theirs.name, names)) continue;
         ++out.checked;
-        const bool exact =
-            std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                        [&](const fusion::KernelGroup& k) { return k.nodes == theirs.nodes; });
+        const bool exact = test::formed_exactly(f.ours, theirs);
         out.exact += exact ? 1 : 0;
         INFO(theirs.name);
         if (every) CHECK(exact);

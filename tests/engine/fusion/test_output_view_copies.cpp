@@ -17,6 +17,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -51,9 +52,7 @@ TEST_CASE("graph outputs viewing q, k and v through a flat reshape are copied (V
         if (theirs.name.find("_add_clone_select_squeeze_") == std::string::npos) continue;
         ++kernels;
         INFO(theirs.name);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
       const double drift =
           static_cast<double>(f.ours.launches()) / static_cast<double>(f.inductor.launches()) - 1.0;

@@ -11,6 +11,7 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -33,9 +34,7 @@ TEST_CASE("a 2-D tiled pointwise kernel keeps apart from a neighbour of another 
         }
         ++tiled;
         INFO(theirs.name);
-        const bool found = std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        const bool found = test::formed_exactly(f.ours, theirs);
         CHECK(found);
       }
     }

@@ -41,9 +41,7 @@ PoolKernels pool_kernels(const std::string& name) {
           ++out.with_getitem;
         }
         INFO(theirs.name);
-        const bool exact = std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        const bool exact = test::formed_exactly(f.ours, theirs);
         CHECK(exact);
         out.exact += exact ? 1 : 0;
       }

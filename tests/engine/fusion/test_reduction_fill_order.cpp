@@ -17,6 +17,7 @@
 #include "fxscope/fusion/loop_order.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -94,8 +95,7 @@ TEST_CASE("an outer split's first pass takes the buffer laid out in its parts (G
         }
         ++passes;
         INFO(theirs.name);
-        CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                          [&](const fusion::KernelGroup& k) { return k.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
       if (f.agreement.inductor_launches > 50) {
         CHECK(f.agreement.our_launches * 100 <= f.agreement.inductor_launches * 105);

@@ -30,8 +30,7 @@ int kernels_with_op_matched(const fusion::GraphFusion& f, std::string_view op) {
     if (!test::holds_op(f.post_grad, theirs, op)) continue;
     ++kernels;
     INFO(theirs.name);
-    CHECK(std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                      [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+    CHECK(test::formed_exactly(f.ours, theirs));
   }
   return kernels;
 }

@@ -41,9 +41,7 @@ Formed formed(const std::string& sample, fusion::GroupKind kind, std::string_vie
         if (theirs.kind != kind || !test::holds_op(f.post_grad, theirs, op)) continue;
         ++out.inductor;
         INFO(theirs.name);
-        const bool found = std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; });
+        const bool found = test::formed_exactly(f.ours, theirs);
         CHECK(found);
         out.exact += found ? 1 : 0;
       }

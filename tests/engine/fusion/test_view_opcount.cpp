@@ -14,6 +14,7 @@
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -34,9 +35,7 @@ TEST_CASE("a reused value counts its ops through views (Swin-T's shifted-window 
         if (!scatters || theirs.kind != fusion::GroupKind::pointwise) continue;
         ++masks;
         INFO(theirs.name);
-        CHECK(std::any_of(
-            f.ours.groups.begin(), f.ours.groups.end(),
-            [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; }));
+        CHECK(test::formed_exactly(f.ours, theirs));
       }
     }
   }

@@ -12,6 +12,7 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
+#include "graph_lookup.h"
 #include "samples.h"
 
 using namespace fxscope;
@@ -29,11 +30,7 @@ std::pair<int, int> formed(const char* log_name, std::string_view prefix) {
       for (const fusion::KernelGroup& theirs : f.inductor.groups) {
         if (!theirs.name.starts_with(prefix)) continue;
         ++total;
-        exact +=
-            std::any_of(f.ours.groups.begin(), f.ours.groups.end(),
-                        [&](const fusion::KernelGroup& ours) { return ours.nodes == theirs.nodes; })
-                ? 1
-                : 0;
+        exact += test::formed_exactly(f.ours, theirs) ? 1 : 0;
       }
     }
   }
