@@ -617,6 +617,13 @@ void Lowerer::copy_output_view(NodeId i) {
 void Lowerer::realize_copy(NodeId a, const std::vector<NodeId>& origins) {
   const NodeId base = storage(a);
   if (realized_[base] || !inlinable_[base]) return;
+  if (info_[a].lowering == Lowering::getitem && info_[base].lowering == Lowering::window) {
+    // An element of a pooling tuple not yet in memory is the Pointwise its lowering made:
+    // require_stride_order stores it in the call's order, no copy (the tuple is one store here,
+    // the getitem among its origins).
+    realize(base);
+    return add_store_origin(a);
+  }
   push(a, origins, read_set(a), a, numel_of(a), 1, false, true, "");
   set_value_deps(a);
   realized_[a] = true;

@@ -72,3 +72,16 @@ TEST_CASE("a pooled value stored without layout optimisation keeps the pool's or
   CHECK(k.with_getitem == 0);
   CHECK(k.exact == k.total);
 }
+
+TEST_CASE("a training max-pool feeding a constrained convolution stores its tuple once (FCN)",
+          "[fusion]") {
+  // FCN-ResNet50's bf16 channels-last training step: no layout optimisation, so the first
+  // convolution after the stem's max-pool requires its input in the recorded stride order. The
+  // values are the pool's Pointwise, stored in that order with the offsets the backward saves:
+  // one kernel, both getitems among its origins, not a copy of the values beside the tuple.
+  if (!test::corpus_log("tv_fcn_resnet50_train_bf16")) return;
+  const PoolKernels k = pool_kernels("tv_fcn_resnet50_train_bf16");
+  CHECK(k.total == 1);
+  CHECK(k.with_getitem == 1);
+  CHECK(k.exact == k.total);
+}
