@@ -177,6 +177,10 @@ Result<GeneratedKernel> generate(const graph::Graph& graph, const fusion::Kernel
     }
     const NodeId n = group.nodes.back();
     const ops::OpInfo info = ops::classify(graph.node(n).target);
+    if (fusion::export_composite_op(graph.node(n).target)) {
+      return make_error(where + ": " + std::string(ops::op_key(graph.node(n).target)) + " is " +
+                        std::string(fusion::kExportCompositeNoRuntime));
+    }
     if (!has_generated_kernel(graph, group)) {
       const std::string op(ops::op_key(graph.node(n).target));
       if (fusion::user_triton_kernel(graph.node(n).target)) {

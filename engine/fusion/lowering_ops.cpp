@@ -152,6 +152,14 @@ bool modelled_by_name(std::string_view target) {
   return kModelled.count(ops::op_key(target)) > 0;
 }
 
+bool export_composite_op(std::string_view target) {
+  static const std::set<std::string_view> kComposite = {
+      "aten.linear",     "aten.matmul",     "aten.conv1d",     "aten.conv2d",  "aten.conv3d",
+      "aten.batch_norm", "aten.layer_norm", "aten.group_norm", "aten.softmax", "aten.log_softmax",
+      "aten.dropout",    "aten.flatten",    "aten.unflatten",  "aten.chunk"};
+  return kComposite.count(ops::op_key(target)) > 0;
+}
+
 bool modelled_op(const graph::Node& node) {
   return ops::find_op(node.target) || foreach_pointwise(node.target) ||
          lowered_higher_order(node.target) || modelled_by_name(node.target) || host_scalar_op(node);

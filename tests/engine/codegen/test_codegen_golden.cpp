@@ -320,3 +320,23 @@ TEST_CASE("vit training backward: a sum Inductor unrolls into a pointwise kernel
   CHECK(k.source.find("p_tangents_1") != std::string::npos);
   CHECK(k.summary.find("pointwise 1000 x") == 0);
 }
+
+TEST_CASE("generate names torch.export's composite ops and how to get a graph it runs",
+          "[codegen]") {
+  const auto g = parse(
+      "        linear: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten.linear.default(arg0_1, arg1_1)\n"
+      "        softmax: \"f32[4, 8][8, 1]cuda:0\" = torch.ops.aten.softmax.int(linear, -1)\n"
+      "        return (softmax,)\n",
+      "arg0_1: \"f32[4, 8][8, 1]cuda:0\", arg1_1: \"f32[8, 8][8, 1]cuda:0\"");
+  const auto plan = fusion::plan(g, fusion::Mode::eager);
+  REQUIRE(plan.launches() == 2);
+  CHECK(plan.unknown_ops.empty());
+  for (const auto& group : plan.groups) {
+    const auto k = codegen::generate(g, group, {});
+    REQUIRE(!k);
+    INFO(k.error().message);
+    CHECK(k.error().message.find("composite op of torch.export's training IR") !=
+          std::string::npos);
+    CHECK(k.error().message.find("run_decompositions()") != std::string::npos);
+  }
+}

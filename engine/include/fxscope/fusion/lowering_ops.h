@@ -81,6 +81,15 @@ inline constexpr std::string_view kCustomOpNoRuntime =
     "a custom op, whose body is your program's Python code, which the log does not hold: "
     "fxscope's CUDA runtime cannot run it";
 
+// Whether an op of TARGET is one of the composite ops torch.export's training IR keeps (linear,
+// conv2d, batch_norm, layer_norm, softmax, flatten, chunk, ...), which Dynamo's AOT graphs and
+// the core ATen IR decompose.
+bool export_composite_op(std::string_view target);
+// Why fxscope's runtime runs none, and how to get a graph it runs.
+inline constexpr std::string_view kExportCompositeNoRuntime =
+    "a composite op of torch.export's training IR, which fxscope's CUDA runtime does not run: "
+    "log the program's core ATen IR (ExportedProgram.run_decompositions()) to re-run it";
+
 // Whether a library fallback of an ATen op of TARGET asks for dense inputs, so that one not in
 // memory is copied while the call is lowered: an explicit fallback registered with
 // require_dense, require_contiguous or constrain_to_fx_strides (lowering.make_fallback), or, in a
