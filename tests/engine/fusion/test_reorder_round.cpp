@@ -28,25 +28,21 @@ struct LayerNormBackwards {
 // Inductor's layer norm backward kernels of LOG that recompute no forward statistics.
 LayerNormBackwards layer_norm_backwards(const std::string& log_name) {
   LayerNormBackwards out;
-  const auto log = test::corpus_log(log_name);
-  if (!log) return out;
-  for (const auto& unit : log->units()) {
-    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
-      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-        if (theirs.name.find("native_layer_norm_backward") == std::string::npos) continue;
+  test::for_each_inductor_kernel(
+      log_name, fusion::Mode::default_mode,
+      [&](const fusion::GraphFusion& f, const fusion::KernelGroup& theirs) {
+        if (theirs.name.find("native_layer_norm_backward") == std::string::npos) return;
         const bool recomputes =
             std::any_of(theirs.nodes.begin(), theirs.nodes.end(), [&](graph::NodeId id) {
               return ops::op_base_name(f.post_grad.node(id).target).starts_with("var_mean");
             });
-        if (recomputes) continue;
+        if (recomputes) return;
         ++out.kernels;
         const bool exact = test::formed_exactly(f.ours, theirs);
         INFO(log_name << ": " << theirs.name);
         CHECK(exact);
         out.exact += exact ? 1 : 0;
-      }
-    }
-  }
+      });
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
@@ -37,22 +38,18 @@ TEST_CASE("a patch merging's backward stores the sum of its strided scatters", "
     WARN("sample_graphs/corpus/ is absent from this checkout");
     return;
   }
-  auto log = trace::read_trace(test::sample("corpus/tv_swin_t_train_bf16"));
-  REQUIRE(log);
   int kernels = 0;
   int exact = 0;
-  for (const auto& unit : log->units()) {
-    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
-      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-        if (!holds_strided_scatter(f, theirs)) continue;
+  test::for_each_inductor_kernel(
+      "tv_swin_t_train_bf16", fusion::Mode::default_mode,
+      [&](const fusion::GraphFusion& f, const fusion::KernelGroup& theirs) {
+        if (!holds_strided_scatter(f, theirs)) return;
         ++kernels;
         INFO(theirs.name);
         const bool made = test::formed_exactly(f.ours, theirs);
         CHECK(made);
         exact += made ? 1 : 0;
-      }
-    }
-  }
+      });
   CHECK(kernels == 81);
   CHECK(exact == kernels);
 }
