@@ -66,19 +66,22 @@ std::vector<std::vector<std::byte>> make_inputs(const graph::Graph& g,
   // Eager's graph is the last of ALL where it is there.
   const graph::Graph* reference = all.empty() ? &g : all.back();
   const std::vector<std::size_t> slots = input_slots(g, *reference);
-  const auto bound = [&](std::size_t i) {
-    std::optional<std::int64_t> tightest;
-    for (const graph::Graph* other : all) {
-      const auto other_ids = graph_inputs(*other);
-      const std::vector<std::size_t> other_slots = input_slots(*other, *reference);
-      for (std::size_t k = 0; k < other_ids.size(); ++k) {
-        if (other_slots[k] != slots[i]) continue;
-        if (const auto b = index_bound(*other, other_ids[k], hints)) {
-          tightest = tightest ? std::min(*tightest, *b) : *b;
-        }
+  // Each place's tightest index bound over every graph, found once.
+  std::map<std::size_t, std::int64_t> tightest;
+  for (const graph::Graph* other : all) {
+    const auto other_ids = graph_inputs(*other);
+    const std::vector<std::size_t> other_slots = input_slots(*other, *reference);
+    for (std::size_t k = 0; k < other_ids.size(); ++k) {
+      if (const auto b = index_bound(*other, other_ids[k], hints)) {
+        const auto [it, fresh] = tightest.emplace(other_slots[k], *b);
+        if (!fresh) it->second = std::min(it->second, *b);
       }
     }
-    return tightest;
+  }
+  const auto bound = [&](std::size_t i) -> std::optional<std::int64_t> {
+    const auto it = tightest.find(slots[i]);
+    if (it == tightest.end()) return std::nullopt;
+    return it->second;
   };
   const std::uint64_t base = seed * 1000003ull + 1;
   return seeded_inputs(g, hints, base, bound, [&](std::size_t i, const graph::TensorMeta& meta) {
@@ -453,11 +456,17 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
 
   // Every mode's inputs are seeded by their places among eager's, the graph with them all, even
   // where this process runs no eager (each mode runs in a process of its own).
-  std::string unused_note;
-  const fusion::GraphFusion eager_graph = eager_reference(*unit, unused_note);
   std::vector<const graph::Graph*> all;
   for (const auto& f : graphs) all.push_back(&f.post_grad);
-  all.push_back(eager_graph.post_grad.empty() ? all.front() : &eager_graph.post_grad);
+  const auto eager_mode = std::find(modes.begin(), modes.end(), "eager");
+  std::string unused_note;
+  const fusion::GraphFusion eager_graph =
+      eager_mode == modes.end() ? eager_reference(*unit, unused_note) : fusion::GraphFusion{};
+  if (eager_mode != modes.end()) {
+    all.push_back(all[static_cast<std::size_t>(eager_mode - modes.begin())]);
+  } else {
+    all.push_back(eager_graph.post_grad.empty() ? all.front() : &eager_graph.post_grad);
+  }
   std::vector<std::vector<HostOutput>>& outputs = result.outputs;
   outputs.resize(modes.size());
   // Every mode's kernels stay loaded to the end: CUPTI names kernels by their function handle,

@@ -1,10 +1,10 @@
 #include "fxscope/gpu/training_pair.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "fxscope/fusion/planner.h"
 #include "fxscope/gpu/random_inputs.h"
-#include "fxscope/graph/fx_readable_parser.h"
 
 namespace fxscope::gpu {
 
@@ -73,15 +73,6 @@ TrainingPair pair_training_graphs(const graph::Graph& forward, const graph::Grap
 
 namespace {
 
-// The backward of the unit's first AOT forward graph (the module `run` takes): the first AOT
-// backward graph in log order.
-const trace::Artifact* first_aot_backward(const trace::CompileUnit& unit) {
-  for (const trace::Artifact* a : unit.aot_graphs()) {
-    if (a->kind == trace::ArtifactKind::kAotBackwardGraph) return a;
-  }
-  return nullptr;
-}
-
 // Whether two graphs take the same inputs: dtypes and sizes, in order, and with NAMED their names
 // (post-grad passes may rename a saved tensor).
 bool same_inputs(const graph::Graph& a, const graph::Graph& b, bool named) {
@@ -120,19 +111,17 @@ std::optional<fusion::GraphFusion> backward_fusion(const trace::CompileUnit& uni
     }
     return std::move(graphs[1]);
   }
-  const trace::Artifact* aot = first_aot_backward(unit);
-  if (aot == nullptr) return std::nullopt;
-  fusion::GraphFusion f;
-  f.where = "[" + aot->id.str() + "] " + aot->name + " line " + std::to_string(aot->line);
-  auto forward = fusion::fuse_unit(unit, mode);
-  if (!forward.empty()) f.hints = forward.front().hints;
-  graph::ParsedGraph parsed = graph::parse_fx_readable(aot->payload.text(), f.where);
-  f.post_grad = std::move(parsed.graph);
-  f.warnings = std::move(parsed.warnings);
-  fusion::PlanOptions options;
-  options.hints = f.hints;
-  f.ours = fusion::plan(f.post_grad, mode, options);
-  return f;
+  // Eager plans the unit's AOT graphs in log order: the backward of the first module is the
+  // first AOT backward graph among them.
+  const std::vector<const trace::Artifact*> aot = unit.aot_graphs();
+  const auto backward = std::find_if(aot.begin(), aot.end(), [](const trace::Artifact* a) {
+    return a->kind == trace::ArtifactKind::kAotBackwardGraph;
+  });
+  if (backward == aot.end()) return std::nullopt;
+  auto graphs = fusion::fuse_unit(unit, fusion::Mode::eager);
+  const auto k = static_cast<std::size_t>(backward - aot.begin());
+  if (k >= graphs.size()) return std::nullopt;
+  return std::move(graphs[k]);
 }
 
 }  // namespace fxscope::gpu

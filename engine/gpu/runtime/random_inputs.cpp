@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <unordered_map>
 
 #include "fxscope/codegen/kernel_codegen.h"
 #include "fxscope/gpu/host_values.h"
@@ -97,22 +98,18 @@ std::vector<std::size_t> input_slots(const graph::Graph& graph, const graph::Gra
   std::vector<std::size_t> slots(ids.size(), ref.size());
   std::vector<bool> taken(ref.size(), false);
   std::vector<bool> named(ids.size(), false);
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  for (std::size_t r = 0; r < ref.size(); ++r) by_name.emplace(reference.node(ref[r]).name, r);
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    for (std::size_t r = 0; r < ref.size(); ++r) {
-      if (taken[r] || reference.node(ref[r]).name != graph.node(ids[i]).name) continue;
-      slots[i] = r;
-      taken[r] = named[i] = true;
-      break;
-    }
+    const auto it = by_name.find(graph.node(ids[i]).name);
+    if (it == by_name.end() || taken[it->second]) continue;
+    slots[i] = it->second;
+    taken[it->second] = named[i] = true;
   }
   const auto same_kind = [&](graph::NodeId a, graph::NodeId b) {
     const auto& x = graph.node(a).meta;
     const auto& y = reference.node(b).meta;
-    if (!x || !y || x->dtype != y->dtype || x->sizes.size() != y->sizes.size()) return false;
-    for (std::size_t d = 0; d < x->sizes.size(); ++d) {
-      if (x->sizes[d].to_string() != y->sizes[d].to_string()) return false;
-    }
-    return true;
+    return x && y && x->dtype == y->dtype && x->sizes == y->sizes;
   };
   std::size_t next_ref = 0;
   std::size_t fresh = ref.size();

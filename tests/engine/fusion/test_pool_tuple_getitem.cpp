@@ -28,12 +28,10 @@ struct PoolKernels {
 
 PoolKernels pool_kernels(const std::string& name) {
   PoolKernels out;
-  const auto log = test::corpus_log(name);
-  if (!log) return out;
-  for (const auto& unit : log->units()) {
-    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
-      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
-        if (!test::holds_op(f.post_grad, theirs, "_low_memory_max_pool_with_offsets")) continue;
+  test::for_each_inductor_kernel(
+      name, fusion::Mode::default_mode,
+      [&](const fusion::GraphFusion& f, const fusion::KernelGroup& theirs) {
+        if (!test::holds_op(f.post_grad, theirs, "_low_memory_max_pool_with_offsets")) return;
         ++out.total;
         const auto names = test::node_names(f.post_grad, theirs);
         if (std::any_of(names.begin(), names.end(),
@@ -44,9 +42,7 @@ PoolKernels pool_kernels(const std::string& name) {
         const bool exact = test::formed_exactly(f.ours, theirs);
         CHECK(exact);
         out.exact += exact ? 1 : 0;
-      }
-    }
-  }
+      });
   return out;
 }
 
