@@ -40,6 +40,8 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
       dims = ints_of(*dim_kw);
     }
     all = dims.empty();
+  } else if ((base == "max" || base == "min") && n.args.size() == 1 && n.kwargs.empty()) {
+    all = true;  // max.default / min.default: the one largest (smallest) element, a 0-d tensor
   } else if (base == "_adaptive_avg_pool2d" || base == "adaptive_avg_pool2d") {
     const std::vector<std::int64_t> out = ints_at(n, 1);
     if (out.size() != 2 || out[0] != 1 || out[1] != 1) {
@@ -55,6 +57,8 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
       {"prod", Combine::prod},
       {"amax", Combine::max},
       {"amin", Combine::min},
+      {"max", Combine::max},
+      {"min", Combine::min},
       {"any", Combine::any},
       {"var_mean", Combine::welford},
       {"var", Combine::welford},

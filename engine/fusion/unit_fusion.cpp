@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/core_aten_graph.h"
 #include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/inductor_groups.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -51,7 +52,15 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
     graph::ParsedGraph parsed = graph::parse_fx_readable(graphs[i]->payload.text(), fusion.where);
     fusion.post_grad = std::move(parsed.graph);
     fusion.warnings = std::move(parsed.warnings);
-    if (aot_only && mode != Mode::eager) {
+    // An exported program keeps composite ops and prints no strides: it is planned and run as the
+    // core ATen graph AOTInductor compiles (ExportedProgram.run_decompositions()).
+    const bool exported = graphs[i]->name == "exported_program";
+    if (aot_only && (exported || has_export_composite_ops(fusion.post_grad))) {
+      CoreAtenGraph core = core_aten_graph(fusion.post_grad, fusion.where);
+      fusion.post_grad = std::move(core.graph);
+      fusion.warnings.insert(fusion.warnings.end(), core.warnings.begin(), core.warnings.end());
+    }
+    if (aot_only && mode != Mode::eager && !exported) {
       fusion.warnings.push_back({fusion.where,
                                  "no post-grad graph: planned the AOT graph, "
                                  "before Inductor's decompositions"});

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "fxscope/gpu/dense_copy.h"
+#include "fxscope/guards/dtype.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/ops/tuple_item.h"
 
@@ -137,12 +138,8 @@ class MathGraph {
   graph::Graph take() { return std::move(out_); }
 
   static std::string torch_dtype(const std::string& short_name) {
-    static const std::map<std::string, std::string> kNames = {
-        {"f32", "torch.float32"}, {"f16", "torch.float16"}, {"bf16", "torch.bfloat16"},
-        {"f64", "torch.float64"}, {"i32", "torch.int32"},   {"i64", "torch.int64"},
-        {"b8", "torch.bool"}};
-    const auto it = kNames.find(short_name);
-    return it == kNames.end() ? "torch.float32" : it->second;
+    const auto d = guards::parse_dtype(short_name);
+    return std::string(d ? d->torch_name : "torch.float32");
   }
 
  private:

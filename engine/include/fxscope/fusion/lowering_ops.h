@@ -82,8 +82,8 @@ inline constexpr std::string_view kCustomOpNoRuntime =
     "fxscope's CUDA runtime cannot run it";
 
 // Whether an op of TARGET is one of the composite ops torch.export's training IR keeps (linear,
-// conv2d, batch_norm, layer_norm, softmax, flatten, chunk, ...), which Dynamo's AOT graphs and
-// the core ATen IR decompose.
+// conv2d, batch_norm, layer_norm, softmax, flatten, chunk, scaled_dot_product_attention, ...),
+// which Dynamo's AOT graphs and the core ATen IR decompose (fusion::core_aten_graph).
 bool export_composite_op(std::string_view target);
 // Why fxscope's runtime runs none, and how to get a graph it runs.
 inline constexpr std::string_view kExportCompositeNoRuntime =

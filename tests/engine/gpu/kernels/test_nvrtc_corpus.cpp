@@ -89,3 +89,34 @@ TEST_CASE("every generated kernel form of every corpus log compiles for sm_90",
   CHECK(sources.size() > 1000);
   CHECK(failed == 0);
 }
+
+TEST_CASE("every kernel of the bundled torch.export and AOTInductor logs is generated and compiles",
+          "[nvrtc][codegen]") {
+  // An exported program is planned as its core ATen graph (fusion::core_aten_graph): none of its
+  // groups is refused as a composite op the runtime lacks.
+  if (!test::nvrtc_unusable().empty()) {
+    WARN("NVRTC is not usable here: " << test::nvrtc_unusable());
+    return;
+  }
+  const gpu::EngineCompiler compiler(
+      "sm_90", (std::filesystem::temp_directory_path() / "fxscope_nvrtc_corpus").string());
+  for (const char* path : {"export_program/dedicated_log_torch_trace_8o3_upov.log.zst",
+                           "export_program/dedicated_log_torch_trace_xpph8do_.log.zst",
+                           "aoti_provenance/dedicated_log_torch_trace_2mdov0to.log"}) {
+    auto log = trace::read_trace(test::sample(path));
+    REQUIRE(log);
+    for (const fusion::Mode mode : fusion::kAllModes) {
+      INFO(path << " in " << fusion::to_string(mode));
+      const auto sources = codegen::unit_kernel_sources(*log, mode, "");
+      REQUIRE(sources);
+      for (const auto& r : sources->refused) WARN(r);
+      CHECK(sources->refused.empty());
+      CHECK(!sources->files.empty());
+      for (const auto& file : sources->files) {
+        const auto cubin = compiler.compile(file.text, file.name);
+        INFO(file.name);
+        CHECK(cubin);
+      }
+    }
+  }
+}

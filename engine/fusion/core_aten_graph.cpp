@@ -1,0 +1,890 @@
+// torch.export's composite ops decomposed node by node into the core ATen ops that
+// ExportedProgram.run_decompositions() gives AOTInductor (torch/_decomp, the CompositeImplicit
+// kernels of aten/src/ATen/native), and strides for the annotations an exported program prints
+// without them.
+
+#include "fxscope/fusion/core_aten_graph.h"
+
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/guards/dtype.h"
+#include "fxscope/ops/op_registry.h"
+
+namespace fxscope::fusion {
+namespace {
+
+using graph::Argument;
+using graph::Dim;
+using graph::NodeId;
+using graph::TensorMeta;
+using Dims = std::vector<Dim>;
+
+std::string factor(const Dim& d) {
+  if (!d.is_symbolic()) return std::to_string(d.value);
+  return d.expr.find_first_of("+-/%") == std::string::npos ? d.expr : "(" + d.expr + ")";
+}
+
+Dim mul(const Dim& a, const Dim& b) {
+  if (!a.is_symbolic() && !b.is_symbolic()) return Dim::constant(a.value * b.value);
+  if (!a.is_symbolic() && a.value == 1) return b;
+  if (!b.is_symbolic() && b.value == 1) return a;
+  if ((!a.is_symbolic() && a.value == 0) || (!b.is_symbolic() && b.value == 0)) {
+    return Dim::constant(0);
+  }
+  return Dim::symbolic(factor(a) + "*" + factor(b));
+}
+
+Dim product(const Dims& sizes, std::size_t from, std::size_t to) {
+  Dim p = Dim::constant(1);
+  for (std::size_t i = from; i < to && i < sizes.size(); ++i) p = mul(p, sizes[i]);
+  return p;
+}
+
+Dims dense(const Dims& sizes) {
+  Dims strides(sizes.size(), Dim::constant(1));
+  for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = mul(strides[i], sizes[i]);
+  return strides;
+}
+
+bool is_one(const Dim& d) {
+  return !d.is_symbolic() && d.value == 1;
+}
+
+// Whether M's strides are the dense row-major ones (a dimension of size 1 may have any stride).
+bool row_major(const TensorMeta& m) {
+  if (m.strides.size() != m.sizes.size()) return false;
+  const Dims want = dense(m.sizes);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (!is_one(m.sizes[i]) && m.strides[i] != want[i]) return false;
+  }
+  return true;
+}
+
+std::optional<std::size_t> dim_index(std::int64_t dim, std::size_t rank) {
+  const std::int64_t d = dim < 0 ? dim + static_cast<std::int64_t>(rank) : dim;
+  if (d < 0 || d >= static_cast<std::int64_t>(rank)) return std::nullopt;
+  return static_cast<std::size_t>(d);
+}
+
+// Positional argument I or keyword NAME; nullptr where the call leaves it to its default.
+const Argument* arg_of(const graph::Node& n, std::size_t i, std::string_view name) {
+  if (i < n.args.size()) return &n.args[i];
+  for (const auto& [key, value] : n.kwargs) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+std::optional<std::int64_t> int_of(const Argument* a) {
+  if (a && a->kind() == Argument::Kind::integer) return a->as_int();
+  return std::nullopt;
+}
+
+std::optional<double> number_of(const Argument* a) {
+  if (a && a->kind() == Argument::Kind::integer) return static_cast<double>(a->as_int());
+  if (a && a->kind() == Argument::Kind::floating) return a->as_float();
+  return std::nullopt;
+}
+
+std::optional<bool> bool_of(const Argument* a) {
+  if (a && a->kind() == Argument::Kind::boolean) return a->as_bool();
+  return std::nullopt;
+}
+
+// The integers of a list argument, or one integer repeated COUNT times (conv2d's stride=1).
+std::optional<std::vector<std::int64_t>> ints_of(const Argument* a, std::size_t count) {
+  if (!a) return std::nullopt;
+  if (a->kind() == Argument::Kind::integer) return std::vector<std::int64_t>(count, a->as_int());
+  std::vector<std::int64_t> out;
+  for (const Argument& item : a->items()) {
+    if (item.kind() != Argument::Kind::integer) return std::nullopt;
+    out.push_back(item.as_int());
+  }
+  if (out.size() == 1 && count > 1) out.assign(count, out.front());
+  if (out.size() != count) return std::nullopt;
+  return out;
+}
+
+Argument int_list(const std::vector<std::int64_t>& values) {
+  std::vector<Argument> items;
+  for (const std::int64_t v : values) items.push_back(Argument::integer(v));
+  return Argument::list(std::move(items));
+}
+
+// A size as an FX argument: a number, a symbol's name, or an expression as written.
+Argument size_argument(const Dim& d) {
+  if (!d.is_symbolic()) return Argument::integer(d.value);
+  const bool name =
+      d.expr.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+      std::string::npos;
+  return name ? Argument::symbol(d.expr) : Argument::raw(d.expr);
+}
+
+Argument size_list(const Dims& sizes) {
+  std::vector<Argument> items;
+  for (const Dim& d : sizes) items.push_back(size_argument(d));
+  return Argument::list(std::move(items));
+}
+
+// torch.float32 for f32: a dtype argument as FX prints it.
+Argument dtype_symbol(const std::string& short_name) {
+  const auto d = guards::parse_dtype(short_name);
+  return Argument::symbol(std::string(d ? d->torch_name : "torch.float32"));
+}
+
+bool half_precision(const std::string& dtype) {
+  return dtype == "bf16" || dtype == "f16";
+}
+
+class Decomposer {
+ public:
+  Decomposer(const graph::Graph& in, std::string where)
+      : in_(in), where_(std::move(where)), map_(in.size(), 0) {
+    out_.graph.set_name(in.name());
+    out_.graph.reserve(in.size() + in.size() / 2);
+    for (const graph::Graph& sub : in.subgraphs()) out_.graph.add_subgraph(sub);
+  }
+
+  CoreAtenGraph run() {
+    for (NodeId id = 0; id < in_.size(); ++id) {
+      const graph::Node& n = in_.node(id);
+      if (n.is_op() && export_composite_op(n.target)) {
+        std::string why;
+        if (const auto to = decompose(id, why)) {
+          map_[id] = *to;
+          ++out_.decomposed;
+          continue;
+        }
+        out_.warnings.push_back({where_, "kept composite op " + n.name + " (" +
+                                             std::string(ops::op_key(n.target)) + "): " + why});
+      }
+      graph::Node copy = n;
+      for (Argument& a : copy.args) a = remap(a);
+      for (auto& kw : copy.kwargs) kw.second = remap(kw.second);
+      map_[id] = add(std::move(copy));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  Argument remap(const Argument& a) const {
+    std::vector<Argument> items;
+    for (const Argument& item : a.items()) items.push_back(remap(item));
+    switch (a.kind()) {
+      case Argument::Kind::node:
+        return Argument::node(map_[a.as_node()]);
+      case Argument::Kind::list:
+        return Argument::list(std::move(items));
+      case Argument::Kind::tuple:
+        return Argument::tuple(std::move(items));
+      case Argument::Kind::slice:
+        return Argument::slice(items[0], items[1], items[2]);
+      case Argument::Kind::dict:
+        return Argument::dict(std::move(items));
+      default:
+        return a;
+    }
+  }
+
+  // The new graph's node for argument A of the node being decomposed; nullopt unless a node.
+  std::optional<NodeId> node_of(const Argument* a) const {
+    if (!a || !a->is_node()) return std::nullopt;
+    return map_[a->as_node()];
+  }
+  const TensorMeta* meta(NodeId id) const {
+    const auto& m = out_.graph.node(id).meta;
+    return m && !m->is_sym_scalar() ? &*m : nullptr;
+  }
+  const TensorMeta* meta(const std::optional<NodeId>& id) const { return id ? meta(*id) : nullptr; }
+  // A value's annotation kept across adding nodes (which moves the graph's nodes).
+  static std::optional<TensorMeta> copy_of(const TensorMeta* m) {
+    return m ? std::optional<TensorMeta>(*m) : std::nullopt;
+  }
+
+  std::string fresh(const std::string& base) const {
+    std::string name = base;
+    for (int k = 1; in_.find(name) || out_.graph.find(name); ++k) {
+      name = base + "_" + std::to_string(k);
+    }
+    return name;
+  }
+
+  NodeId add(graph::Node node) {
+    const auto id = out_.graph.add_node(std::move(node));
+    // Names are fresh or the input graph's own, which are distinct.
+    const NodeId at = id.value_or(static_cast<NodeId>(out_.graph.size() - 1));
+    fill_strides(at);
+    return at;
+  }
+
+  // A node standing for part of composite op OF: named NAME (OF's own name for its result),
+  // with OF's source line and module.
+  NodeId emit(const graph::Node& of, std::string name, std::string_view op,
+              std::vector<Argument> args, std::optional<TensorMeta> value,
+              std::vector<graph::KeywordArgument> kwargs = {}) {
+    graph::Node n;
+    n.name = std::move(name);
+    n.target = "torch.ops.aten." + std::string(op);
+    n.args = std::move(args);
+    n.kwargs = std::move(kwargs);
+    n.meta = std::move(value);
+    n.source = of.source;
+    n.module_path = of.module_path;
+    return add(std::move(n));
+  }
+
+  TensorMeta value(const TensorMeta& like, Dims sizes, std::optional<Dims> strides = {}) const {
+    TensorMeta m;
+    m.dtype = like.dtype;
+    m.device = like.device;
+    m.strides = strides ? std::move(*strides) : dense(sizes);
+    m.sizes = std::move(sizes);
+    return m;
+  }
+
+  NodeId getitem(const graph::Node& of, NodeId tuple, std::int64_t k, std::string name,
+                 std::optional<TensorMeta> value) {
+    graph::Node n;
+    n.name = std::move(name);
+    n.target = "operator.getitem";
+    n.args = {Argument::node(tuple), Argument::integer(k)};
+    n.meta = std::move(value);
+    n.source = of.source;
+    n.module_path = of.module_path;
+    return add(std::move(n));
+  }
+
+  // X laid out row-major (a copy where it is not), then viewed as SIZES.
+  NodeId reshape(const graph::Node& of, NodeId x, const Dims& sizes, std::string name) {
+    const TensorMeta m = *meta(x);
+    if (!row_major(m)) {
+      x = emit(of, fresh(of.name + "_clone"), "clone.default", {Argument::node(x)},
+               value(m, m.sizes), {{"memory_format", Argument::symbol("torch.contiguous_format")}});
+    }
+    return emit(of, std::move(name), "view.default", {Argument::node(x), size_list(sizes)},
+                value(m, sizes));
+  }
+
+  std::optional<NodeId> decompose(NodeId id, std::string& why) {
+    const graph::Node& n = in_.node(id);
+    const std::string_view key = ops::op_key(n.target);
+    const std::string_view base = ops::op_base_name(n.target);
+    if (!n.meta && base != "chunk" && base != "dropout") {
+      why = "its value has no annotation to size the ops it decomposes to";
+      return std::nullopt;
+    }
+    if (key == "aten.linear") return linear(n, why);
+    if (key == "aten.matmul") return matmul(n, why);
+    if (key == "aten.conv1d") return convolution(n, 1, why);
+    if (key == "aten.conv2d") return convolution(n, 2, why);
+    if (key == "aten.conv3d") return convolution(n, 3, why);
+    if (key == "aten.batch_norm") return batch_norm(n, why);
+    if (key == "aten.layer_norm") return layer_norm(n, why);
+    if (key == "aten.group_norm") return group_norm(n, why);
+    if (key == "aten.softmax") return softmax(n, "_softmax.default", why);
+    if (key == "aten.log_softmax") return softmax(n, "_log_softmax.default", why);
+    if (key == "aten.dropout") return dropout(n, why);
+    if (key == "aten.flatten") return flatten(n, why);
+    if (key == "aten.unflatten") return unflatten(n, why);
+    if (key == "aten.chunk") return chunk(n, why);
+    if (key == "aten.scaled_dot_product_attention") return attention(n, why);
+    why = "no decomposition";
+    return std::nullopt;
+  }
+
+  // linear(x, w, b): x @ w.T + b, as addmm (mm without a bias) over x's leading dims flattened.
+  std::optional<NodeId> linear(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const auto w = node_of(arg_of(n, 1, "weight"));
+    const auto b = node_of(arg_of(n, 2, "bias"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const std::optional<TensorMeta> wm = copy_of(meta(w));
+    if (!xm || !wm || wm->rank() != 2 || xm->rank() < 2 || wm->strides.size() != 2) {
+      why = "expected an input of rank 2 or more and a weight of rank 2, annotated";
+      return std::nullopt;
+    }
+    const NodeId t = emit(
+        n, fresh(n.name + "_permute"), "permute.default", {Argument::node(*w), int_list({1, 0})},
+        value(*wm, {wm->sizes[1], wm->sizes[0]}, Dims{wm->strides[1], wm->strides[0]}));
+    return gemm(n, *x, t, b);
+  }
+
+  // X (rank >= 2) times the matrix W (K x N), plus BIAS: addmm or mm over X's leading dims.
+  NodeId gemm(const graph::Node& n, NodeId x, NodeId w, std::optional<NodeId> bias) {
+    const TensorMeta xm = *meta(x);
+    const Dim cols = meta(w)->sizes[1];
+    const std::size_t rank = xm.rank();
+    const auto product_op = [&](NodeId a, std::string name, const Dims& sizes) {
+      std::vector<Argument> args;
+      if (bias) args.push_back(Argument::node(*bias));
+      args.push_back(Argument::node(a));
+      args.push_back(Argument::node(w));
+      return emit(n, std::move(name), bias ? "addmm.default" : "mm.default", std::move(args),
+                  value(*n.meta, sizes));
+    };
+    if (rank == 2) return product_op(x, n.name, {xm.sizes[0], cols});
+    const Dim rows = product(xm.sizes, 0, rank - 1);
+    const NodeId flat = reshape(n, x, {rows, xm.sizes[rank - 1]}, fresh(n.name + "_view"));
+    const NodeId mm = product_op(flat, fresh(n.name + (bias ? "_addmm" : "_mm")), {rows, cols});
+    return emit(n, n.name, "view.default", {Argument::node(mm), size_list(n.meta->sizes)},
+                value(*n.meta, n.meta->sizes));
+  }
+
+  std::optional<NodeId> matmul(const graph::Node& n, std::string& why) {
+    const auto a = node_of(arg_of(n, 0, "self"));
+    const auto b = node_of(arg_of(n, 1, "other"));
+    const std::optional<TensorMeta> am = copy_of(meta(a));
+    const std::optional<TensorMeta> bm = copy_of(meta(b));
+    if (!am || !bm || am->rank() < 2 || bm->rank() < 2) {
+      why = "expected annotated operands of rank 2 or more";
+      return std::nullopt;
+    }
+    if (bm->rank() == 2) return gemm(n, *a, *b, std::nullopt);
+    const std::size_t rank = am->rank();
+    if (bm->rank() != rank ||
+        !std::equal(am->sizes.begin(), am->sizes.end() - 2, bm->sizes.begin())) {
+      why = "its operands broadcast their batch dimensions";
+      return std::nullopt;
+    }
+    if (rank == 3) {
+      return emit(n, n.name, "bmm.default", {Argument::node(*a), Argument::node(*b)},
+                  value(*n.meta, n.meta->sizes));
+    }
+    const Dim batch = product(am->sizes, 0, rank - 2);
+    const NodeId a3 =
+        reshape(n, *a, {batch, am->sizes[rank - 2], am->sizes[rank - 1]}, fresh(n.name + "_view"));
+    const NodeId b3 =
+        reshape(n, *b, {batch, bm->sizes[rank - 2], bm->sizes[rank - 1]}, fresh(n.name + "_view"));
+    const NodeId p =
+        emit(n, fresh(n.name + "_bmm"), "bmm.default", {Argument::node(a3), Argument::node(b3)},
+             value(*n.meta, {batch, am->sizes[rank - 2], bm->sizes[rank - 1]}));
+    return emit(n, n.name, "view.default", {Argument::node(p), size_list(n.meta->sizes)},
+                value(*n.meta, n.meta->sizes));
+  }
+
+  // conv1d/2d/3d(x, w, b, stride, padding, dilation, groups) -> convolution(.., transposed=False).
+  std::optional<NodeId> convolution(const graph::Node& n, std::size_t spatial, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const auto w = node_of(arg_of(n, 1, "weight"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const std::optional<TensorMeta> wm = copy_of(meta(w));
+    if (!xm || !wm || xm->rank() != spatial + 2 || wm->rank() != spatial + 2) {
+      why = "expected a batched input and a weight of rank " + std::to_string(spatial + 2);
+      return std::nullopt;
+    }
+    const Argument* bias = arg_of(n, 2, "bias");
+    const Argument* stride_arg = arg_of(n, 3, "stride");
+    const Argument* padding_arg = arg_of(n, 4, "padding");
+    const Argument* dilation_arg = arg_of(n, 5, "dilation");
+    const auto stride =
+        stride_arg ? ints_of(stride_arg, spatial) : std::vector<std::int64_t>(spatial, 1);
+    const auto dilation =
+        dilation_arg ? ints_of(dilation_arg, spatial) : std::vector<std::int64_t>(spatial, 1);
+    const auto groups = arg_of(n, 6, "groups") ? int_of(arg_of(n, 6, "groups")) : 1;
+    std::optional<std::vector<std::int64_t>> padding(std::vector<std::int64_t>(spatial, 0));
+    if (padding_arg && padding_arg->kind() == Argument::Kind::string) {
+      if (padding_arg->text() == "same" && dilation) {
+        for (std::size_t i = 0; i < spatial && padding; ++i) {
+          const Dim& k = wm->sizes[2 + i];
+          const std::int64_t total = (*dilation)[i] * (k.value - 1);
+          if (k.is_symbolic() || total % 2 != 0)
+            padding.reset();
+          else
+            (*padding)[i] = total / 2;
+        }
+      } else if (padding_arg->text() != "valid") {
+        padding.reset();
+      }
+    } else if (padding_arg) {
+      padding = ints_of(padding_arg, spatial);
+    }
+    if (!stride || !dilation || !groups || !padding) {
+      why = "stride, padding, dilation or groups not as integers (or padding='same' uneven)";
+      return std::nullopt;
+    }
+    return emit(
+        n, n.name, "convolution.default",
+        {Argument::node(*x), Argument::node(*w),
+         bias && bias->is_node() ? Argument::node(*node_of(bias)) : Argument(), int_list(*stride),
+         int_list(*padding), int_list(*dilation), Argument::boolean(false),
+         int_list(std::vector<std::int64_t>(spatial, 0)), Argument::integer(*groups)},
+        value(*n.meta, n.meta->sizes));
+  }
+
+  Argument tensor_or_none(const Argument* a) const {
+    const auto id = node_of(a);
+    return id ? Argument::node(*id) : Argument();
+  }
+
+  // A pointwise ATen op over ARGS, valued like X's sizes in DTYPE.
+  NodeId pointwise(const graph::Node& n, std::string name, std::string_view op,
+                   std::vector<Argument> args, const TensorMeta& like, const Dims& sizes) {
+    return emit(n, std::move(name), op, std::move(args), value(like, sizes));
+  }
+
+  // X in DTYPE: itself, or a convert_element_type (the decompositions compute a bf16/f16 norm in
+  // f32, as torch/_decomp's batch and group norm do).
+  NodeId in_dtype(const graph::Node& n, NodeId x, const std::string& dtype) {
+    const TensorMeta m = *meta(x);
+    if (m.dtype == dtype) return x;
+    TensorMeta to = value(m, m.sizes);
+    to.dtype = dtype;
+    graph::Node convert;
+    convert.name = fresh(n.name + "_convert");
+    convert.target = "torch.ops.prims.convert_element_type.default";
+    convert.args = {Argument::node(x), dtype_symbol(dtype)};
+    convert.meta = std::move(to);
+    convert.source = n.source;
+    convert.module_path = n.module_path;
+    return add(std::move(convert));
+  }
+
+  // (X - MEAN) * RSTD, the last op named LAST.
+  NodeId normalized(const graph::Node& n, NodeId x, NodeId mean, NodeId rstd,
+                    const std::string& last) {
+    const TensorMeta xm = *meta(x);
+    const NodeId centred = pointwise(n, fresh(n.name + "_sub"), "sub.Tensor",
+                                     {Argument::node(x), Argument::node(mean)}, xm, xm.sizes);
+    return pointwise(n, last, "mul.Tensor", {Argument::node(centred), Argument::node(rstd)}, xm,
+                     xm.sizes);
+  }
+
+  // Y * W + B, W and B (one value per channel) viewed as CHANNEL against Y's dim 1; the last op
+  // is named LAST (Y itself where there are neither).
+  NodeId affine(const graph::Node& n, NodeId y, std::optional<NodeId> w, std::optional<NodeId> b,
+                const Dims& channel, const std::string& last) {
+    const TensorMeta ym = *meta(y);
+    const auto per_channel = [&](NodeId p) {
+      const NodeId pc = in_dtype(n, p, ym.dtype);
+      return emit(n, fresh(n.name + "_view"), "view.default",
+                  {Argument::node(pc), size_list(channel)}, value(*meta(pc), channel));
+    };
+    if (w) {
+      const NodeId wv = per_channel(*w);
+      y = pointwise(n, b ? fresh(n.name + "_mul") : last, "mul.Tensor",
+                    {Argument::node(y), Argument::node(wv)}, ym, ym.sizes);
+    }
+    if (b) {
+      const NodeId bv = per_channel(*b);
+      y = pointwise(n, last, "add.Tensor", {Argument::node(y), Argument::node(bv)}, ym, ym.sizes);
+    }
+    return y;
+  }
+
+  // The name of the last op computing N's value in COMPUTE: N's own, unless a convert back to
+  // N's dtype follows.
+  std::string last_name(const graph::Node& n, const std::string& compute) const {
+    return compute == n.meta->dtype ? n.name : fresh(n.name + "_f32");
+  }
+
+  // Y as N's value: itself where already in N's dtype, else converted back, named N.
+  NodeId finish(const graph::Node& n, NodeId y) {
+    if (meta(y)->dtype == n.meta->dtype) return y;
+    graph::Node convert;
+    convert.name = n.name;
+    convert.target = "torch.ops.prims.convert_element_type.default";
+    convert.args = {Argument::node(y), dtype_symbol(n.meta->dtype)};
+    convert.meta = value(*n.meta, n.meta->sizes);
+    convert.source = n.source;
+    convert.module_path = n.module_path;
+    return add(std::move(convert));
+  }
+
+  // batch_norm: (x - mean) * rsqrt(var + eps) * w + b, with the running statistics in eval and
+  // x's own (var_mean over every dim but the channel, unbiased=False) in training, computed in
+  // f32 for bf16/f16 input, as Inductor's decomposition of _native_batch_norm_legit does.
+  std::optional<NodeId> batch_norm(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const auto training = bool_of(arg_of(n, 5, "training"));
+    const auto eps = number_of(arg_of(n, 7, "eps"));
+    const auto mean = node_of(arg_of(n, 3, "running_mean"));
+    const auto var = node_of(arg_of(n, 4, "running_var"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm || xm->rank() < 2 || !training || !eps || (!*training && (!mean || !var))) {
+      why =
+          "expected an annotated input of rank 2 or more, training and eps (and running "
+          "statistics in eval)";
+      return std::nullopt;
+    }
+    const std::string compute = half_precision(xm->dtype) ? "f32" : xm->dtype;
+    const NodeId xc = in_dtype(n, *x, compute);
+    Dims channel(xm->rank() - 1, Dim::constant(1));
+    channel[0] = xm->sizes[1];
+    NodeId m = 0;
+    NodeId v = 0;
+    if (*training) {
+      std::vector<std::int64_t> dims;
+      for (std::size_t d = 0; d < xm->rank(); ++d) {
+        if (d != 1) dims.push_back(static_cast<std::int64_t>(d));
+      }
+      Dims kept(xm->rank(), Dim::constant(1));
+      kept[1] = xm->sizes[1];
+      const NodeId vm =
+          emit(n, fresh(n.name + "_var_mean"), "var_mean.correction",
+               {Argument::node(xc), int_list(dims)}, std::nullopt,
+               {{"correction", Argument::integer(0)}, {"keepdim", Argument::boolean(true)}});
+      v = getitem(n, vm, 0, fresh(n.name + "_var"), value(*meta(xc), kept));
+      m = getitem(n, vm, 1, fresh(n.name + "_mean"), value(*meta(xc), kept));
+    } else {
+      const auto view = [&](NodeId p) {
+        const NodeId pc = in_dtype(n, p, compute);
+        return emit(n, fresh(n.name + "_view"), "view.default",
+                    {Argument::node(pc), size_list(channel)}, value(*meta(pc), channel));
+      };
+      m = view(*mean);
+      v = view(*var);
+    }
+    const TensorMeta stat = *meta(v);
+    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
+                                {Argument::node(v), Argument::floating(*eps)}, stat, stat.sizes);
+    const NodeId rstd = pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default",
+                                  {Argument::node(ve)}, stat, stat.sizes);
+    const auto w = node_of(arg_of(n, 1, "weight"));
+    const auto b = node_of(arg_of(n, 2, "bias"));
+    const std::string last = last_name(n, compute);
+    const NodeId y = normalized(n, xc, m, rstd, w || b ? fresh(n.name + "_norm") : last);
+    return finish(n, affine(n, y, w, b, channel, last));
+  }
+
+  // layer_norm -> native_layer_norm's first output (a kernel of its own in fxscope's runtime).
+  std::optional<NodeId> layer_norm(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const Argument* shape = arg_of(n, 1, "normalized_shape");
+    const auto eps = arg_of(n, 4, "eps") ? number_of(arg_of(n, 4, "eps")) : 1e-5;
+    if (!x || !shape || !eps) {
+      why = "expected an input, a normalized shape and eps";
+      return std::nullopt;
+    }
+    const NodeId ln =
+        emit(n, fresh(n.name + "_native"), "native_layer_norm.default",
+             {Argument::node(*x), remap(*shape), tensor_or_none(arg_of(n, 2, "weight")),
+              tensor_or_none(arg_of(n, 3, "bias")), Argument::floating(*eps)},
+             std::nullopt);
+    return getitem(n, ln, 0, n.name, value(*n.meta, n.meta->sizes));
+  }
+
+  // group_norm: x viewed as [N, G, rest], var_mean over rest, normalized, viewed back, then the
+  // per-channel weight and bias (torch/_decomp's native_group_norm).
+  std::optional<NodeId> group_norm(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const auto groups = int_of(arg_of(n, 1, "num_groups"));
+    const auto eps = arg_of(n, 4, "eps") ? number_of(arg_of(n, 4, "eps")) : 1e-5;
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm || xm->rank() < 2 || !groups || *groups <= 0 || !eps || xm->sizes[1].is_symbolic() ||
+        xm->sizes[1].value % *groups != 0) {
+      why =
+          "expected an annotated input of rank 2 or more with a static channel count that "
+          "num_groups divides, and eps";
+      return std::nullopt;
+    }
+    const std::string compute = half_precision(xm->dtype) ? "f32" : xm->dtype;
+    const Dim per_group =
+        mul(Dim::constant(xm->sizes[1].value / *groups), product(xm->sizes, 2, xm->rank()));
+    const Dims grouped = {xm->sizes[0], Dim::constant(*groups), per_group};
+    const NodeId xg = reshape(n, in_dtype(n, *x, compute), grouped, fresh(n.name + "_view"));
+    const Dims kept = {xm->sizes[0], Dim::constant(*groups), Dim::constant(1)};
+    const NodeId vm = emit(
+        n, fresh(n.name + "_var_mean"), "var_mean.correction", {Argument::node(xg), int_list({2})},
+        std::nullopt, {{"correction", Argument::integer(0)}, {"keepdim", Argument::boolean(true)}});
+    const TensorMeta stat = value(*meta(xg), kept);
+    const NodeId v = getitem(n, vm, 0, fresh(n.name + "_var"), stat);
+    const NodeId m = getitem(n, vm, 1, fresh(n.name + "_mean"), stat);
+    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
+                                {Argument::node(v), Argument::floating(*eps)}, stat, kept);
+    const NodeId rstd =
+        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, stat, kept);
+    const auto w = node_of(arg_of(n, 2, "weight"));
+    const auto b = node_of(arg_of(n, 3, "bias"));
+    const std::string last = last_name(n, compute);
+    NodeId y = normalized(n, xg, m, rstd, fresh(n.name + "_norm"));
+    y = emit(n, w || b ? fresh(n.name + "_view") : last, "view.default",
+             {Argument::node(y), size_list(xm->sizes)}, value(*meta(y), xm->sizes));
+    Dims channel(xm->rank() - 1, Dim::constant(1));
+    channel[0] = xm->sizes[1];
+    y = affine(n, y, w, b, channel, last);
+    return finish(n, y);
+  }
+
+  // softmax(x, dim, dtype): x converted to DTYPE first where one is given, then _softmax.
+  std::optional<NodeId> softmax(const graph::Node& n, std::string_view op, std::string& why) {
+    auto x = node_of(arg_of(n, 0, "self"));
+    const auto dim = int_of(arg_of(n, 1, "dim"));
+    if (!x || !dim || !meta(x)) {
+      why = "expected an annotated input and a dim";
+      return std::nullopt;
+    }
+    const Argument* dtype = arg_of(n, 2, "dtype");
+    if (dtype && !dtype->is_none() && meta(x)->dtype != n.meta->dtype) {
+      graph::Node convert;
+      convert.name = fresh(n.name + "_convert");
+      convert.target = "torch.ops.prims.convert_element_type.default";
+      convert.args = {Argument::node(*x), *dtype};
+      convert.meta = value(*n.meta, meta(x)->sizes);
+      convert.source = n.source;
+      convert.module_path = n.module_path;
+      x = add(std::move(convert));
+    }
+    return emit(n, n.name, op,
+                {Argument::node(*x), Argument::integer(*dim), Argument::boolean(false)},
+                value(*n.meta, n.meta->sizes));
+  }
+
+  // dropout in eval (or p = 0) is its input; in training native_dropout's first output.
+  std::optional<NodeId> dropout(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const auto p = number_of(arg_of(n, 1, "p"));
+    const auto train = bool_of(arg_of(n, 2, "train"));
+    if (!x || !p || !train) {
+      why = "expected an input, p and train";
+      return std::nullopt;
+    }
+    if (!*train || *p == 0.0) return *x;
+    if (!n.meta) {
+      why = "its value has no annotation";
+      return std::nullopt;
+    }
+    const NodeId d =
+        emit(n, fresh(n.name + "_native"), "native_dropout.default",
+             {Argument::node(*x), Argument::floating(*p), Argument::boolean(true)}, std::nullopt);
+    return getitem(n, d, 0, n.name, value(*n.meta, n.meta->sizes));
+  }
+
+  std::optional<NodeId> flatten(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    if (!meta(x)) {
+      why = "expected an annotated input";
+      return std::nullopt;
+    }
+    return reshape(n, *x, n.meta->sizes, n.name);
+  }
+
+  // unflatten splits one dim: always a view, its new dims strided within the split one.
+  std::optional<NodeId> unflatten(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const auto dim = int_of(arg_of(n, 1, "dim"));
+    const std::size_t parts = n.meta->rank() + 1 - (xm ? xm->rank() : 0);
+    const auto d = xm && dim ? dim_index(*dim, xm->rank()) : std::nullopt;
+    if (!xm || !d || xm->strides.size() != xm->rank() || n.meta->rank() < xm->rank()) {
+      why = "expected an annotated input and a dim within it";
+      return std::nullopt;
+    }
+    Dims strides;
+    for (std::size_t i = 0; i < *d; ++i) strides.push_back(xm->strides[i]);
+    for (std::size_t j = 0; j < parts; ++j) {
+      strides.push_back(mul(xm->strides[*d], product(n.meta->sizes, *d + j + 1, *d + parts)));
+    }
+    for (std::size_t i = *d + 1; i < xm->rank(); ++i) strides.push_back(xm->strides[i]);
+    return emit(n, n.name, "view.default", {Argument::node(*x), size_list(n.meta->sizes)},
+                value(*n.meta, n.meta->sizes, strides));
+  }
+
+  // chunk(x, chunks, dim) -> split(x, ceil(size / chunks), dim); its getitems read the split.
+  std::optional<NodeId> chunk(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const auto chunks = int_of(arg_of(n, 1, "chunks"));
+    const auto dim = arg_of(n, 2, "dim") ? int_of(arg_of(n, 2, "dim")) : 0;
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const auto d = xm && dim ? dim_index(*dim, xm->rank()) : std::nullopt;
+    if (!d || !chunks || *chunks <= 0 || xm->sizes[*d].is_symbolic()) {
+      why = "expected an annotated input with a static size along dim, and chunks";
+      return std::nullopt;
+    }
+    const std::int64_t size = xm->sizes[*d].value;
+    const std::int64_t split = (size + *chunks - 1) / *chunks;
+    return emit(n, n.name, "split.Tensor",
+                {Argument::node(*x), Argument::integer(split),
+                 Argument::integer(static_cast<std::int64_t>(*d))},
+                std::nullopt);
+  }
+
+  // scaled_dot_product_attention as the kernel PyTorch's CUDA dispatch picks: flash attention
+  // for bf16/f16 without a mask, memory-efficient attention otherwise; a 3-D call runs with a
+  // head dimension of 1.
+  std::optional<NodeId> attention(const graph::Node& n, std::string& why) {
+    auto q = node_of(arg_of(n, 0, "query"));
+    auto k = node_of(arg_of(n, 1, "key"));
+    auto v = node_of(arg_of(n, 2, "value"));
+    auto mask = node_of(arg_of(n, 3, "attn_mask"));
+    const Argument* dropout_arg = arg_of(n, 4, "dropout_p");
+    const Argument* causal_arg = arg_of(n, 5, "is_causal");
+    const auto dropout = dropout_arg ? number_of(dropout_arg) : 0.0;
+    const auto causal = causal_arg ? bool_of(causal_arg) : false;
+    const Argument* scale = arg_of(n, 6, "scale");
+    const Argument* gqa = arg_of(n, 7, "enable_gqa");
+    const std::optional<TensorMeta> qm = copy_of(meta(q));
+    if (!qm || !meta(k) || !meta(v) || !dropout || !causal ||
+        (qm->rank() != 3 && qm->rank() != 4) || meta(k)->rank() != qm->rank() ||
+        meta(v)->rank() != qm->rank()) {
+      why = "expected annotated query, key and value of rank 3 or 4";
+      return std::nullopt;
+    }
+    if (gqa && bool_of(gqa).value_or(true)) {
+      why = "grouped-query attention (enable_gqa)";
+      return std::nullopt;
+    }
+    const bool batched = qm->rank() == 4;
+    const auto heads = [&](NodeId t) {
+      const TensorMeta m = *meta(t);
+      Dims sizes = m.sizes;
+      sizes.insert(sizes.begin() + 1, Dim::constant(1));
+      return emit(n, fresh(n.name + "_unsqueeze"), "unsqueeze.default",
+                  {Argument::node(t), Argument::integer(1)}, value(m, sizes, Dims{}));
+    };
+    if (!batched) {
+      q = heads(*q);
+      k = heads(*k);
+      v = heads(*v);
+      if (mask && meta(mask) && meta(mask)->rank() == 3) mask = heads(*mask);
+    }
+    std::vector<graph::KeywordArgument> kwargs;
+    if (scale && !scale->is_none()) kwargs.emplace_back("scale", *scale);
+    const bool flash = half_precision(qm->dtype) && !mask;
+    const NodeId call =
+        flash ? emit(n, fresh(n.name + "_flash"), "_scaled_dot_product_flash_attention.default",
+                     {Argument::node(*q), Argument::node(*k), Argument::node(*v),
+                      Argument::floating(*dropout), Argument::boolean(*causal),
+                      Argument::boolean(false)},
+                     std::nullopt, std::move(kwargs))
+              : emit(n, fresh(n.name + "_efficient"),
+                     "_scaled_dot_product_efficient_attention.default",
+                     {Argument::node(*q), Argument::node(*k), Argument::node(*v),
+                      mask ? Argument::node(*mask) : Argument(), Argument::boolean(false),
+                      Argument::floating(*dropout), Argument::boolean(*causal)},
+                     std::nullopt, std::move(kwargs));
+    if (batched) return getitem(n, call, 0, n.name, value(*n.meta, n.meta->sizes));
+    Dims sizes = n.meta->sizes;
+    sizes.insert(sizes.begin() + 1, Dim::constant(1));
+    const NodeId out = getitem(n, call, 0, fresh(n.name + "_out"), value(*n.meta, sizes));
+    return emit(n, n.name, "squeeze.dim", {Argument::node(out), Argument::integer(1)},
+                value(*n.meta, n.meta->sizes));
+  }
+
+  // Strides for node ID where its annotation printed none: a view's as PyTorch computes them
+  // from its input's, any other value's dense.
+  void fill_strides(NodeId id) {
+    graph::Node& n = out_.graph.node(id);
+    if (!n.meta || n.meta->is_sym_scalar() || !n.meta->strides.empty() || n.meta->sizes.empty()) {
+      return;
+    }
+    std::optional<Dims> strides = view_strides(n);
+    if (!strides || strides->size() != n.meta->rank()) strides = dense(n.meta->sizes);
+    n.meta->strides = std::move(*strides);
+    ++out_.strides_inferred;
+  }
+
+  std::optional<Dims> view_strides(const graph::Node& n) const {
+    if (!n.is_op() || n.args.empty() || !n.args[0].is_node()) return std::nullopt;
+    const graph::Node& src = out_.graph.node(n.args[0].as_node());
+    const std::string_view base = ops::op_base_name(n.target);
+    if (n.target == "operator.getitem") {
+      // A piece of a split keeps its input's strides; one of unbind drops the unbound dim.
+      const std::string_view of = ops::op_base_name(src.target);
+      if (src.args.empty() || !src.args[0].is_node()) return std::nullopt;
+      const TensorMeta* whole = meta(src.args[0].as_node());
+      if (!whole || whole->strides.size() != whole->rank()) return std::nullopt;
+      if (of == "split" || of == "split_with_sizes") return whole->strides;
+      if (of == "unbind") {
+        const auto d = dim_index(src.args.size() > 1 ? src.args[1].as_int() : 0, whole->rank());
+        if (!d) return std::nullopt;
+        Dims s = whole->strides;
+        s.erase(s.begin() + static_cast<std::ptrdiff_t>(*d));
+        return s;
+      }
+      return std::nullopt;
+    }
+    const TensorMeta* in = meta(n.args[0].as_node());
+    if (!in || in->strides.size() != in->rank()) return std::nullopt;
+    const Dims& s = in->strides;
+    const auto int_arg = [&](std::size_t i, std::int64_t fallback) {
+      return i < n.args.size() && n.args[i].kind() == Argument::Kind::integer ? n.args[i].as_int()
+                                                                              : fallback;
+    };
+    if (base == "permute" && n.args.size() > 1) {
+      Dims out;
+      for (const Argument& p : n.args[1].items()) {
+        const auto d = dim_index(p.as_int(), in->rank());
+        if (!d) return std::nullopt;
+        out.push_back(s[*d]);
+      }
+      return out;
+    }
+    if (base == "transpose" || base == "t") {
+      const auto d0 = dim_index(int_arg(1, 0), in->rank());
+      const auto d1 = dim_index(int_arg(2, 1), in->rank());
+      if (!d0 || !d1) return std::nullopt;
+      Dims out = s;
+      std::swap(out[*d0], out[*d1]);
+      return out;
+    }
+    if (base == "unsqueeze") {
+      const auto d = dim_index(int_arg(1, 0), in->rank() + 1);
+      if (!d) return std::nullopt;
+      Dims out = s;
+      const Dim at = *d < in->rank() ? mul(in->sizes[*d], s[*d]) : Dim::constant(1);
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(*d), at);
+      return out;
+    }
+    if (base == "squeeze") {
+      Dims out;
+      for (std::size_t i = 0; i < in->rank(); ++i) {
+        if (!(is_one(in->sizes[i]) && n.meta->rank() < in->rank())) out.push_back(s[i]);
+      }
+      return out;
+    }
+    if (base == "select") {
+      const auto d = dim_index(int_arg(1, 0), in->rank());
+      if (!d) return std::nullopt;
+      Dims out = s;
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(*d));
+      return out;
+    }
+    if (base == "slice") {
+      const auto d = dim_index(int_arg(1, 0), in->rank());
+      if (!d) return std::nullopt;
+      Dims out = s;
+      out[*d] = mul(out[*d], Dim::constant(int_arg(4, 1)));
+      return out;
+    }
+    if (base == "expand") {
+      const std::size_t lead = n.meta->rank() - std::min(n.meta->rank(), in->rank());
+      Dims out(lead, Dim::constant(0));
+      for (std::size_t i = 0; i < in->rank(); ++i) {
+        const bool stretched = is_one(in->sizes[i]) && !is_one(n.meta->sizes[lead + i]);
+        out.push_back(stretched ? Dim::constant(0) : s[i]);
+      }
+      return out;
+    }
+    if (base == "view" || base == "_unsafe_view" || base == "reshape" || base == "alias" ||
+        base == "detach" || base == "flatten" || base == "unflatten") {
+      if (in->sizes == n.meta->sizes) return s;
+      // Over a row-major input a view is row-major; over any other, reshape copies.
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  const graph::Graph& in_;
+  std::string where_;
+  std::vector<NodeId> map_;
+  CoreAtenGraph out_;
+};
+
+}  // namespace
+
+bool has_export_composite_ops(const graph::Graph& graph) {
+  for (const graph::Node& n : graph.nodes()) {
+    if (n.is_op() && export_composite_op(n.target)) return true;
+  }
+  return false;
+}
+
+CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where) {
+  return Decomposer(graph, where).run();
+}
+
+}  // namespace fxscope::fusion

@@ -1,0 +1,165 @@
+// torch.export's composite ops become the core ATen ops AOTInductor compiles and fxscope's
+// runtime runs, with the strides an exported program does not print: on the bundled export log
+// (a real torch.export of a conv + batch norm + attention model, a dynamic batch) and on
+// hand-written graphs for the decompositions that log lacks.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "fxscope/fusion/core_aten_graph.h"
+#include "fxscope/fusion/lowering_ops.h"
+#include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/graph/fx_readable_parser.h"
+#include "fxscope/ops/op_registry.h"
+#include "fxscope/trace/trace_log.h"
+#include "samples.h"
+
+using namespace fxscope;
+
+namespace {
+
+std::string strides_of(const graph::Graph& g, const std::string& name) {
+  const auto id = g.find(name);
+  if (!id || !g.node(*id).meta) return "(none)";
+  std::string out;
+  for (const auto& d : g.node(*id).meta->strides) out += d.to_string() + ",";
+  return out;
+}
+
+std::string target_of(const graph::Graph& g, const std::string& name) {
+  const auto id = g.find(name);
+  return id ? std::string(ops::op_key(g.node(*id).target)) : "(absent)";
+}
+
+std::size_t count_of(const graph::Graph& g, std::string_view key) {
+  std::size_t n = 0;
+  for (const auto& node : g.nodes()) n += ops::op_key(node.target) == key;
+  return n;
+}
+
+fusion::CoreAtenGraph decomposed(const std::string& body, const std::string& inputs) {
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n    def forward(self, " + inputs + "):\n" + body;
+  const auto parsed = graph::parse_fx_readable(code, "test");
+  REQUIRE(parsed.warnings.empty());
+  return fusion::core_aten_graph(parsed.graph, "test");
+}
+
+}  // namespace
+
+TEST_CASE("an exported program is planned as its core ATen graph", "[fusion]") {
+  auto log =
+      trace::read_trace(test::sample("export_program/dedicated_log_torch_trace_8o3_upov.log.zst"));
+  REQUIRE(log);
+  REQUIRE(!log->units().empty());
+  for (const fusion::Mode mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+    const auto plans = fusion::fuse_unit(log->units().front(), mode);
+    REQUIRE(plans.size() == 1);
+    const auto& f = plans.front();
+    for (const auto& w : f.warnings) WARN(w.message);
+    CHECK(f.warnings.empty());
+    CHECK(!fusion::has_export_composite_ops(f.post_grad));
+    const graph::Graph& g = f.post_grad;
+    // conv2d -> convolution; batch_norm (eval) -> (x - mean) * rsqrt(var + eps) * w + b, the
+    // last op keeping its name; linear -> permute + addmm over a row-major copy of the
+    // transposed tokens; chunk -> split; attention on 3-D q/k/v -> efficient attention with a
+    // head dim of 1.
+    CHECK(target_of(g, "conv2d") == "aten.convolution");
+    CHECK(target_of(g, "batch_norm") == "aten.add");
+    CHECK(target_of(g, "batch_norm_rsqrt") == "aten.rsqrt");
+    CHECK(target_of(g, "linear_permute") == "aten.permute");
+    CHECK(target_of(g, "linear_clone") == "aten.clone");
+    CHECK(target_of(g, "linear_addmm") == "aten.addmm");
+    CHECK(target_of(g, "linear") == "aten.view");
+    CHECK(target_of(g, "linear_1") == "aten.addmm");
+    CHECK(target_of(g, "chunk") == "aten.split");
+    CHECK(target_of(g, "scaled_dot_product_attention") == "aten.squeeze");
+    CHECK(count_of(g, "aten._scaled_dot_product_efficient_attention") == 1);
+    // Strides an exported program does not print: a transpose's are its input's swapped, a
+    // chunk's pieces keep the whole's.
+    CHECK(strides_of(g, "flatten") == "8192,256,1,");
+    CHECK(strides_of(g, "transpose") == "8192,1,256,");
+    CHECK(strides_of(g, "getitem_1") == "24576,96,1,");
+    for (const auto& node : g.nodes()) {
+      if (node.meta && !node.meta->is_sym_scalar()) {
+        INFO(node.name);
+        CHECK(node.meta->strides.size() == node.meta->rank());
+      }
+    }
+    CHECK(f.ours.unknown_ops.empty());
+    std::size_t gemms = 0;
+    for (const auto& group : f.ours.groups) {
+      for (const auto id : group.nodes) {
+        gemms += ops::classify(g.node(id).target).op_class == ops::OpClass::gemm;
+      }
+    }
+    CHECK(gemms == 2);
+  }
+}
+
+TEST_CASE("composite ops the export log lacks decompose as torch decomp does", "[fusion]") {
+  const auto core = decomposed(
+      "        conv1d: \"bf16[4, 8, 32]\" = torch.ops.aten.conv1d.padding(x, w, None, [1], "
+      "'same')\n"
+      "        batch_norm: \"bf16[4, 8, 32]\" = torch.ops.aten.batch_norm.default(conv1d, g, b, "
+      "m, v, True, 0.1, 1e-05, False)\n"
+      "        group_norm: \"bf16[4, 8, 32]\" = torch.ops.aten.group_norm.default(batch_norm, 2, "
+      "g, b, 1e-05, False)\n"
+      "        unflatten: \"bf16[4, 2, 4, 32]\" = torch.ops.aten.unflatten.int(group_norm, 1, "
+      "[2, 4])\n"
+      "        transpose: \"bf16[4, 2, 32, 4]\" = torch.ops.aten.transpose.int(unflatten, 2, 3)\n"
+      "        matmul: \"bf16[4, 2, 4, 4]\" = torch.ops.aten.matmul.default(unflatten, "
+      "transpose)\n"
+      "        softmax: \"f32[4, 2, 4, 4]\" = torch.ops.aten.softmax.int(matmul, -1, "
+      "torch.float32)\n"
+      "        dropout: \"f32[4, 2, 4, 4]\" = torch.ops.aten.dropout.default(softmax, 0.1, "
+      "False)\n"
+      "        return (dropout,)\n",
+      "x: \"bf16[4, 8, 32]\", w: \"bf16[8, 8, 3]\", g: \"bf16[8]\", b: \"bf16[8]\", m: "
+      "\"f32[8]\", v: \"f32[8]\"");
+  const graph::Graph& g = core.graph;
+  for (const auto& w : core.warnings) WARN(w.message);
+  CHECK(core.warnings.empty());
+  CHECK(core.decomposed == 7);
+  CHECK(!fusion::has_export_composite_ops(g));
+  // padding='same' with a kernel of 3: one each side.
+  const auto conv = g.find("conv1d");
+  REQUIRE(conv);
+  CHECK(target_of(g, "conv1d") == "aten.convolution");
+  CHECK(g.node(*conv).args.at(4).to_string() == "[1]");
+  // Batch norm in training and group norm reduce with var_mean, in f32 for bf16 input, and
+  // convert back under their own names.
+  CHECK(count_of(g, "aten.var_mean") == 2);
+  CHECK(target_of(g, "batch_norm") == "prims.convert_element_type");
+  CHECK(target_of(g, "group_norm") == "prims.convert_element_type");
+  CHECK(g.node(*g.find("batch_norm")).meta->dtype == "bf16");
+  // unflatten is a view whose new dims stride within the split one.
+  CHECK(target_of(g, "unflatten") == "aten.view");
+  CHECK(strides_of(g, "unflatten") == "256,128,32,1,");
+  // A 4-D matmul: both operands as 3-D batches (the transposed one copied row-major), bmm, and
+  // the product viewed back.
+  CHECK(target_of(g, "matmul") == "aten.view");
+  CHECK(count_of(g, "aten.bmm") == 1);
+  CHECK(count_of(g, "aten.clone") == 1);
+  // softmax with a dtype converts first; dropout in eval is its input.
+  CHECK(target_of(g, "softmax") == "aten._softmax");
+  CHECK(target_of(g, "dropout") == "(absent)");
+  const auto& out = g.node(static_cast<graph::NodeId>(g.size() - 1));
+  REQUIRE(out.op == graph::OpKind::output);
+  CHECK(g.node(out.args.at(0).items().at(0).as_node()).name == "softmax");
+  CHECK(fusion::plan(g, fusion::Mode::default_mode).unknown_ops.empty());
+}
+
+TEST_CASE("a composite op without what its decomposition needs is kept and named", "[fusion]") {
+  const auto core = decomposed(
+      "        matmul: \"f32[3, 4, 4]\" = torch.ops.aten.matmul.default(a, b)\n"
+      "        return (matmul,)\n",
+      "a: \"f32[3, 4, 8]\", b: \"f32[1, 8, 4]\"");
+  CHECK(core.decomposed == 0);
+  REQUIRE(core.warnings.size() == 1);
+  CHECK(core.warnings.front().message.find("matmul") != std::string::npos);
+  CHECK(core.warnings.front().message.find("broadcast") != std::string::npos);
+  CHECK(fusion::has_export_composite_ops(core.graph));
+}
