@@ -104,6 +104,7 @@ struct FxProd { template <class T> __device__ T operator()(T a, T b) const { ret
 struct FxMax { template <class T> __device__ T operator()(T a, T b) const { return fx_max(a, b); } };
 struct FxMin { template <class T> __device__ T operator()(T a, T b) const { return fx_min(a, b); } };
 struct FxAny { __device__ int operator()(int a, int b) const { return a | b; } };
+struct FxAll { __device__ int operator()(int a, int b) const { return a & b; } };
 // Welford's running (mean, m2, count): var_mean in one pass, numerically stable.
 struct FxWelfordState { float mean, m2, n; };
 struct FxWelford {

@@ -117,6 +117,8 @@ Accumulator accumulator(Combine c, const std::string& input_type) {
     }
     case Combine::any:
       return {"int", "0", "FxAny()", {""}};
+    case Combine::all:
+      return {"int", "1", "FxAll()", {""}};
     case Combine::welford:
       return {
           "FxWelfordState", "FxWelfordState{0.0f, 0.0f, 0.0f}", "FxWelford()", {"mean", "m2", "n"}};
@@ -144,6 +146,7 @@ std::string element_state(Combine c, const Accumulator& a, const std::string& v,
     case Combine::softmax:
       return "FxSoftmaxState{(float)(" + v + "), 1.0f}";
     case Combine::any:
+    case Combine::all:
       return "(int)((" + v + ") != 0)";
     default:
       return "(" + a.type + ")(" + v + ")";
@@ -653,6 +656,7 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           em.line("const float red" + K + " = (float)" + acc + " / " + n_elems + ".0f;");
           break;
         case Combine::any:
+        case Combine::all:
           em.line("const bool red" + K + " = " + acc + " != 0;");
           break;
         case Combine::argmax:

@@ -60,6 +60,7 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
       {"max", Combine::max},
       {"min", Combine::min},
       {"any", Combine::any},
+      {"all", Combine::all},
       {"var_mean", Combine::welford},
       {"var", Combine::welford},
       {"argmax", Combine::argmax},
@@ -70,7 +71,6 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
   for (const auto& [name, c] : kCombines) {
     if (name == base) r.combine = c;
   }
-  if (base == "all") return make_error(where + ": aten.all is not generated yet");
   if (const graph::Argument* c = kwarg(n, "correction")) {
     r.correction = c->kind() == graph::Argument::Kind::integer ? static_cast<double>(c->as_int())
                                                                : c->as_float();

@@ -19,6 +19,7 @@ enum class Combine : std::uint8_t {
   max,
   min,
   any,
+  all,
   welford,
   argmax,
   argmin,
