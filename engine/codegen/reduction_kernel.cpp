@@ -662,6 +662,9 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
         case Combine::argmax:
         case Combine::argmin:
           em.line("const long long red" + K + " = " + acc + ".i;");
+          if (reds[k].values_and_indices) {
+            em.line("const float red" + K + "_value = " + acc + ".v;");
+          }
           break;
         case Combine::welford:
           if (shifted_sum(k)) break;  // red_mean and red_var are out already
@@ -677,7 +680,11 @@ Result<GeneratedKernel> reduction_kernel(const KernelContext& ctx) {
           em.line("const " + out_t + " red" + K + " = (" + out_t + ")" + acc + ";");
       }
       const bool tuple = reds[k].combine == Combine::welford && !rn.meta;
-      if (reds[k].combine == Combine::softmax || tuple) {
+      if (reds[k].values_and_indices) {
+        for (const auto& [u, element] : getitems_of(g, reds[k].node)) {
+          em.bind(u, "red" + K + (element == 0 ? "_value" : ""));
+        }
+      } else if (reds[k].combine == Combine::softmax || tuple) {
         const std::string f0 = reds[k].combine == Combine::softmax ? "_max" : "_var";
         const std::string f1 = reds[k].combine == Combine::softmax ? "_sum" : "_mean";
         for (const auto& [u, element] : getitems_of(g, reds[k].node)) {

@@ -42,6 +42,10 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
     all = dims.empty();
   } else if ((base == "max" || base == "min") && n.args.size() == 1 && n.kwargs.empty()) {
     all = true;  // max.default / min.default: the one largest (smallest) element, a 0-d tensor
+  } else if ((base == "max" || base == "min") && n.args.size() >= 2 &&
+             n.args[1].kind() == graph::Argument::Kind::integer) {
+    dims = {n.args[1].as_int()};  // max.dim(x, dim, keepdim): the values and their indices
+    r.values_and_indices = true;
   } else if (base == "_adaptive_avg_pool2d" || base == "adaptive_avg_pool2d") {
     const std::vector<std::int64_t> out = ints_at(n, 1);
     if (out.size() != 2 || out[0] != 1 || out[1] != 1) {
@@ -71,6 +75,7 @@ Result<ReductionShape> reduction_shape(const graph::Graph& graph, graph::NodeId 
   for (const auto& [name, c] : kCombines) {
     if (name == base) r.combine = c;
   }
+  if (r.values_and_indices) r.combine = base == "max" ? Combine::argmax : Combine::argmin;
   if (const graph::Argument* c = kwarg(n, "correction")) {
     r.correction = c->kind() == graph::Argument::Kind::integer ? static_cast<double>(c->as_int())
                                                                : c->as_float();

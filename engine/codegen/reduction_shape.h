@@ -37,6 +37,9 @@ struct ReductionShape {
   double correction = 0.0;    // var_mean / var: divide m2 by (n - correction)
   // True when the reduced dimensions are the innermost ones: row-major position = row * rnumel + r.
   bool trailing = true;
+  // max.dim / min.dim: an argmax (argmin) whose tuple gives the value (getitem 0) beside the
+  // index (getitem 1).
+  bool values_and_indices = false;
 };
 
 // An op lowered as a reduction (Welford's included): generate() and the reduction builder must
