@@ -830,9 +830,22 @@ class Decomposer {
       return out;
     }
     if (base == "squeeze") {
+      // squeeze.dim / squeeze.dims drop the named dims of size 1, squeeze.default every one.
+      std::vector<bool> dropped(in->rank(), false);
+      const bool named = n.args.size() > 1;
+      std::vector<std::int64_t> dims;
+      if (named) {
+        if (n.args[1].kind() == Argument::Kind::integer) dims.push_back(n.args[1].as_int());
+        for (const Argument& d : n.args[1].items()) dims.push_back(d.as_int());
+      }
+      for (std::size_t i = 0; i < in->rank(); ++i) dropped[i] = !named && is_one(in->sizes[i]);
+      for (const std::int64_t d : dims) {
+        const auto at = dim_index(d, in->rank());
+        if (at && is_one(in->sizes[*at])) dropped[*at] = true;
+      }
       Dims out;
       for (std::size_t i = 0; i < in->rank(); ++i) {
-        if (!(is_one(in->sizes[i]) && n.meta->rank() < in->rank())) out.push_back(s[i]);
+        if (!dropped[i]) out.push_back(s[i]);
       }
       return out;
     }

@@ -163,3 +163,27 @@ TEST_CASE("a composite op without what its decomposition needs is kept and named
   CHECK(core.warnings.front().message.find("broadcast") != std::string::npos);
   CHECK(fusion::has_export_composite_ops(core.graph));
 }
+
+TEST_CASE("views of an export without strides take the strides PyTorch computes", "[fusion]") {
+  const auto core = decomposed(
+      "        squeeze: \"f32[1, 4, 6]\" = torch.ops.aten.squeeze.dim(x, 2)\n"
+      "        permute: \"f32[6, 4, 1, 1]\" = torch.ops.aten.permute.default(x, [3, 1, 0, 2])\n"
+      "        slice_1: \"f32[1, 4, 1, 3]\" = torch.ops.aten.slice.Tensor(x, 3, 0, 6, 2)\n"
+      "        select: \"f32[1, 1, 6]\" = torch.ops.aten.select.int(x, 1, 2)\n"
+      "        expand: \"f32[3, 4, 5, 6]\" = torch.ops.aten.expand.default(x, [3, 4, 5, 6])\n"
+      "        unsqueeze: \"f32[1, 1, 4, 1, 6]\" = torch.ops.aten.unsqueeze.default(x, 1)\n"
+      "        relu: \"f32[6, 4, 1, 1]\" = torch.ops.aten.relu.default(permute)\n"
+      "        return (squeeze, slice_1, select, expand, unsqueeze, relu)\n",
+      "x: \"f32[1, 4, 1, 6]\"");
+  const graph::Graph& g = core.graph;
+  CHECK(strides_of(g, "x") == "24,6,6,1,");
+  CHECK(strides_of(g, "squeeze") == "24,6,1,");
+  CHECK(strides_of(g, "permute") == "1,6,24,6,");
+  CHECK(strides_of(g, "slice_1") == "24,6,6,2,");
+  CHECK(strides_of(g, "select") == "24,6,1,");
+  CHECK(strides_of(g, "expand") == "0,6,0,1,");
+  CHECK(strides_of(g, "unsqueeze") == "24,24,6,6,1,");
+  // A computed value is dense whatever its input's layout.
+  CHECK(strides_of(g, "relu") == "4,1,1,1,");
+  CHECK(core.strides_inferred == 8);
+}
