@@ -43,6 +43,26 @@ struct FxArgMin {
 };
 )";
 
+// KERNEL (one block, no barriers) built on the host with the combiners and run by each of its
+// threads in turn with ARGS, its params in order.
+template <class... Args>
+void run_with_combiners(const codegen::GeneratedKernel& kernel, Args... args) {
+  REQUIRE(kernel.grid == 1);
+  const auto dir = test::host_dir("fxscope-whole-reductions-");
+  void* lib = test::build_on_host(kernel, dir, kCombiners);
+  using Kernel = void (*)(Args...);
+  const auto run = reinterpret_cast<Kernel>(dlsym(lib, kernel.entry.c_str()));
+  const auto set_thread =
+      reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib, "fx_set_thread"));
+  REQUIRE(run);
+  REQUIRE(set_thread);
+  for (unsigned t = 0; t < static_cast<unsigned>(kernel.block); ++t) {
+    set_thread(t, static_cast<unsigned>(kernel.block));
+    run(args...);
+  }
+  dlclose(lib);
+}
+
 // The one-node reduction OP of INPUT (annotated ANNOTATION) generated and run on the host
 // thread by thread; its output written to OUT.
 template <class In, class Out>
@@ -63,20 +83,7 @@ void reduce_on_host(const std::string& op, const std::string& annotation,
   INFO((k ? k->source : k.error().message));
   REQUIRE(k);
   REQUIRE(k->params.size() == 2);
-  const auto dir = test::host_dir("fxscope-whole-reductions-");
-  void* lib = test::build_on_host(*k, dir, kCombiners);
-  using Kernel = void (*)(void*, void*);
-  const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
-  const auto set_thread =
-      reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib, "fx_set_thread"));
-  REQUIRE(run);
-  REQUIRE(set_thread);
-  REQUIRE(k->grid == 1);
-  for (unsigned t = 0; t < static_cast<unsigned>(k->block); ++t) {
-    set_thread(t, static_cast<unsigned>(k->block));
-    run(input.data(), &out);
-  }
-  dlclose(lib);
+  run_with_combiners(*k, static_cast<void*>(input.data()), static_cast<void*>(&out));
 }
 
 }  // namespace
@@ -134,20 +141,7 @@ TEST_CASE("max and min along a dim give each row's value and its first index", "
                          : name == "v" ? static_cast<void*>(values.data())
                                        : static_cast<void*>(indices.data()));
     }
-    const auto dir = test::host_dir("fxscope-whole-reductions-");
-    void* lib = test::build_on_host(*k, dir, kCombiners);
-    using Kernel = void (*)(void*, void*, void*);
-    const auto run = reinterpret_cast<Kernel>(dlsym(lib, k->entry.c_str()));
-    const auto set_thread =
-        reinterpret_cast<void (*)(unsigned, unsigned)>(dlsym(lib, "fx_set_thread"));
-    REQUIRE(run);
-    REQUIRE(set_thread);
-    REQUIRE(k->grid == 1);
-    for (unsigned t = 0; t < static_cast<unsigned>(k->block); ++t) {
-      set_thread(t, static_cast<unsigned>(k->block));
-      run(by_param[0], by_param[1], by_param[2]);
-    }
-    dlclose(lib);
+    run_with_combiners(*k, by_param[0], by_param[1], by_param[2]);
     INFO(op);
     if (std::string(op) == "max") {
       CHECK(values == std::vector<float>{5, 4, 8});
