@@ -159,14 +159,14 @@ QVariant CompileUnitsModel::display(const Row& row, int column) const {
   switch (row.kind) {
     case RowKind::kFrame:
       if (column == kId) return tr("frame %1").arg(row.frame_id);
-      if (column == kFunction) return function_at(unit.frame);
+      if (column == kFunction) return function_at(unit.frame, unit.producer);
       return {};
     case RowKind::kUnit:
       switch (column) {
         case kId:
           return QString::fromStdString(unit.compile_id);
         case kFunction:
-          return function_at(unit.frame);
+          return function_at(unit.frame, unit.producer);
         case kDynamoOps:
           return count_text(unit.dynamo_ops);
         case kAtenOps:

@@ -14,8 +14,11 @@ QString short_location(const std::string& file, int line) {
          QString::number(line);
 }
 
-QString function_at(const trace::StackFrame& frame) {
-  if (frame.file.empty()) return QStringLiteral("?");
+QString function_at(const trace::StackFrame& frame, const std::string& producer) {
+  if (frame.file.empty()) {
+    return producer.empty() ? QStringLiteral("(frame not logged)")
+                            : QString::fromStdString(producer);
+  }
   return QString::fromStdString(frame.function) + QStringLiteral("  ") +
          short_location(frame.file, frame.line);
 }
