@@ -214,9 +214,10 @@ class Decomposer {
   }
 
   NodeId add(graph::Node node) {
-    const auto id = out_.graph.add_node(std::move(node));
-    // Names are fresh or the input graph's own, which are distinct.
-    const NodeId at = id.value_or(static_cast<NodeId>(out_.graph.size() - 1));
+    // Fresh names avoid every name of both graphs, so only a graph whose own names repeat (which
+    // no parser builds) makes the name taken: the node is then added under a fresh one.
+    if (out_.graph.find(node.name)) node.name = fresh(node.name);
+    const NodeId at = *out_.graph.add_node(std::move(node));
     fill_strides(at);
     return at;
   }

@@ -23,11 +23,12 @@ struct CoreAtenGraph {
 // Whether GRAPH holds an op fusion::export_composite_op names.
 bool has_export_composite_ops(const graph::Graph& graph);
 
-// GRAPH with each composite op replaced by the core ATen ops it decomposes to (the last of them
-// keeps the op's name, annotation and source line; the others are named after it), and with
-// strides for annotations that print none (an exported program prints sizes only): a view takes
-// its input's strides as PyTorch computes them, any other value is dense. A composite op whose
-// arguments or sizes do not say how it decomposes is kept, with a warning prefixed with WHERE.
+// GRAPH (topologically ordered, as readable code parses) with each composite op replaced by the
+// core ATen ops it decomposes to (the last of them keeps the op's name, annotation and source line;
+// the others are named after it), and with strides for annotations that print none (an exported
+// program prints sizes only): a view takes its input's strides as PyTorch computes them, any other
+// value is dense. A composite op whose arguments or sizes do not say how it decomposes is kept,
+// with a warning prefixed with WHERE.
 CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where);
 
 }  // namespace fxscope::fusion
