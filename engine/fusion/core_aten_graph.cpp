@@ -293,6 +293,14 @@ class Decomposer {
     if (key == "aten.unflatten") return unflatten(n, why);
     if (key == "aten.chunk") return chunk(n, why);
     if (key == "aten.scaled_dot_product_attention") return attention(n, why);
+    if (key == "aten.conv_transpose1d") return convolution(n, 1, why, true);
+    if (key == "aten.conv_transpose2d") return convolution(n, 2, why, true);
+    if (key == "aten.conv_transpose3d") return convolution(n, 3, why, true);
+    if (key == "aten.max_pool2d" || key == "aten.max_pool3d") return max_pool(n, why);
+    if (key == "aten.contiguous") return contiguous(n, why);
+    if (key == "aten.type_as" || key == "aten.to") return to_dtype(n, why);
+    if (key == "aten.pad") return pad(n, why);
+    if (key == "aten.rms_norm") return rms_norm(n, why);
     why = "no decomposition";
     return std::nullopt;
   }
@@ -368,7 +376,10 @@ class Decomposer {
   }
 
   // conv1d/2d/3d(x, w, b, stride, padding, dilation, groups) -> convolution(.., transposed=False).
-  std::optional<NodeId> convolution(const graph::Node& n, std::size_t spatial, std::string& why) {
+  // conv_transpose*d(x, w, b, stride, padding, output_padding, groups, dilation): the same
+  // convolution, transposed, its arguments in another order.
+  std::optional<NodeId> convolution(const graph::Node& n, std::size_t spatial, std::string& why,
+                                    bool transposed = false) {
     const auto x = node_of(arg_of(n, 0, "input"));
     const auto w = node_of(arg_of(n, 1, "weight"));
     const std::optional<TensorMeta> xm = copy_of(meta(x));
@@ -380,7 +391,10 @@ class Decomposer {
     const Argument* bias = arg_of(n, 2, "bias");
     const Argument* stride_arg = arg_of(n, 3, "stride");
     const Argument* padding_arg = arg_of(n, 4, "padding");
-    const Argument* dilation_arg = arg_of(n, 5, "dilation");
+    const Argument* dilation_arg = transposed ? arg_of(n, 7, "dilation") : arg_of(n, 5, "dilation");
+    const Argument* output_padding_arg = transposed ? arg_of(n, 5, "output_padding") : nullptr;
+    const auto output_padding = output_padding_arg ? ints_of(output_padding_arg, spatial)
+                                                   : std::vector<std::int64_t>(spatial, 0);
     const auto stride =
         stride_arg ? ints_of(stride_arg, spatial) : std::vector<std::int64_t>(spatial, 1);
     const auto dilation =
@@ -403,7 +417,7 @@ class Decomposer {
     } else if (padding_arg) {
       padding = ints_of(padding_arg, spatial);
     }
-    if (!stride || !dilation || !groups || !padding) {
+    if (!stride || !dilation || !groups || !padding || !output_padding) {
       why = "stride, padding, dilation or groups not as integers (or padding='same' uneven)";
       return std::nullopt;
     }
@@ -411,8 +425,8 @@ class Decomposer {
         n, n.name, "convolution.default",
         {Argument::node(*x), Argument::node(*w),
          bias && bias->is_node() ? Argument::node(*node_of(bias)) : Argument(), int_list(*stride),
-         int_list(*padding), int_list(*dilation), Argument::boolean(false),
-         int_list(std::vector<std::int64_t>(spatial, 0)), Argument::integer(*groups)},
+         int_list(*padding), int_list(*dilation), Argument::boolean(transposed),
+         int_list(*output_padding), Argument::integer(*groups)},
         value(*n.meta, n.meta->sizes));
   }
 
@@ -682,6 +696,130 @@ class Decomposer {
     for (std::size_t i = *d + 1; i < xm->rank(); ++i) strides.push_back(xm->strides[i]);
     return emit(n, n.name, "view.default", {Argument::node(*x), size_list(n.meta->sizes)},
                 value(*n.meta, n.meta->sizes, strides));
+  }
+
+  // max_pool2d / max_pool3d -> max_pool*_with_indices's values, the same arguments.
+  std::optional<NodeId> max_pool(const graph::Node& n, std::string& why) {
+    if (n.args.empty() || !n.args[0].is_node()) {
+      why = "expected an input";
+      return std::nullopt;
+    }
+    std::vector<Argument> args;
+    for (const Argument& a : n.args) args.push_back(remap(a));
+    std::vector<graph::KeywordArgument> kwargs;
+    for (const auto& [k, v] : n.kwargs) kwargs.emplace_back(k, remap(v));
+    const std::string op = std::string(ops::op_base_name(n.target)) + "_with_indices.default";
+    const NodeId pool =
+        emit(n, fresh(n.name + "_with_indices"), op, std::move(args), std::nullopt, kwargs);
+    return getitem(n, pool, 0, n.name, value(*n.meta, n.meta->sizes));
+  }
+
+  // contiguous is its input where that is row-major, else a copy that is.
+  std::optional<NodeId> contiguous(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm) {
+      why = "expected an annotated input";
+      return std::nullopt;
+    }
+    const Argument* format = arg_of(n, 1, "memory_format");
+    if (format && !format->is_none() && format->text() != "torch.contiguous_format") {
+      why = "a memory format other than torch.contiguous_format";
+      return std::nullopt;
+    }
+    if (row_major(*xm)) return *x;
+    return emit(n, n.name, "clone.default", {Argument::node(*x)}, value(*n.meta, n.meta->sizes),
+                {{"memory_format", Argument::symbol("torch.contiguous_format")}});
+  }
+
+  // type_as(x, other) and to(x, dtype, ...): a convert to the other dtype; its input where the
+  // dtype does not change (and no copy is asked for).
+  std::optional<NodeId> to_dtype(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm) {
+      why = "expected an annotated input";
+      return std::nullopt;
+    }
+    bool copy = false;
+    for (const auto& [key, v] : n.kwargs) {
+      if (key == "copy" && v.kind() == Argument::Kind::boolean) copy = v.as_bool();
+    }
+    if (n.meta->dtype == xm->dtype && !copy) return *x;
+    graph::Node convert;
+    convert.name = n.name;
+    convert.target = "torch.ops.prims.convert_element_type.default";
+    convert.args = {Argument::node(*x), dtype_symbol(n.meta->dtype)};
+    convert.meta = value(*n.meta, n.meta->sizes);
+    convert.source = n.source;
+    convert.module_path = n.module_path;
+    return add(std::move(convert));
+  }
+
+  // pad(x, pad, 'constant', value) -> constant_pad_nd; the other modes are kept.
+  std::optional<NodeId> pad(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const Argument* widths = arg_of(n, 1, "pad");
+    const Argument* mode = arg_of(n, 2, "mode");
+    const Argument* fill = arg_of(n, 3, "value");
+    if (!x || !widths) {
+      why = "expected an input and the pad widths";
+      return std::nullopt;
+    }
+    if (mode && mode->kind() == Argument::Kind::string && mode->text() != "constant") {
+      why = "pad mode '" + mode->text() + "' (only 'constant' decomposes to constant_pad_nd)";
+      return std::nullopt;
+    }
+    const Argument value_arg = fill && !fill->is_none() ? remap(*fill) : Argument::floating(0.0);
+    return emit(n, n.name, "constant_pad_nd.default",
+                {Argument::node(*x), remap(*widths), value_arg}, value(*n.meta, n.meta->sizes));
+  }
+
+  // rms_norm(x, shape, w, eps): x * rsqrt(mean(x^2 over the normalized dims) + eps) * w, in f32
+  // for bf16/f16 input; eps defaults to the input dtype's machine epsilon (torch/_decomp).
+  std::optional<NodeId> rms_norm(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const Argument* shape = arg_of(n, 1, "normalized_shape");
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const std::size_t k = shape ? shape->items().size() : 0;
+    if (!xm || k == 0 || k > xm->rank()) {
+      why = "expected an annotated input and a normalized shape within it";
+      return std::nullopt;
+    }
+    const Argument* eps_arg = arg_of(n, 3, "eps");
+    const double machine_eps = xm->dtype == "bf16"  ? 0.0078125
+                               : xm->dtype == "f16" ? 0.0009765625
+                                                    : 1.1920928955078125e-07;
+    const double eps =
+        eps_arg && !eps_arg->is_none() ? number_of(eps_arg).value_or(machine_eps) : machine_eps;
+    const std::string compute = half_precision(xm->dtype) ? "f32" : xm->dtype;
+    const NodeId xc = in_dtype(n, *x, compute);
+    const TensorMeta full = *meta(xc);
+    Dims kept = full.sizes;
+    std::vector<std::int64_t> dims;
+    for (std::size_t d = xm->rank() - k; d < xm->rank(); ++d) {
+      kept[d] = Dim::constant(1);
+      dims.push_back(static_cast<std::int64_t>(d));
+    }
+    const NodeId sq = pointwise(n, fresh(n.name + "_pow"), "pow.Tensor_Scalar",
+                                {Argument::node(xc), Argument::integer(2)}, full, full.sizes);
+    const NodeId ms =
+        emit(n, fresh(n.name + "_mean"), "mean.dim",
+             {Argument::node(sq), int_list(dims), Argument::boolean(true)}, value(full, kept));
+    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
+                                {Argument::node(ms), Argument::floating(eps)}, full, kept);
+    const NodeId rstd =
+        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, full, kept);
+    const auto w = node_of(arg_of(n, 2, "weight"));
+    const std::string last = last_name(n, compute);
+    NodeId y = pointwise(n, w ? fresh(n.name + "_norm") : last, "mul.Tensor",
+                         {Argument::node(xc), Argument::node(rstd)}, full, full.sizes);
+    if (w) {
+      const NodeId wc = in_dtype(n, *w, compute);
+      y = pointwise(n, last, "mul.Tensor", {Argument::node(y), Argument::node(wc)}, full,
+                    full.sizes);
+    }
+    return finish(n, y);
   }
 
   // chunk(x, chunks, dim) -> split(x, ceil(size / chunks), dim); its getitems read the split.

@@ -153,12 +153,31 @@ bool modelled_by_name(std::string_view target) {
 }
 
 bool export_composite_op(std::string_view target) {
-  static const std::set<std::string_view> kComposite = {
-      "aten.linear",      "aten.matmul",     "aten.conv1d",
-      "aten.conv2d",      "aten.conv3d",     "aten.batch_norm",
-      "aten.layer_norm",  "aten.group_norm", "aten.softmax",
-      "aten.log_softmax", "aten.dropout",    "aten.flatten",
-      "aten.unflatten",   "aten.chunk",      "aten.scaled_dot_product_attention"};
+  static const std::set<std::string_view> kComposite = {"aten.linear",
+                                                        "aten.matmul",
+                                                        "aten.conv1d",
+                                                        "aten.conv2d",
+                                                        "aten.conv3d",
+                                                        "aten.conv_transpose1d",
+                                                        "aten.conv_transpose2d",
+                                                        "aten.conv_transpose3d",
+                                                        "aten.batch_norm",
+                                                        "aten.layer_norm",
+                                                        "aten.group_norm",
+                                                        "aten.rms_norm",
+                                                        "aten.softmax",
+                                                        "aten.log_softmax",
+                                                        "aten.dropout",
+                                                        "aten.flatten",
+                                                        "aten.unflatten",
+                                                        "aten.chunk",
+                                                        "aten.max_pool2d",
+                                                        "aten.max_pool3d",
+                                                        "aten.contiguous",
+                                                        "aten.type_as",
+                                                        "aten.to",
+                                                        "aten.pad",
+                                                        "aten.scaled_dot_product_attention"};
   return kComposite.count(ops::op_key(target)) > 0;
 }
 

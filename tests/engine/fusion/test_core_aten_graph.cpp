@@ -187,3 +187,47 @@ TEST_CASE("views of an export without strides take the strides PyTorch computes"
   CHECK(strides_of(g, "relu") == "4,1,1,1,");
   CHECK(core.strides_inferred == 8);
 }
+
+TEST_CASE("pooling and padding and dtype casts and contiguous and rms norm decompose", "[fusion]") {
+  const auto core = decomposed(
+      "        conv_transpose2d: \"bf16[2, 4, 16, 16]\" = "
+      "torch.ops.aten.conv_transpose2d.input(x, w, None, [2, 2], [1, 1], [1, 1])\n"
+      "        max_pool2d: \"bf16[2, 4, 8, 8]\" = torch.ops.aten.max_pool2d.default("
+      "conv_transpose2d, [2, 2], [2, 2])\n"
+      "        transpose: \"bf16[2, 4, 8, 8]\" = torch.ops.aten.transpose.int(max_pool2d, 2, 3)\n"
+      "        contiguous: \"bf16[2, 4, 8, 8]\" = torch.ops.aten.contiguous.default(transpose)\n"
+      "        contiguous_1: \"bf16[2, 4, 8, 8]\" = torch.ops.aten.contiguous.default(contiguous)\n"
+      "        to: \"f32[2, 4, 8, 8]\" = torch.ops.aten.to.dtype(contiguous_1, torch.float32)\n"
+      "        type_as: \"f32[2, 4, 8, 8]\" = torch.ops.aten.type_as.default(to, to)\n"
+      "        pad: \"f32[2, 4, 10, 10]\" = torch.ops.aten.pad.default(type_as, [1, 1, 1, 1])\n"
+      "        pad_1: \"f32[2, 4, 12, 12]\" = torch.ops.aten.pad.default(pad, [1, 1, 1, 1], "
+      "'reflect')\n"
+      "        rms_norm: \"bf16[2, 4, 8, 8]\" = torch.ops.aten.rms_norm.default(max_pool2d, [8], "
+      "g)\n"
+      "        return (pad_1, rms_norm)\n",
+      "x: \"bf16[2, 8, 8, 8]\", w: \"bf16[8, 4, 3, 3]\", g: \"bf16[8]\"");
+  const graph::Graph& g = core.graph;
+  // conv_transpose2d(x, w, b, stride, padding, output_padding): a transposed convolution.
+  REQUIRE(target_of(g, "conv_transpose2d") == "aten.convolution");
+  const auto& conv = g.node(*g.find("conv_transpose2d"));
+  CHECK(conv.args.at(6).as_bool());
+  CHECK(conv.args.at(7).to_string() == "[1, 1]");
+  CHECK(target_of(g, "max_pool2d") == "operator.getitem");
+  CHECK(count_of(g, "aten.max_pool2d_with_indices") == 1);
+  // contiguous copies a transposed input and is its input where that is row-major already;
+  // to and type_as convert only where the dtype changes.
+  CHECK(target_of(g, "contiguous") == "aten.clone");
+  CHECK(target_of(g, "contiguous_1") == "(absent)");
+  CHECK(target_of(g, "to") == "prims.convert_element_type");
+  CHECK(target_of(g, "type_as") == "(absent)");
+  CHECK(target_of(g, "pad") == "aten.constant_pad_nd");
+  // Only constant padding decomposes: the reflect pad is kept, and said.
+  CHECK(target_of(g, "pad_1") == "aten.pad");
+  REQUIRE(core.warnings.size() == 1);
+  CHECK(core.warnings.front().message.find("reflect") != std::string::npos);
+  // rms_norm in f32 for bf16: mean of squares over the last dim, then converted back.
+  CHECK(target_of(g, "rms_norm") == "prims.convert_element_type");
+  CHECK(count_of(g, "aten.mean") == 1);
+  CHECK(count_of(g, "aten.rsqrt") == 1);
+  CHECK(core.decomposed == 8);  // all but the reflect pad
+}
