@@ -14,6 +14,11 @@ read from a tensor (a guard on a data-dependent size) and a custom operator with
 draft export runs it anyway and records each failure with its stack.
 aoti: the same exported program compiled by AOTInductor with provenance tracking on, so the log
 holds the post-grad graph, the generated kernels and Inductor's kernel-to-node mappings.
+model NAME (under TORCH_DTRACE): torch.export.export of a real model in eval mode with a dynamic
+batch: torchvision's resnet18, mobilenet_v3_small or vit_b_16, or transformers' bert (a
+2-layer BERT), so that its training IR's composite ops are those real models use.
+
+    TORCH_DTRACE=/tmp/export_resnet18 python3 sample_graphs/capture_export.py model resnet18
 """
 import argparse
 import tempfile
@@ -104,12 +109,39 @@ def run_aoti(device):
     print("aoti output", runner(x).shape, flush=True)
 
 
+def real_model(name, device):
+    if name == "bert":
+        import transformers
+        config = transformers.BertConfig(num_hidden_layers=2, hidden_size=256,
+                                         num_attention_heads=4, intermediate_size=1024)
+        model = transformers.BertModel(config)
+        inputs = (torch.randint(0, config.vocab_size, (2, 128), device=device),)
+    else:
+        import torchvision
+        model = getattr(torchvision.models, name)()
+        inputs = (torch.randn(2, 3, 224, 224, device=device),)
+    return model.to(device).eval(), inputs
+
+
+def run_model(name, device):
+    model, inputs = real_model(name, device)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    program = torch.export.export(model, inputs, dynamic_shapes=({0: batch},))
+    ops = sorted({str(n.target) for n in program.graph.nodes if n.op == "call_function"})
+    print(name, len(program.graph.nodes), "nodes:", ", ".join(ops), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["export", "draft", "aoti"])
+    parser.add_argument("what", choices=["export", "draft", "aoti", "model"])
+    parser.add_argument("name", nargs="?", default="resnet18",
+                        choices=["resnet18", "mobilenet_v3_small", "vit_b_16", "bert"])
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(0)
+    if args.what == "model":
+        run_model(args.name, device)
+        return
     with torch.no_grad() if args.what == "aoti" else torch.enable_grad():
         {"export": run_export, "draft": run_draft, "aoti": run_aoti}[args.what](device)
 
