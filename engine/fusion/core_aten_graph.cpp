@@ -229,7 +229,8 @@ class Decomposer {
               std::vector<graph::KeywordArgument> kwargs = {}) {
     graph::Node n;
     n.name = std::move(name);
-    n.target = "torch.ops.aten." + std::string(op);
+    // An ATen op by its name and overload ("addmm.default"), a prim by "prims." and its own.
+    n.target = (op.starts_with("prims.") ? "torch.ops." : "torch.ops.aten.") + std::string(op);
     n.args = std::move(args);
     n.kwargs = std::move(kwargs);
     n.meta = std::move(value);
@@ -444,18 +445,16 @@ class Decomposer {
   // X in DTYPE: itself, or a convert_element_type (the decompositions compute a bf16/f16 norm in
   // f32, as torch/_decomp's batch and group norm do).
   NodeId in_dtype(const graph::Node& n, NodeId x, const std::string& dtype) {
-    const TensorMeta m = *meta(x);
-    if (m.dtype == dtype) return x;
-    TensorMeta to = value(m, m.sizes);
+    if (meta(x)->dtype == dtype) return x;
+    return convert(n, x, dtype, fresh(n.name + "_convert"));
+  }
+
+  // X converted to DTYPE (prims.convert_element_type), named NAME, X's sizes.
+  NodeId convert(const graph::Node& n, NodeId x, const std::string& dtype, std::string name) {
+    TensorMeta to = value(*meta(x), meta(x)->sizes);
     to.dtype = dtype;
-    graph::Node convert;
-    convert.name = fresh(n.name + "_convert");
-    convert.target = "torch.ops.prims.convert_element_type.default";
-    convert.args = {Argument::node(x), dtype_symbol(dtype)};
-    convert.meta = std::move(to);
-    convert.source = n.source;
-    convert.module_path = n.module_path;
-    return add(std::move(convert));
+    return emit(n, std::move(name), "prims.convert_element_type.default",
+                {Argument::node(x), dtype_symbol(dtype)}, std::move(to));
   }
 
   // (X - MEAN) * RSTD, the last op named LAST.
@@ -499,14 +498,7 @@ class Decomposer {
   // Y as N's value: itself where already in N's dtype, else converted back, named N.
   NodeId finish(const graph::Node& n, NodeId y) {
     if (meta(y)->dtype == n.meta->dtype) return y;
-    graph::Node convert;
-    convert.name = n.name;
-    convert.target = "torch.ops.prims.convert_element_type.default";
-    convert.args = {Argument::node(y), dtype_symbol(n.meta->dtype)};
-    convert.meta = value(*n.meta, n.meta->sizes);
-    convert.source = n.source;
-    convert.module_path = n.module_path;
-    return add(std::move(convert));
+    return convert(n, y, n.meta->dtype, n.name);
   }
 
   // batch_norm: (x - mean) * rsqrt(var + eps) * w + b, with the running statistics in eval and
@@ -633,16 +625,7 @@ class Decomposer {
       return std::nullopt;
     }
     const Argument* dtype = arg_of(n, 2, "dtype");
-    if (dtype && !dtype->is_none() && meta(x)->dtype != n.meta->dtype) {
-      graph::Node convert;
-      convert.name = fresh(n.name + "_convert");
-      convert.target = "torch.ops.prims.convert_element_type.default";
-      convert.args = {Argument::node(*x), *dtype};
-      convert.meta = value(*n.meta, meta(x)->sizes);
-      convert.source = n.source;
-      convert.module_path = n.module_path;
-      x = add(std::move(convert));
-    }
+    if (dtype && !dtype->is_none()) x = in_dtype(n, *x, n.meta->dtype);
     return emit(n, n.name, op,
                 {Argument::node(*x), Argument::integer(*dim), Argument::boolean(false)},
                 value(*n.meta, n.meta->sizes));
@@ -746,14 +729,7 @@ class Decomposer {
       if (key == "copy" && v.kind() == Argument::Kind::boolean) copy = v.as_bool();
     }
     if (n.meta->dtype == xm->dtype && !copy) return *x;
-    graph::Node convert;
-    convert.name = n.name;
-    convert.target = "torch.ops.prims.convert_element_type.default";
-    convert.args = {Argument::node(*x), dtype_symbol(n.meta->dtype)};
-    convert.meta = value(*n.meta, n.meta->sizes);
-    convert.source = n.source;
-    convert.module_path = n.module_path;
-    return add(std::move(convert));
+    return convert(n, *x, n.meta->dtype, n.name);
   }
 
   // pad(x, pad, 'constant', value) -> constant_pad_nd; the other modes are kept.
