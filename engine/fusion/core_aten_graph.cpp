@@ -5,6 +5,7 @@
 
 #include "fxscope/fusion/core_aten_graph.h"
 
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -557,21 +558,52 @@ class Decomposer {
     return finish(n, affine(n, y, w, b, channel, last));
   }
 
-  // layer_norm -> native_layer_norm's first output (a kernel of its own in fxscope's runtime).
+  // layer_norm: var_mean over the normalized (last) dims, (x - mean) * rsqrt(var + eps) * w + b,
+  // in f32 for bf16/f16 input: the ops Inductor's decomposition of native_layer_norm gives, which
+  // it fuses into one reduction kernel (fxscope's generator has no fused native_layer_norm).
   std::optional<NodeId> layer_norm(const graph::Node& n, std::string& why) {
     const auto x = node_of(arg_of(n, 0, "input"));
     const Argument* shape = arg_of(n, 1, "normalized_shape");
     const auto eps = arg_of(n, 4, "eps") ? number_of(arg_of(n, 4, "eps")) : 1e-5;
-    if (!x || !shape || !eps) {
-      why = "expected an input, a normalized shape and eps";
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    const std::size_t k = shape ? shape->items().size() : 0;
+    if (!xm || k == 0 || k > xm->rank() || !eps) {
+      why = "expected an annotated input, a normalized shape within it and eps";
       return std::nullopt;
     }
-    const NodeId ln =
-        emit(n, fresh(n.name + "_native"), "native_layer_norm.default",
-             {Argument::node(*x), remap(*shape), tensor_or_none(arg_of(n, 2, "weight")),
-              tensor_or_none(arg_of(n, 3, "bias")), Argument::floating(*eps)},
-             std::nullopt);
-    return getitem(n, ln, 0, n.name, value(*n.meta, n.meta->sizes));
+    const std::string compute = half_precision(xm->dtype) ? "f32" : xm->dtype;
+    const NodeId xc = in_dtype(n, *x, compute);
+    const TensorMeta full = *meta(xc);
+    Dims kept = full.sizes;
+    std::vector<std::int64_t> dims;
+    for (std::size_t d = xm->rank() - k; d < xm->rank(); ++d) {
+      kept[d] = Dim::constant(1);
+      dims.push_back(static_cast<std::int64_t>(d));
+    }
+    const NodeId vm = emit(
+        n, fresh(n.name + "_var_mean"), "var_mean.correction", {Argument::node(xc), int_list(dims)},
+        std::nullopt, {{"correction", Argument::integer(0)}, {"keepdim", Argument::boolean(true)}});
+    const NodeId v = getitem(n, vm, 0, fresh(n.name + "_var"), value(full, kept));
+    const NodeId m = getitem(n, vm, 1, fresh(n.name + "_mean"), value(full, kept));
+    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
+                                {Argument::node(v), Argument::floating(*eps)}, full, kept);
+    const NodeId rstd =
+        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, full, kept);
+    const auto w = node_of(arg_of(n, 2, "weight"));
+    const auto b = node_of(arg_of(n, 3, "bias"));
+    const std::string last = last_name(n, compute);
+    NodeId y = normalized(n, xc, m, rstd, w || b ? fresh(n.name + "_norm") : last);
+    if (w) {
+      const NodeId wc = in_dtype(n, *w, compute);
+      y = pointwise(n, b ? fresh(n.name + "_mul") : last, "mul.Tensor",
+                    {Argument::node(y), Argument::node(wc)}, full, full.sizes);
+    }
+    if (b) {
+      const NodeId bc = in_dtype(n, *b, compute);
+      y = pointwise(n, last, "add.Tensor", {Argument::node(y), Argument::node(bc)}, full,
+                    full.sizes);
+    }
+    return finish(n, y);
   }
 
   // group_norm: x viewed as [N, G, rest], var_mean over rest, normalized, viewed back, then the
@@ -820,6 +852,27 @@ class Decomposer {
   // scaled_dot_product_attention as the kernel PyTorch's CUDA dispatch picks: flash attention
   // for bf16/f16 without a mask, memory-efficient attention otherwise; a 3-D call runs with a
   // head dimension of 1.
+  // A boolean attention mask as the additive one the kernels take (sdpa's
+  // convert_boolean_attn_mask): 0 where it keeps a position, -inf where it masks it, in DTYPE.
+  NodeId additive_mask(const graph::Node& n, NodeId mask, const std::string& dtype) {
+    const auto scalar = [&](double fill, const std::string& what) {
+      TensorMeta m;
+      m.dtype = dtype;
+      m.device = meta(mask)->device;
+      return emit(n, fresh(n.name + what), "full.default",
+                  {Argument::list({}), Argument::floating(fill)}, std::move(m),
+                  {{"dtype", dtype_symbol(dtype)},
+                   {"device", Argument::symbol("device(type='cuda', index=0)")},
+                   {"pin_memory", Argument::boolean(false)}});
+    };
+    const NodeId keep = scalar(0.0, "_keep");
+    const NodeId drop = scalar(-std::numeric_limits<double>::infinity(), "_drop");
+    TensorMeta m = value(*meta(mask), meta(mask)->sizes);
+    m.dtype = dtype;
+    return emit(n, fresh(n.name + "_mask"), "where.self",
+                {Argument::node(mask), Argument::node(keep), Argument::node(drop)}, std::move(m));
+  }
+
   std::optional<NodeId> attention(const graph::Node& n, std::string& why) {
     auto q = node_of(arg_of(n, 0, "query"));
     auto k = node_of(arg_of(n, 1, "key"));
@@ -856,6 +909,7 @@ class Decomposer {
       v = heads(*v);
       if (mask && meta(mask) && meta(mask)->rank() == 3) mask = heads(*mask);
     }
+    if (mask && meta(mask) && meta(mask)->dtype == "b8") mask = additive_mask(n, *mask, qm->dtype);
     std::vector<graph::KeywordArgument> kwargs;
     if (scale && !scale->is_none()) kwargs.emplace_back("scale", *scale);
     const bool flash = half_precision(qm->dtype) && !mask;

@@ -123,6 +123,22 @@ void TraceBuilder::gather_producer_units() {
   }
   log_.global_artifacts_ = std::move(kept);
   for (auto& unit : log_.units_) name_post_grad_graph(unit);
+  place_producer_symbols();
+}
+
+void TraceBuilder::place_producer_symbols() {
+  for (ShapeSymbol& symbol : producer_symbols_) {
+    for (CompileUnit& unit : log_.units_) {
+      if (unit.producer.empty()) continue;
+      std::size_t last = unit.first_line;
+      for (const Artifact& a : unit.artifacts) last = std::max(last, a.line);
+      if (last < symbol.line) continue;
+      symbol.id = unit.id;
+      unit.symbols.push_back(std::move(symbol));
+      break;
+    }
+  }
+  producer_symbols_.clear();
 }
 
 }  // namespace fxscope::trace

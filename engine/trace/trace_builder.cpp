@@ -263,11 +263,16 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
     unit->shape_guards.push_back({get_string(body, "expr"),
                                   read_stack(body.value("user_stack", Json::array())), artifact.id,
                                   record.line});
-  } else if (unit != nullptr && kind == "create_symbol") {
-    unit->symbols.push_back({get_string(body, "symbol"), get_string(body, "val"),
-                             get_string(body, "vr"), get_string(body, "source"),
-                             read_stack(body.value("user_stack", Json::array())), artifact.id,
-                             record.line});
+  } else if (kind == "create_symbol") {
+    // torch.export's symbols carry no compile id: its unit is made from the program later.
+    ShapeSymbol symbol{get_string(body, "symbol"),
+                       get_string(body, "val"),
+                       get_string(body, "vr"),
+                       get_string(body, "source"),
+                       read_stack(body.value("user_stack", Json::array())),
+                       artifact.id,
+                       record.line};
+    (unit != nullptr ? unit->symbols : producer_symbols_).push_back(std::move(symbol));
   } else if (kind == "artifact" || !record.payload.empty() ||
              artifact.kind != ArtifactKind::kOther || export_record(kind)) {
     add_artifact(unit, std::move(artifact));

@@ -231,3 +231,36 @@ TEST_CASE("pooling and padding and dtype casts and contiguous and rms norm decom
   CHECK(count_of(g, "aten.rsqrt") == 1);
   CHECK(core.decomposed == 8);  // all but the reflect pad
 }
+
+TEST_CASE("a real BERT export is planned on its core ATen graph at its own batch", "[fusion]") {
+  auto log =
+      trace::read_trace(test::sample("export_bert/dedicated_log_torch_trace_v62taa2r.log.zst"));
+  REQUIRE(log);
+  REQUIRE(log->units().size() == 1);
+  const trace::CompileUnit& unit = log->units().front();
+  // export's symbols carry no compile id: the batch's (2, range [2, 64]) joins the unit, so the
+  // plan sizes the graph at the batch traced rather than a default.
+  REQUIRE(unit.symbols.size() >= 1);
+  CHECK(unit.symbols.front().value == "2");
+  const auto plans = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+  REQUIRE(plans.size() == 1);
+  const auto& f = plans.front();
+  for (const auto& w : f.warnings) WARN(w.message);
+  CHECK(f.warnings.empty());
+  CHECK(f.hints.count(unit.symbols.front().symbol) == 1);
+  const graph::Graph& g = f.post_grad;
+  CHECK(!fusion::has_export_composite_ops(g));
+  // layer_norm as var_mean and pointwise ops (one reduction kernel each), the boolean mask as
+  // the additive one the attention kernel takes.
+  CHECK(count_of(g, "aten.native_layer_norm") == 0);
+  CHECK(count_of(g, "aten.var_mean") >= 4);
+  CHECK(count_of(g, "aten._scaled_dot_product_efficient_attention") == 2);
+  for (const auto& node : g.nodes()) {
+    if (ops::op_key(node.target) != "aten._scaled_dot_product_efficient_attention") continue;
+    REQUIRE(node.args.size() > 3);
+    REQUIRE(node.args[3].is_node());
+    INFO(node.name);
+    CHECK(g.node(node.args[3].as_node()).meta->dtype == "f32");
+  }
+  CHECK(f.ours.unknown_ops.empty());
+}

@@ -43,12 +43,16 @@ class TraceBuilder {
   // torch.export and AOTInductor logs carry no compile ids: their records become units here.
   void gather_producer_units();
   void read_export_record(CompileUnit& unit, const Artifact& artifact);
+  // The symbols created outside any compile id (torch.export's) go to the producer unit being
+  // traced when each was made: the first whose records reach past its line.
+  void place_producer_symbols();
 
   TraceLog& log_;
   std::vector<std::string> strings_;  // the `str` intern table: index -> file name
   std::map<CompileId, std::size_t> unit_index_;
   std::map<CompileId, std::vector<ChromiumEvent>> pending_events_;  // by unit id, log order
   std::unordered_map<std::string, std::size_t> kind_index_;
+  std::vector<ShapeSymbol> producer_symbols_;  // create_symbol records without a compile id
   std::size_t good_records_ = 0;
   std::size_t silenced_warnings_ = 0;
 };

@@ -102,6 +102,7 @@ TEST_CASE("every kernel of the bundled torch.export and AOTInductor logs is gene
       "sm_90", (std::filesystem::temp_directory_path() / "fxscope_nvrtc_corpus").string());
   for (const char* path : {"export_program/dedicated_log_torch_trace_8o3_upov.log.zst",
                            "export_program/dedicated_log_torch_trace_xpph8do_.log.zst",
+                           "export_bert/dedicated_log_torch_trace_v62taa2r.log.zst",
                            "aoti_provenance/dedicated_log_torch_trace_2mdov0to.log"}) {
     auto log = trace::read_trace(test::sample(path));
     REQUIRE(log);
