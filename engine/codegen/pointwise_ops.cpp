@@ -196,6 +196,11 @@ Result<std::string> ValueEmitter::pointwise_value(NodeId node, const Index& idx)
     e = "fx_max(" + cast(a[0], t) + ", (" + t + ")0)";
   } else if (base == "silu") {
     e = cast(a[0], t) + " * fx_sigmoid(" + cast(a[0], t) + ")";
+  } else if (base == "hardsigmoid" || base == "hardswish") {
+    // relu6(x + 3) / 6, times x for hardswish (PyTorch's kernels and Inductor's decomposition).
+    const std::string x = cast(a[0], "float");
+    const std::string gate = "(fx_min(fx_max(" + x + " + 3.0f, 0.0f), 6.0f) / 6.0f)";
+    e = base == "hardsigmoid" ? gate : x + " * " + gate;
   } else if (base == "gelu") {
     const Argument* approx = kwarg(n, "approximate");
     const bool tanh = approx && approx->text() == "tanh";

@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -143,8 +144,9 @@ bool half_precision(const std::string& dtype) {
 
 class Decomposer {
  public:
-  Decomposer(const graph::Graph& in, std::string where)
-      : in_(in), where_(std::move(where)), map_(in.size(), 0) {
+  Decomposer(const graph::Graph& in, std::string where, const ops::SymbolHints& hints)
+      : in_(in), where_(std::move(where)), hints_(hints), map_(in.size(), 0), root_(in.size()) {
+    for (NodeId id = 0; id < in.size(); ++id) root_[id] = id;
     out_.graph.set_name(in.name());
     out_.graph.reserve(in.size() + in.size() / 2);
     for (const graph::Graph& sub : in.subgraphs()) out_.graph.add_subgraph(sub);
@@ -152,21 +154,43 @@ class Decomposer {
 
   CoreAtenGraph run() {
     for (NodeId id = 0; id < in_.size(); ++id) {
-      const graph::Node& n = in_.node(id);
+      const graph::Node& original = in_.node(id);
+      // An in-place op (relu_, add_, hardswish_: the training IR keeps a module's inplace=True)
+      // becomes its functional form, whose value later users of the mutated tensor read.
+      std::optional<NodeId> mutated;
+      graph::Node functional;
+      if (const auto target = functional_target(original)) {
+        functional = original;
+        functional.target = *target;
+        mutated = original.args[0].as_node();
+      }
+      const graph::Node& n = mutated ? functional : original;
+      std::optional<NodeId> to;
       if (n.is_op() && export_composite_op(n.target)) {
         std::string why;
-        if (const auto to = decompose(id, why)) {
-          map_[id] = *to;
+        to = decompose(n, why);
+        if (to) {
           ++out_.decomposed;
-          continue;
+        } else {
+          out_.warnings.push_back({where_, "kept composite op " + n.name + " (" +
+                                               std::string(ops::op_key(n.target)) + "): " + why});
         }
-        out_.warnings.push_back({where_, "kept composite op " + n.name + " (" +
-                                             std::string(ops::op_key(n.target)) + "): " + why});
       }
-      graph::Node copy = n;
-      for (Argument& a : copy.args) a = remap(a);
-      for (auto& kw : copy.kwargs) kw.second = remap(kw.second);
-      map_[id] = add(std::move(copy));
+      if (!to) {
+        graph::Node copy = n;
+        for (Argument& a : copy.args) a = remap(a);
+        for (auto& kw : copy.kwargs) kw.second = remap(kw.second);
+        to = add(std::move(copy));
+      }
+      map_[id] = *to;
+      if (mutated) {
+        // The op returned the tensor it mutated: every name of that tensor reads the result.
+        root_[id] = root_[*mutated];
+        for (NodeId j = 0; j <= id; ++j) {
+          if (root_[j] == root_[id]) map_[j] = *to;
+        }
+        ++out_.functionalized;
+      }
     }
     return std::move(out_);
   }
@@ -272,8 +296,27 @@ class Decomposer {
                 value(m, sizes));
   }
 
-  std::optional<NodeId> decompose(NodeId id, std::string& why) {
-    const graph::Node& n = in_.node(id);
+  // The functional target of in-place op N ("torch.ops.aten.relu.default" for relu_): an op the
+  // table knows without its trailing underscore, mutating a tensor the graph computed or took
+  // (not a view, whose base the mutation would change too). nullopt for any other node.
+  std::optional<std::string> functional_target(const graph::Node& n) const {
+    if (!n.is_op() || n.args.empty() || !n.args[0].is_node()) return std::nullopt;
+    const std::string_view key = ops::op_key(n.target);
+    static const std::set<std::string_view> kNotFunctional = {
+        "aten.copy_", "aten.index_put_", "aten.fill_", "aten.zero_", "aten.set_", "aten.resize_"};
+    if (!key.starts_with("aten.") || !key.ends_with("_") || key.starts_with("aten._") ||
+        kNotFunctional.count(key)) {
+      return std::nullopt;
+    }
+    const std::string stem(key.substr(0, key.size() - 1));
+    if (!ops::find_op(stem) && !export_composite_op(stem)) return std::nullopt;
+    const graph::Node& x = in_.node(n.args[0].as_node());
+    if (x.is_op() && ops::classify(x.target).op_class == ops::OpClass::view) return std::nullopt;
+    const std::string_view overload = n.target.substr(n.target.rfind('.') + 1);
+    return "torch.ops." + stem + "." + std::string(overload);
+  }
+
+  std::optional<NodeId> decompose(const graph::Node& n, std::string& why) {
     const std::string_view key = ops::op_key(n.target);
     const std::string_view base = ops::op_base_name(n.target);
     if (!n.meta && base != "chunk" && base != "dropout") {
@@ -303,6 +346,7 @@ class Decomposer {
     if (key == "aten.type_as" || key == "aten.to") return to_dtype(n, why);
     if (key == "aten.pad") return pad(n, why);
     if (key == "aten.rms_norm") return rms_norm(n, why);
+    if (key == "aten.reshape") return reshape_op(n, why);
     why = "no decomposition";
     return std::nullopt;
   }
@@ -933,6 +977,57 @@ class Decomposer {
                 value(*n.meta, n.meta->sizes));
   }
 
+  // The strides of a view of SIZES over an input of OLD_SIZES and OLD_STRIDES, as PyTorch's
+  // computeStride finds them (each run of the input's dims contiguous in memory maps onto whole
+  // dims of the view); nullopt where the view cannot be laid over the input (reshape copies).
+  // Sizes are compared at the hints; the strides are built from the input's as expressions.
+  std::optional<Dims> view_of(const Dims& old_sizes, const Dims& old_strides,
+                              const Dims& sizes) const {
+    const auto at = [&](const Dim& d) { return ops::eval_dim(d, hints_); };
+    if (old_sizes.empty() || old_strides.size() != old_sizes.size()) return std::nullopt;
+    Dims out(sizes.size(), Dim::constant(1));
+    auto view_d = static_cast<std::int64_t>(sizes.size()) - 1;
+    Dim chunk_base = old_strides.back();
+    Dim tensor_numel = Dim::constant(1);
+    Dim view_numel = Dim::constant(1);
+    for (auto d = static_cast<std::int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+      const auto ud = static_cast<std::size_t>(d);
+      tensor_numel = mul(tensor_numel, old_sizes[ud]);
+      if (d == 0 || (at(old_sizes[ud - 1]) != 1 &&
+                     at(old_strides[ud - 1]) != at(tensor_numel) * at(chunk_base))) {
+        while (view_d >= 0 && (at(view_numel) < at(tensor_numel) ||
+                               at(sizes[static_cast<std::size_t>(view_d)]) == 1)) {
+          out[static_cast<std::size_t>(view_d)] = mul(view_numel, chunk_base);
+          view_numel = mul(view_numel, sizes[static_cast<std::size_t>(view_d)]);
+          --view_d;
+        }
+        if (at(view_numel) != at(tensor_numel)) return std::nullopt;
+        if (d > 0) {
+          chunk_base = old_strides[ud - 1];
+          tensor_numel = Dim::constant(1);
+          view_numel = Dim::constant(1);
+        }
+      }
+    }
+    if (view_d != -1) return std::nullopt;
+    return out;
+  }
+
+  // reshape: a view where the input's strides allow one, else a row-major copy viewed.
+  std::optional<NodeId> reshape_op(const graph::Node& n, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "self"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm) {
+      why = "expected an annotated input";
+      return std::nullopt;
+    }
+    if (view_of(xm->sizes, xm->strides, n.meta->sizes)) {
+      return emit(n, n.name, "view.default", {Argument::node(*x), size_list(n.meta->sizes)},
+                  value(*n.meta, n.meta->sizes, Dims{}));
+    }
+    return reshape(n, *x, n.meta->sizes, n.name);
+  }
+
   // Strides for node ID where its annotation printed none: a view's as PyTorch computes them
   // from its input's, any other value's dense.
   void fill_strides(NodeId id) {
@@ -1044,15 +1139,16 @@ class Decomposer {
     if (base == "view" || base == "_unsafe_view" || base == "reshape" || base == "alias" ||
         base == "detach" || base == "flatten" || base == "unflatten") {
       if (in->sizes == n.meta->sizes) return s;
-      // Over a row-major input a view is row-major; over any other, reshape copies.
-      return std::nullopt;
+      return view_of(in->sizes, s, n.meta->sizes);
     }
     return std::nullopt;
   }
 
   const graph::Graph& in_;
   std::string where_;
+  const ops::SymbolHints& hints_;
   std::vector<NodeId> map_;
+  std::vector<NodeId> root_;  // the tensor each node's value is, through in-place ops
   CoreAtenGraph out_;
 };
 
@@ -1065,8 +1161,9 @@ bool has_export_composite_ops(const graph::Graph& graph) {
   return false;
 }
 
-CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where) {
-  return Decomposer(graph, where).run();
+CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where,
+                              const ops::SymbolHints& hints) {
+  return Decomposer(graph, where, hints).run();
 }
 
 }  // namespace fxscope::fusion

@@ -175,6 +175,7 @@ bool export_composite_op(std::string_view target) {
                                                         "aten.max_pool3d",
                                                         "aten.contiguous",
                                                         "aten.type_as",
+                                                        "aten.reshape",
                                                         "aten.to",
                                                         "aten.pad",
                                                         "aten.scaled_dot_product_attention"};

@@ -56,7 +56,7 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
     // core ATen graph AOTInductor compiles (ExportedProgram.run_decompositions()).
     const bool exported = graphs[i]->name == "exported_program";
     if (aot_only && (exported || has_export_composite_ops(fusion.post_grad))) {
-      CoreAtenGraph core = core_aten_graph(fusion.post_grad, fusion.where);
+      CoreAtenGraph core = core_aten_graph(fusion.post_grad, fusion.where, opts.hints);
       fusion.post_grad = std::move(core.graph);
       fusion.warnings.insert(fusion.warnings.end(), core.warnings.begin(), core.warnings.end());
     }

@@ -11,6 +11,7 @@
 #include "cudnn/cudnn_conv.h"
 #include "cupti/cupti_activity.h"
 #include "fxscope/core/text.h"
+#include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/host_values.h"
@@ -307,13 +308,14 @@ std::optional<Error> missing_run_libraries() {
   return make_error("the GPU run needs NVIDIA's CUDA libraries: " + missing);
 }
 
-// HINTS with the sizes the data sets in graph G (nonzero's counts) bound to what this mode
-// computes: a first build with each unbound count at its upper bound runs step by step on
-// INPUTS, and each nonzero's rows found are read back from its output (the kernel stores -1
-// past the count). Kernels take sizes as constants, so the mode's build then uses the counts.
-// Repeated while a count changes (a nonzero whose input an earlier count sized, computed at
-// the bound the first time), at most once a count more. Each build goes into KEEP: CUPTI names
-// kernels by their function handle, which an unloaded module's would hand to the next one's.
+// HINTS with the sizes the data sets in graph G (nonzero's counts, a slice an .item() ends)
+// bound to what this mode computes: a first build with each unbound count at its upper bound
+// runs step by step on INPUTS, and each nonzero's rows found are read back from its output (the
+// kernel stores -1 past the count), each slice's length from the value its .item() reads. Kernels
+// take sizes as constants, so the mode's build then uses the counts. Repeated while a count changes
+// (a nonzero whose input an earlier count sized, computed at the bound the first time), at most
+// once a count more. Each build goes into KEEP: CUPTI names kernels by their function handle, which
+// an unloaded module's would hand to the next one's.
 Result<ops::SymbolHints> bind_counts(const graph::Graph& g, const fusion::FusionPlan& plan,
                                      const ops::SymbolHints& hints,
                                      const std::vector<std::vector<std::byte>>& inputs,
@@ -330,24 +332,26 @@ Result<ops::SymbolHints> bind_counts(const graph::Graph& g, const fusion::Fusion
       return compiler.compile(source, where);
     };
     auto exe = Executable::build(g, std::move(steps), inputs, eo, stream);
-    if (!exe) return make_error("sizing the counts nonzero sets: " + exe.error().message);
+    if (!exe) return make_error("finding the sizes the data sets: " + exe.error().message);
     ops::SymbolHints found = hints;
     const auto read_counts = [&](std::size_t i) {
       for (const graph::NodeId w : (*exe)->planned().steps[i].writes) {
         for (const UnboundCount& c : counts) {
           if (c.node != w) continue;
           if (const auto bytes = (*exe)->read_value(w)) {
-            found[c.symbol] = nonzero_rows_found(*g.node(w).meta, *bytes, bound);
+            for (auto& [symbol, value] : counts_found(c, *g.node(w).meta, *bytes, bound)) {
+              found[symbol] = value;
+            }
           }
         }
       }
     };
     const std::string err = (*exe)->launch(stream, nullptr, true, read_counts);
     keep.push_back(std::move(*exe));
-    if (!err.empty()) return make_error("sizing the counts nonzero sets: " + err);
+    if (!err.empty()) return make_error("finding the sizes the data sets: " + err);
     for (const UnboundCount& c : counts) {
       if (!found.count(c.symbol)) {
-        return make_error("sizing the counts nonzero sets: " + g.node(c.node).name +
+        return make_error("finding the sizes the data sets: " + g.node(c.node).name +
                           " did not run, so " + c.symbol + " is not known");
       }
     }
@@ -483,15 +487,27 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     EngineMode em;
     em.measured.mode = name;
     em.cuda_graph = name == "reduce-overhead" || name == "max-autotune";
-    // Sizes the data sets (nonzero's counts) bound to this mode's values before it is planned.
+    // Sizes the data sets (nonzero's counts, slices an .item() ends) bound to this mode's values
+    // before it is planned.
     ops::SymbolHints mode_hints = hints;
-    if (!unbound_counts(f.post_grad, hints).empty()) {
-      say(name + ": running once to find the sizes nonzero sets");
+    if (const auto counts = unbound_counts(f.post_grad, hints); !counts.empty()) {
+      say(name + ": running once to find the sizes the data sets");
       auto bound =
           bind_counts(f.post_grad, f.ours, hints, make_inputs(f.post_grad, all, hints, o.seed),
                       o.seed, device->major >= 9, compiler, stream, sizing_executables);
       if (bound) {
         mode_hints = std::move(*bound);
+        // A slice's length sizes the kernels around it (a reduction over the slice): the mode is
+        // planned again at the sizes found, as Inductor's kernels take them at run time.
+        if (std::any_of(counts.begin(), counts.end(),
+                        [](const UnboundCount& c) { return c.slice.has_value(); })) {
+          fusion::PlanOptions po;
+          po.hints = mode_hints;
+          po.inference = unit->find(trace::ArtifactKind::kAotForwardGraph) == nullptr &&
+                         unit->find(trace::ArtifactKind::kAotBackwardGraph) == nullptr;
+          po.static_inputs = fusion::cudagraph_static_inputs(*unit);
+          graphs[mi].ours = fusion::plan(f.post_grad, *fusion::parse_mode(name), po);
+        }
       } else {
         run.notes.push_back(name + ": " + bound.error().message);
       }
@@ -555,6 +571,9 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
     auto out = (*exe)->read_outputs(stream);
     if (out) {
       mark_not_run(*out, f.post_grad, f.ours, (*exe)->planned().skipped);
+      // The sizes the data set are bound in this mode's run only: its outputs carry them as
+      // numbers, so that the comparison with eager (sized by the unit's hints) reads them whole.
+      for (HostOutput& h : *out) bind_unbacked_dims(h.meta, mode_hints);
       // Random constants: none of eager's values is a reference.
       if (!unrecorded.empty()) {
         for (HostOutput& h : *out) h.not_run = unrecorded;

@@ -264,3 +264,57 @@ TEST_CASE("a real BERT export is planned on its core ATen graph at its own batch
   }
   CHECK(f.ours.unknown_ops.empty());
 }
+
+TEST_CASE("a view of a transposed tensor takes the strides PyTorch computes for it", "[fusion]") {
+  // nn.MultiheadAttention's heads (torchvision's ViT): q.view(L, B * H, E).transpose(0, 1), then
+  // .view(B, H, L, E) splits the transposed batch dim in place; a reshape that cannot be laid
+  // over its input copies it first.
+  const auto core = decomposed(
+      "        view: \"f32[197, 24, 64]\" = torch.ops.aten.view.default(q, [197, 24, 64])\n"
+      "        transpose: \"f32[24, 197, 64]\" = torch.ops.aten.transpose.int(view, 0, 1)\n"
+      "        view_1: \"f32[2, 12, 197, 64]\" = torch.ops.aten.view.default(transpose, [2, 12, "
+      "197, 64])\n"
+      "        reshape: \"f32[24, 12608]\" = torch.ops.aten.reshape.default(transpose, [24, "
+      "12608])\n"
+      "        reshape_1: \"f32[197, 1536]\" = torch.ops.aten.reshape.default(view, [197, "
+      "1536])\n"
+      "        return (view_1, reshape, reshape_1)\n",
+      "q: \"f32[197, 1536]\"");
+  const graph::Graph& g = core.graph;
+  CHECK(strides_of(g, "transpose") == "64,1536,1,");
+  CHECK(strides_of(g, "view_1") == "768,64,1536,1,");
+  // [24, 197, 64] with 197 and 64 apart in memory cannot be [24, 12608] without a copy.
+  CHECK(target_of(g, "reshape") == "aten.view");
+  CHECK(target_of(g, "reshape_clone") == "aten.clone");
+  CHECK(strides_of(g, "reshape") == "12608,1,");
+  // A row-major input reshapes in place.
+  CHECK(target_of(g, "reshape_1") == "aten.view");
+  CHECK(count_of(g, "aten.clone") == 1);
+}
+
+TEST_CASE("in-place ops of an export become functional and their tensor's later readers follow",
+          "[fusion]") {
+  // torchvision's ReLU(inplace=True) and its residual `out += identity`: relu_ and add_ mutate
+  // the tensor conv computed; a later reader of that tensor reads the last result.
+  const auto core = decomposed(
+      "        add: \"f32[2, 8]\" = torch.ops.aten.add.Tensor(x, 1)\n"
+      "        relu_: \"f32[2, 8]\" = torch.ops.aten.relu_.default(add)\n"
+      "        add_: \"f32[2, 8]\" = torch.ops.aten.add_.Tensor(relu_, x)\n"
+      "        hardswish_: \"f32[2, 8]\" = torch.ops.aten.hardswish_.default(add)\n"
+      "        mul: \"f32[2, 8]\" = torch.ops.aten.mul.Tensor(add, 2)\n"
+      "        return (mul,)\n",
+      "x: \"f32[2, 8]\"");
+  const graph::Graph& g = core.graph;
+  CHECK(core.functionalized == 3);
+  CHECK(target_of(g, "relu_") == "aten.relu");
+  CHECK(target_of(g, "add_") == "aten.add");
+  CHECK(target_of(g, "hardswish_") == "aten.hardswish");
+  const auto input_of = [&](const char* name, std::size_t i) {
+    return g.node(g.node(*g.find(name)).args.at(i).as_node()).name;
+  };
+  CHECK(input_of("relu_", 0) == "add");
+  CHECK(input_of("add_", 0) == "relu_");
+  CHECK(input_of("hardswish_", 0) == "add_");
+  CHECK(input_of("mul", 0) == "hardswish_");
+  CHECK(fusion::plan(g, fusion::Mode::default_mode).unknown_ops.empty());
+}

@@ -10,6 +10,7 @@
 
 #include "fxscope/core/diagnostics.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/ops/op_cost.h"
 
 namespace fxscope::fusion {
 
@@ -17,18 +18,23 @@ struct CoreAtenGraph {
   graph::Graph graph;
   std::size_t decomposed = 0;        // composite ops replaced by core ATen ops
   std::size_t strides_inferred = 0;  // annotations that printed no strides, given them here
+  std::size_t functionalized = 0;    // in-place ops made functional (relu_ -> relu)
   Warnings warnings;                 // a composite op kept, named, with what it lacked
 };
 
 // Whether GRAPH holds an op fusion::export_composite_op names.
 bool has_export_composite_ops(const graph::Graph& graph);
 
-// GRAPH (topologically ordered, as readable code parses) with each composite op replaced by the
+// GRAPH (topologically ordered, as readable code parses) with each in-place op made functional
+// (its later users read its result) and each composite op replaced by the
 // core ATen ops it decomposes to (the last of them keeps the op's name, annotation and source line;
 // the others are named after it), and with strides for annotations that print none (an exported
 // program prints sizes only): a view takes its input's strides as PyTorch computes them, any other
 // value is dense. A composite op whose arguments or sizes do not say how it decomposes is kept,
 // with a warning prefixed with WHERE.
-CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where);
+// HINTS give symbolic sizes the values a view's strides are worked out at (which dims of its
+// input it can keep as they are).
+CoreAtenGraph core_aten_graph(const graph::Graph& graph, const std::string& where,
+                              const ops::SymbolHints& hints = {});
 
 }  // namespace fxscope::fusion

@@ -103,6 +103,7 @@ TEST_CASE("every kernel of the bundled torch.export and AOTInductor logs is gene
   for (const char* path : {"export_program/dedicated_log_torch_trace_8o3_upov.log.zst",
                            "export_program/dedicated_log_torch_trace_xpph8do_.log.zst",
                            "export_bert/dedicated_log_torch_trace_v62taa2r.log.zst",
+                           "export_resnet18", "export_mobilenet_v3_small", "export_vit_b_16",
                            "aoti_provenance/dedicated_log_torch_trace_2mdov0to.log"}) {
     auto log = trace::read_trace(test::sample(path));
     REQUIRE(log);
