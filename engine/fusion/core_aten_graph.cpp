@@ -502,6 +502,33 @@ class Decomposer {
                 {Argument::node(x), dtype_symbol(dtype)}, std::move(to));
   }
 
+  // rsqrt(V + EPS): a norm's inverse standard deviation, valued like LIKE at SIZES.
+  NodeId inverse_root(const graph::Node& n, NodeId v, double eps, const TensorMeta& like,
+                      const Dims& sizes) {
+    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
+                                {Argument::node(v), Argument::floating(eps)}, like, sizes);
+    return pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, like,
+                     sizes);
+  }
+
+  // Y * W + B where W and B (absent or not) broadcast against Y's last dims (layer and RMS norm),
+  // in COMPUTE, the last op named LAST.
+  NodeId scale_shift(const graph::Node& n, NodeId y, std::optional<NodeId> w,
+                     std::optional<NodeId> b, const std::string& compute, const std::string& last) {
+    const TensorMeta full = *meta(y);
+    if (w) {
+      const NodeId wc = in_dtype(n, *w, compute);
+      y = pointwise(n, b ? fresh(n.name + "_mul") : last, "mul.Tensor",
+                    {Argument::node(y), Argument::node(wc)}, full, full.sizes);
+    }
+    if (b) {
+      const NodeId bc = in_dtype(n, *b, compute);
+      y = pointwise(n, last, "add.Tensor", {Argument::node(y), Argument::node(bc)}, full,
+                    full.sizes);
+    }
+    return y;
+  }
+
   // (X - MEAN) * RSTD, the last op named LAST.
   NodeId normalized(const graph::Node& n, NodeId x, NodeId mean, NodeId rstd,
                     const std::string& last) {
@@ -591,10 +618,7 @@ class Decomposer {
       v = view(*var);
     }
     const TensorMeta stat = *meta(v);
-    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
-                                {Argument::node(v), Argument::floating(*eps)}, stat, stat.sizes);
-    const NodeId rstd = pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default",
-                                  {Argument::node(ve)}, stat, stat.sizes);
+    const NodeId rstd = inverse_root(n, v, *eps, stat, stat.sizes);
     const auto w = node_of(arg_of(n, 1, "weight"));
     const auto b = node_of(arg_of(n, 2, "bias"));
     const std::string last = last_name(n, compute);
@@ -629,25 +653,12 @@ class Decomposer {
         std::nullopt, {{"correction", Argument::integer(0)}, {"keepdim", Argument::boolean(true)}});
     const NodeId v = getitem(n, vm, 0, fresh(n.name + "_var"), value(full, kept));
     const NodeId m = getitem(n, vm, 1, fresh(n.name + "_mean"), value(full, kept));
-    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
-                                {Argument::node(v), Argument::floating(*eps)}, full, kept);
-    const NodeId rstd =
-        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, full, kept);
+    const NodeId rstd = inverse_root(n, v, *eps, full, kept);
     const auto w = node_of(arg_of(n, 2, "weight"));
     const auto b = node_of(arg_of(n, 3, "bias"));
     const std::string last = last_name(n, compute);
-    NodeId y = normalized(n, xc, m, rstd, w || b ? fresh(n.name + "_norm") : last);
-    if (w) {
-      const NodeId wc = in_dtype(n, *w, compute);
-      y = pointwise(n, b ? fresh(n.name + "_mul") : last, "mul.Tensor",
-                    {Argument::node(y), Argument::node(wc)}, full, full.sizes);
-    }
-    if (b) {
-      const NodeId bc = in_dtype(n, *b, compute);
-      y = pointwise(n, last, "add.Tensor", {Argument::node(y), Argument::node(bc)}, full,
-                    full.sizes);
-    }
-    return finish(n, y);
+    const NodeId y = normalized(n, xc, m, rstd, w || b ? fresh(n.name + "_norm") : last);
+    return finish(n, scale_shift(n, y, w, b, compute, last));
   }
 
   // group_norm: x viewed as [N, G, rest], var_mean over rest, normalized, viewed back, then the
@@ -676,10 +687,7 @@ class Decomposer {
     const TensorMeta stat = value(*meta(xg), kept);
     const NodeId v = getitem(n, vm, 0, fresh(n.name + "_var"), stat);
     const NodeId m = getitem(n, vm, 1, fresh(n.name + "_mean"), stat);
-    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
-                                {Argument::node(v), Argument::floating(*eps)}, stat, kept);
-    const NodeId rstd =
-        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, stat, kept);
+    const NodeId rstd = inverse_root(n, v, *eps, stat, kept);
     const auto w = node_of(arg_of(n, 2, "weight"));
     const auto b = node_of(arg_of(n, 3, "bias"));
     const std::string last = last_name(n, compute);
@@ -858,20 +866,12 @@ class Decomposer {
     const NodeId ms =
         emit(n, fresh(n.name + "_mean"), "mean.dim",
              {Argument::node(sq), int_list(dims), Argument::boolean(true)}, value(full, kept));
-    const NodeId ve = pointwise(n, fresh(n.name + "_add"), "add.Tensor",
-                                {Argument::node(ms), Argument::floating(eps)}, full, kept);
-    const NodeId rstd =
-        pointwise(n, fresh(n.name + "_rsqrt"), "rsqrt.default", {Argument::node(ve)}, full, kept);
+    const NodeId rstd = inverse_root(n, ms, eps, full, kept);
     const auto w = node_of(arg_of(n, 2, "weight"));
     const std::string last = last_name(n, compute);
-    NodeId y = pointwise(n, w ? fresh(n.name + "_norm") : last, "mul.Tensor",
-                         {Argument::node(xc), Argument::node(rstd)}, full, full.sizes);
-    if (w) {
-      const NodeId wc = in_dtype(n, *w, compute);
-      y = pointwise(n, last, "mul.Tensor", {Argument::node(y), Argument::node(wc)}, full,
-                    full.sizes);
-    }
-    return finish(n, y);
+    const NodeId y = pointwise(n, w ? fresh(n.name + "_norm") : last, "mul.Tensor",
+                               {Argument::node(xc), Argument::node(rstd)}, full, full.sizes);
+    return finish(n, scale_shift(n, y, w, std::nullopt, compute, last));
   }
 
   // chunk(x, chunks, dim) -> split(x, ceil(size / chunks), dim); its getitems read the split.
