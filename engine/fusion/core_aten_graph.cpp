@@ -5,6 +5,7 @@
 
 #include "fxscope/fusion/core_aten_graph.h"
 
+#include <array>
 #include <limits>
 #include <optional>
 #include <set>
@@ -138,6 +139,13 @@ Argument dtype_symbol(const std::string& short_name) {
   return Argument::symbol(std::string(d ? d->torch_name : "torch.float32"));
 }
 
+// F.interpolate's overloads of the training IR (CompositeImplicit: the core ATen IR has only
+// the sized ones, which Dynamo's graphs and Inductor keep).
+bool upsample_vec(std::string_view target) {
+  return target == "torch.ops.aten.upsample_nearest2d.vec" ||
+         target == "torch.ops.aten.upsample_bilinear2d.vec";
+}
+
 bool half_precision(const std::string& dtype) {
   return dtype == "bf16" || dtype == "f16";
 }
@@ -166,7 +174,7 @@ class Decomposer {
       }
       const graph::Node& n = mutated ? functional : original;
       std::optional<NodeId> to;
-      if (n.is_op() && export_composite_op(n.target)) {
+      if (n.is_op() && (export_composite_op(n.target) || upsample_vec(n.target))) {
         std::string why;
         to = decompose(n, why);
         if (to) {
@@ -347,6 +355,7 @@ class Decomposer {
     if (key == "aten.pad") return pad(n, why);
     if (key == "aten.rms_norm") return rms_norm(n, why);
     if (key == "aten.reshape") return reshape_op(n, why);
+    if (upsample_vec(n.target)) return upsample(n, key == "aten.upsample_bilinear2d", why);
     why = "no decomposition";
     return std::nullopt;
   }
@@ -872,6 +881,135 @@ class Decomposer {
     const NodeId y = pointwise(n, w ? fresh(n.name + "_norm") : last, "mul.Tensor",
                                {Argument::node(xc), Argument::node(rstd)}, full, full.sizes);
     return finish(n, scale_shift(n, y, w, std::nullopt, compute, last));
+  }
+
+  // upsample_nearest2d.vec / upsample_bilinear2d.vec (F.interpolate in the training IR): the
+  // gathers Inductor's decompositions give (_upsample_nearest, _upsample_linear): per spatial dim
+  // a source index from iota(out) (floor(i * scale) for nearest; scale * (i + 0.5) - 0.5 clamped
+  // at 0, or scale * i with align_corners, for bilinear), _unsafe_index of the input at them, and
+  // for bilinear the four corners blended by the fractions, W first. SCALE is in / out, or
+  // 1 / scale_factor where one is given.
+  std::optional<NodeId> upsample(const graph::Node& n, bool bilinear, std::string& why) {
+    const auto x = node_of(arg_of(n, 0, "input"));
+    const std::optional<TensorMeta> xm = copy_of(meta(x));
+    if (!xm || xm->rank() != 4 || n.meta->rank() != 4) {
+      why = "expected an annotated 4-D input and output";
+      return std::nullopt;
+    }
+    const Argument* align_arg = bilinear ? arg_of(n, 2, "align_corners") : nullptr;
+    const bool align = align_arg && bool_of(align_arg).value_or(false);
+    const Argument* factors = arg_of(n, bilinear ? 3 : 2, "scale_factors");
+    std::vector<double> scale_factors;
+    if (factors && !factors->is_none()) {
+      for (const Argument& f : factors->items()) {
+        if (const auto v = number_of(&f)) scale_factors.push_back(*v);
+      }
+    }
+    std::array<NodeId, 2> floor_at{};
+    std::array<NodeId, 2> next_at{};
+    std::array<NodeId, 2> source_at{};
+    for (std::size_t k = 0; k < 2; ++k) {
+      const Dim& in = xm->sizes[2 + k];
+      const Dim& out = n.meta->sizes[2 + k];
+      if (in.is_symbolic() || out.is_symbolic() || out.value <= 0) {
+        why = "its spatial sizes are symbolic";
+        return std::nullopt;
+      }
+      double scale = static_cast<double>(in.value) / static_cast<double>(out.value);
+      if (k < scale_factors.size() && scale_factors[k] > 0) scale = 1.0 / scale_factors[k];
+      if (bilinear && align) {
+        scale = out.value > 1
+                    ? static_cast<double>(in.value - 1) / static_cast<double>(out.value - 1)
+                    : 0.0;
+      }
+      const std::string tag = k == 0 ? "_h" : "_w";
+      TensorMeta f32;
+      f32.dtype = "f32";
+      f32.device = xm->device;
+      const Dims line = {out};
+      const NodeId iota = emit(n, fresh(n.name + tag + "_iota"), "prims.iota.default",
+                               {Argument::integer(out.value)}, value(index_meta(xm->device), line),
+                               {{"start", Argument::integer(0)},
+                                {"step", Argument::integer(1)},
+                                {"dtype", Argument::symbol("torch.int64")},
+                                {"device", Argument::symbol("device(type='cuda', index=0)")},
+                                {"requires_grad", Argument::boolean(false)}});
+      NodeId src = convert(n, iota, "f32", fresh(n.name + tag + "_float"));
+      if (bilinear && !align) {
+        src = pointwise(n, fresh(n.name + tag + "_add"), "add.Tensor",
+                        {Argument::node(src), Argument::floating(0.5)}, f32, line);
+      }
+      src = pointwise(n, fresh(n.name + tag + "_mul"), "mul.Tensor",
+                      {Argument::node(src), Argument::floating(scale)}, f32, line);
+      if (bilinear && !align) {
+        src = pointwise(n, fresh(n.name + tag + "_sub"), "sub.Tensor",
+                        {Argument::node(src), Argument::floating(0.5)}, f32, line);
+        src = pointwise(n, fresh(n.name + tag + "_clamp"), "clamp_min.default",
+                        {Argument::node(src), Argument::floating(0.0)}, f32, line);
+      }
+      // H's index is a column (out, 1) against W's row (out): they broadcast to (out_h, out_w).
+      const Dims shaped = k == 0 ? Dims{out, Dim::constant(1)} : line;
+      src = emit(n, fresh(n.name + tag + "_view"), "view.default",
+                 {Argument::node(src), size_list(shaped)}, value(f32, shaped));
+      source_at[k] = src;
+      NodeId idx = convert(n, src, "i64", fresh(n.name + tag + "_index"));
+      if (!bilinear) {
+        idx = pointwise(n, fresh(n.name + tag + "_last"), "clamp_max.default",
+                        {Argument::node(idx), Argument::integer(in.value - 1)},
+                        index_meta(xm->device), shaped);
+      }
+      floor_at[k] = idx;
+      if (bilinear) {
+        const NodeId plus =
+            pointwise(n, fresh(n.name + tag + "_next"), "add.Tensor",
+                      {Argument::node(idx), Argument::integer(1)}, index_meta(xm->device), shaped);
+        next_at[k] = pointwise(n, fresh(n.name + tag + "_next_clamp"), "clamp_max.default",
+                               {Argument::node(plus), Argument::integer(in.value - 1)},
+                               index_meta(xm->device), shaped);
+      }
+    }
+    const auto gather = [&](NodeId h, NodeId w, std::string name) {
+      return emit(n, std::move(name), "_unsafe_index.Tensor",
+                  {Argument::node(*x),
+                   Argument::list({Argument(), Argument(), Argument::node(h), Argument::node(w)})},
+                  value(*n.meta, n.meta->sizes));
+    };
+    if (!bilinear) return gather(floor_at[0], floor_at[1], n.name);
+    const NodeId c00 = gather(floor_at[0], floor_at[1], fresh(n.name + "_00"));
+    const NodeId c01 = gather(floor_at[0], next_at[1], fresh(n.name + "_01"));
+    const NodeId c10 = gather(next_at[0], floor_at[1], fresh(n.name + "_10"));
+    const NodeId c11 = gather(next_at[0], next_at[1], fresh(n.name + "_11"));
+    const auto fraction = [&](std::size_t k) {
+      const TensorMeta src = *meta(source_at[k]);
+      const NodeId d =
+          pointwise(n, fresh(n.name + "_frac"), "sub.Tensor",
+                    {Argument::node(source_at[k]), Argument::node(floor_at[k])}, src, src.sizes);
+      const NodeId lo = pointwise(n, fresh(n.name + "_frac"), "clamp_min.default",
+                                  {Argument::node(d), Argument::floating(0.0)}, src, src.sizes);
+      const NodeId f = pointwise(n, fresh(n.name + "_frac"), "clamp_max.default",
+                                 {Argument::node(lo), Argument::floating(1.0)}, src, src.sizes);
+      return in_dtype(n, f, n.meta->dtype);
+    };
+    const auto lerp = [&](NodeId a, NodeId b, NodeId t, std::string name) {
+      const TensorMeta full = *n.meta;
+      const NodeId diff = pointwise(n, fresh(n.name + "_diff"), "sub.Tensor",
+                                    {Argument::node(b), Argument::node(a)}, full, full.sizes);
+      const NodeId step = pointwise(n, fresh(n.name + "_step"), "mul.Tensor",
+                                    {Argument::node(diff), Argument::node(t)}, full, full.sizes);
+      return pointwise(n, std::move(name), "add.Tensor", {Argument::node(a), Argument::node(step)},
+                       full, full.sizes);
+    };
+    const NodeId fw = fraction(1);
+    const NodeId top = lerp(c00, c01, fw, fresh(n.name + "_top"));
+    const NodeId bottom = lerp(c10, c11, fw, fresh(n.name + "_bottom"));
+    return lerp(top, bottom, fraction(0), n.name);
+  }
+
+  static TensorMeta index_meta(const std::string& device) {
+    TensorMeta m;
+    m.dtype = "i64";
+    m.device = device;
+    return m;
   }
 
   // chunk(x, chunks, dim) -> split(x, ceil(size / chunks), dim); its getitems read the split.

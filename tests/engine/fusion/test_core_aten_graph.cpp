@@ -318,3 +318,31 @@ TEST_CASE("in-place ops of an export become functional and their tensor's later 
   CHECK(input_of("mul", 0) == "hardswish_");
   CHECK(fusion::plan(g, fusion::Mode::default_mode).unknown_ops.empty());
 }
+
+TEST_CASE("F.interpolate's upsample overloads become Inductor's gathers", "[fusion]") {
+  // upsample_bilinear2d.vec / upsample_nearest2d.vec, as a segmentation head's F.interpolate
+  // leaves them in the training IR: bilinear as four _unsafe_index gathers blended W then H
+  // (the pattern FCN-ResNet50's post-grad graph holds), nearest as one.
+  const auto core = decomposed(
+      "        up: \"f32[1, 2, 8, 8]\" = torch.ops.aten.upsample_bilinear2d.vec(x, [8, 8], False, "
+      "None)\n"
+      "        near: \"f32[1, 2, 8, 8]\" = torch.ops.aten.upsample_nearest2d.vec(x, None, [2.0, "
+      "2.0])\n"
+      "        return (up, near)\n",
+      "x: \"f32[1, 2, 4, 4]\"");
+  const graph::Graph& g = core.graph;
+  for (const auto& w : core.warnings) WARN(w.message);
+  CHECK(core.warnings.empty());
+  CHECK(core.decomposed == 2);
+  CHECK(count_of(g, "aten._unsafe_index") == 5);
+  CHECK(count_of(g, "prims.iota") == 4);
+  CHECK(target_of(g, "up") == "aten.add");
+  CHECK(target_of(g, "near") == "aten._unsafe_index");
+  // The source index of bilinear without align_corners: (i + 0.5) * in / out - 0.5, at 0 or more.
+  const auto mul = g.find("up_w_mul");
+  REQUIRE(mul);
+  CHECK(g.node(*mul).args.at(1).as_float() == 0.5);
+  CHECK(target_of(g, "up_w_clamp") == "aten.clamp_min");
+  CHECK(strides_of(g, "up_h_view") == "1,1,");
+  CHECK(fusion::plan(g, fusion::Mode::default_mode).unknown_ops.empty());
+}

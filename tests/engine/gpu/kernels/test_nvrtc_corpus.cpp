@@ -13,8 +13,11 @@
 #include <map>
 
 #include "../../codegen/corpus_kernels.h"
+#include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/fusion/core_aten_graph.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "nvrtc_usable.h"
 
 using namespace fxscope;
@@ -120,5 +123,37 @@ TEST_CASE("every kernel of the bundled torch.export and AOTInductor logs is gene
         CHECK(cubin);
       }
     }
+  }
+}
+
+TEST_CASE("the kernels of an exported F.interpolate compile for sm_90", "[nvrtc][codegen]") {
+  if (!test::nvrtc_unusable().empty()) {
+    WARN("NVRTC is not usable here: " << test::nvrtc_unusable());
+    return;
+  }
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[1, 2, 4, 4]\"):\n"
+      "        up: \"f32[1, 2, 8, 8]\" = torch.ops.aten.upsample_bilinear2d.vec(x, [8, 8], False, "
+      "None)\n"
+      "        near: \"f32[1, 2, 8, 8]\" = torch.ops.aten.upsample_nearest2d.vec(x, None, [2.0, "
+      "2.0])\n"
+      "        return (up, near)\n";
+  const auto core = fusion::core_aten_graph(graph::parse_fx_readable(code, "up").graph, "up");
+  const gpu::EngineCompiler compiler(
+      "sm_90", (std::filesystem::temp_directory_path() / "fxscope_nvrtc_corpus").string());
+  for (const fusion::Mode mode : {fusion::Mode::eager, fusion::Mode::default_mode}) {
+    const auto plan = fusion::plan(core.graph, mode);
+    std::size_t compiled = 0;
+    for (const auto& group : plan.groups) {
+      if (!codegen::has_generated_kernel(core.graph, group)) continue;
+      const auto k = codegen::generate(core.graph, group, {});
+      INFO(group.name << ": " << (k ? std::string() : k.error().message));
+      REQUIRE(k);
+      const auto cubin = compiler.compile(k->source, group.name);
+      CHECK(cubin);
+      ++compiled;
+    }
+    CHECK(compiled >= 1);
   }
 }
