@@ -12,6 +12,8 @@
 
 namespace fxscope::fusion::detail {
 
+using ops::Lowering;
+
 bool dense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   if (sizes.size() != strides.size()) return false;
   std::vector<std::size_t> dims(sizes.size());
