@@ -19,7 +19,9 @@ std::string where_of(const trace::Artifact& a) {
   return "[" + a.id.str() + "] " + a.name + " line " + std::to_string(a.line);
 }
 
-PlanOptions with_hints(const trace::CompileUnit& unit, PlanOptions options) {
+}  // namespace
+
+PlanOptions plan_options(const trace::CompileUnit& unit, PlanOptions options) {
   for (const trace::ShapeSymbol& s : unit.symbols) {
     if (options.hints.count(s.symbol)) continue;
     if (const auto v = text::parse_int(s.value)) options.hints.emplace(s.symbol, *v);
@@ -30,11 +32,9 @@ PlanOptions with_hints(const trace::CompileUnit& unit, PlanOptions options) {
   return options;
 }
 
-}  // namespace
-
 std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
                                    const PlanOptions& options) {
-  const PlanOptions opts = with_hints(unit, options);
+  const PlanOptions opts = plan_options(unit, options);
   std::vector<GraphFusion> out;
   std::vector<const trace::Artifact*> graphs = unit.find_all(trace::ArtifactKind::kPostGradGraph);
   const std::vector<const trace::Artifact*> codes = unit.find_all(trace::ArtifactKind::kOutputCode);

@@ -11,7 +11,6 @@
 #include "cudnn/cudnn_conv.h"
 #include "cupti/cupti_activity.h"
 #include "fxscope/core/text.h"
-#include "fxscope/fusion/cuda_graph_check.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/host_values.h"
@@ -503,10 +502,8 @@ Result<ModesRun> run_modes(const EngineRunOptions& o) {
                         [](const UnboundCount& c) { return c.slice.has_value(); })) {
           fusion::PlanOptions po;
           po.hints = mode_hints;
-          po.inference = unit->find(trace::ArtifactKind::kAotForwardGraph) == nullptr &&
-                         unit->find(trace::ArtifactKind::kAotBackwardGraph) == nullptr;
-          po.static_inputs = fusion::cudagraph_static_inputs(*unit);
-          graphs[mi].ours = fusion::plan(f.post_grad, *fusion::parse_mode(name), po);
+          graphs[mi].ours =
+              fusion::plan(f.post_grad, *fusion::parse_mode(name), fusion::plan_options(*unit, po));
         }
       } else {
         run.notes.push_back(name + ": " + bound.error().message);

@@ -25,6 +25,10 @@ struct GraphFusion {
   ops::SymbolHints hints;  // the values of symbolic sizes it was planned with
 };
 
+// OPTIONS completed from UNIT: the values of its symbols (unless OPTIONS has them), the inputs a
+// CUDA graph keeps static, and whether it is an inference unit.
+PlanOptions plan_options(const trace::CompileUnit& unit, PlanOptions options);
+
 // Plans every post-grad graph of UNIT in MODE, pairing the N-th post-grad graph with the N-th
 // output code. Symbol hints come from the unit's create_symbol records unless OPTIONS has them.
 // Eager plans the unit's AOT graphs instead (trace::CompileUnit::aot_graphs: forward, and
