@@ -12,11 +12,13 @@ shape and an unbacked .item() (draft export's failures, with their stacks).
 draft: torch.export.draft_export of a model that export alone refuses: a Python branch on a value
 read from a tensor (a guard on a data-dependent size) and a custom operator with no fake kernel;
 draft export runs it anyway and records each failure with its stack.
-aoti: the same exported program compiled by AOTInductor with provenance tracking on, so the log
-holds the post-grad graph, the generated kernels and Inductor's kernel-to-node mappings.
+aoti [NAME]: the same exported program (or the real model NAME's) compiled by AOTInductor with
+provenance tracking on, so the log holds the post-grad graph, the generated kernels and
+Inductor's kernel-to-node mappings.
 model NAME (under TORCH_DTRACE): torch.export.export of a real model in eval mode with a dynamic
-batch: torchvision's resnet18, mobilenet_v3_small or vit_b_16, or transformers' bert (a
-2-layer BERT), so that its training IR's composite ops are those real models use.
+batch: torchvision's resnet18, mobilenet_v3_small, vit_b_16 or fcn_resnet50 (segmentation: its
+head upsamples with F.interpolate), or transformers' bert (a 2-layer BERT), so that its training
+IR's composite ops are those real models use.
 
     TORCH_DTRACE=/tmp/export_resnet18 python3 sample_graphs/capture_export.py model resnet18
 """
@@ -97,12 +99,16 @@ def run_draft(device):
     print(report if report is not None else draft, flush=True)
 
 
-def run_aoti(device):
+def run_aoti(device, name=None):
     import torch._inductor.config as inductor_config
-    for name in ("provenance_tracking_level", "provenance_tracking"):
-        if hasattr(inductor_config.trace, name):
-            setattr(inductor_config.trace, name, 1)
-    program, x = exported(device)
+    for option in ("provenance_tracking_level", "provenance_tracking"):
+        if hasattr(inductor_config.trace, option):
+            setattr(inductor_config.trace, option, 1)
+    if name is None:
+        program, x = exported(device)
+    else:
+        program, inputs = real_program(name, device)
+        x = inputs[0]
     package = torch._inductor.aoti_compile_and_package(
         program, package_path=tempfile.mktemp(suffix=".pt2"))
     runner = torch._inductor.aoti_load_package(package)
@@ -116,6 +122,10 @@ def real_model(name, device):
                                          num_attention_heads=4, intermediate_size=1024)
         model = transformers.BertModel(config)
         inputs = (torch.randint(0, config.vocab_size, (2, 128), device=device),)
+    elif name == "fcn_resnet50":
+        import torchvision
+        model = torchvision.models.segmentation.fcn_resnet50(weights=None, weights_backbone=None)
+        inputs = (torch.randn(2, 3, 224, 224, device=device),)
     else:
         import torchvision
         model = getattr(torchvision.models, name)()
@@ -123,10 +133,14 @@ def real_model(name, device):
     return model.to(device).eval(), inputs
 
 
-def run_model(name, device):
+def real_program(name, device):
     model, inputs = real_model(name, device)
     batch = torch.export.Dim("batch", min=1, max=64)
-    program = torch.export.export(model, inputs, dynamic_shapes=({0: batch},))
+    return torch.export.export(model, inputs, dynamic_shapes=({0: batch},)), inputs
+
+
+def run_model(name, device):
+    program, _ = real_program(name, device)
     ops = sorted({str(n.target) for n in program.graph.nodes if n.op == "call_function"})
     print(name, len(program.graph.nodes), "nodes:", ", ".join(ops), flush=True)
 
@@ -134,16 +148,19 @@ def run_model(name, device):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["export", "draft", "aoti", "model"])
-    parser.add_argument("name", nargs="?", default="resnet18",
-                        choices=["resnet18", "mobilenet_v3_small", "vit_b_16", "bert"])
+    parser.add_argument("name", nargs="?", default=None,
+                        choices=["resnet18", "mobilenet_v3_small", "vit_b_16", "fcn_resnet50", "bert"])
     args = parser.parse_args()
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(0)
     if args.what == "model":
-        run_model(args.name, device)
+        run_model(args.name or "resnet18", device)
         return
-    with torch.no_grad() if args.what == "aoti" else torch.enable_grad():
-        {"export": run_export, "draft": run_draft, "aoti": run_aoti}[args.what](device)
+    if args.what == "aoti":
+        with torch.no_grad():
+            run_aoti(device, args.name)
+        return
+    {"export": run_export, "draft": run_draft}[args.what](device)
 
 
 if __name__ == "__main__":

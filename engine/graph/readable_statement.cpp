@@ -317,9 +317,9 @@ void ReadableStatementParser::parse_statement(std::string_view stmt, std::size_t
 
 bool ReadableStatementParser::parse_right_side(std::string_view rhs, Node& node) {
   if (rhs.empty()) return false;
-  if (text::starts_with(rhs, "self.") && text::is_dotted_name(rhs)) {
+  if (auto path = attribute_path(rhs)) {
     node.op = OpKind::get_attr;
-    node.target = std::string(rhs.substr(5));
+    node.target = std::move(*path);
     return true;
   }
   if ((rhs.front() == '-' || rhs.front() == '~' || rhs.front() == '+') &&
@@ -370,9 +370,9 @@ bool ReadableStatementParser::parse_right_side(std::string_view rhs, Node& node)
 void ReadableStatementParser::parse_call(std::string_view head, std::string_view inner,
                                          Node& node) {
   const std::size_t dot = head.find('.');
-  if (text::starts_with(head, "self.")) {
+  if (auto path = attribute_path(head)) {
     node.op = OpKind::call_module;
-    node.target = std::string(head.substr(5));
+    node.target = std::move(*path);
   } else if (dot != std::string_view::npos && resolve(head.substr(0, dot))) {
     node.op = OpKind::call_method;
     node.target = std::string(head.substr(dot + 1));

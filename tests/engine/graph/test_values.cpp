@@ -118,3 +118,16 @@ TEST_CASE("module paths from Dynamo parameter names", "[graph][module]") {
   CHECK(module_path_from_parameter("L_x_").empty());
   CHECK(module_path_from_parameter("L_self_modules_dropout_p").empty());
 }
+
+TEST_CASE("attribute paths as FX prints a get_attr", "[graph][module]") {
+  CHECK(attribute_path("self.conv1.weight") == "conv1.weight");
+  CHECK(attribute_path(R"(getattr(self.layer1, "0").conv1.weight)") == "layer1.0.conv1.weight");
+  CHECK(attribute_path(R"(getattr(getattr(self.layer2, "0").downsample, "1").running_mean)") ==
+        "layer2.0.downsample.1.running_mean");
+  CHECK(attribute_path(R"(getattr(self.features, "0"))") == "features.0");
+  CHECK_FALSE(attribute_path("self"));
+  CHECK_FALSE(attribute_path("selfish.weight"));
+  CHECK_FALSE(attribute_path("torch.ops.aten.add.Tensor"));
+  CHECK_FALSE(attribute_path(R"(getattr(self.layer1, "0").conv1.weight + 1)"));
+  CHECK_FALSE(attribute_path(R"(getattr(self.layer1, 0))"));
+}

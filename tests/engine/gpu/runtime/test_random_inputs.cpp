@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "fxscope/gpu/host_values.h"
 #include "fxscope/gpu/random_inputs.h"
@@ -174,10 +176,14 @@ TEST_CASE("corpus: integer inputs that index stay inside the indexed dimension",
 
 TEST_CASE("a parameter frozen into a constant is fed what eager's argument is", "[gpu]") {
   // AOTInductor freezes the module's parameters: eager's graph takes the convolution's weight as
-  // arg0_1, the compiled graph reads it as the constant conv_weight. Both must hold the same
-  // bytes, or every compiled mode differs from eager from its first convolution on.
-  const auto eager = test::sample_fusion("aoti_provenance", fusion::Mode::eager);
-  const auto compiled = test::sample_fusion("aoti_provenance", fusion::Mode::default_mode);
+  // arg0_1, the compiled graph reads it as the constant conv_weight (a real model's nested
+  // module as getattr(self.layer1, "0").conv1.weight). Both must hold the same bytes, or every
+  // compiled mode differs from eager from its first convolution on.
+  const std::string sample = GENERATE(std::string("aoti_provenance"), std::string("aoti_resnet18"),
+                                      std::string("aoti_mobilenet_v3_small"));
+  INFO(sample);
+  const auto eager = test::sample_fusion(sample, fusion::Mode::eager);
+  const auto compiled = test::sample_fusion(sample, fusion::Mode::default_mode);
   const auto eager_ids = gpu::graph_inputs(eager.post_grad);
   const auto ids = gpu::graph_inputs(compiled.post_grad);
   const auto slots = gpu::input_slots(compiled.post_grad, eager.post_grad);
@@ -187,19 +193,30 @@ TEST_CASE("a parameter frozen into a constant is fed what eager's argument is", 
                                        : std::string("(none)");
   };
   int constants = 0;
+  std::set<std::size_t> taken;
   for (std::size_t k = 0; k < ids.size(); ++k) {
     const graph::Node& node = compiled.post_grad.node(ids[k]);
     INFO(node.name << " takes " << eager_name(k));
     REQUIRE(slots[k] < eager_ids.size());  // every compiled input has eager's counterpart
+    CHECK(taken.insert(slots[k]).second);  // and no two share one
     const graph::Node& theirs = eager.post_grad.node(eager_ids[slots[k]]);
     REQUIRE((node.meta && theirs.meta));
     CHECK(node.meta->dtype == theirs.meta->dtype);
+    CHECK(node.meta->sizes == theirs.meta->sizes);
     if (node.op == graph::OpKind::placeholder) CHECK(node.name == theirs.name);
-    if (node.name == "conv_weight") CHECK(theirs.name == "arg0_1");
-    if (node.name == "conv_bias") CHECK(theirs.name == "arg1_1");
-    constants += node.op == graph::OpKind::get_attr ? 1 : 0;
+    if (sample == "aoti_provenance" && node.name == "conv_weight") CHECK(theirs.name == "arg0_1");
+    if (sample == "aoti_provenance" && node.name == "conv_bias") CHECK(theirs.name == "arg1_1");
+    if (node.op == graph::OpKind::get_attr) {
+      ++constants;
+      if (node.name == "layer1_0_conv1_weight") CHECK(node.target == "layer1.0.conv1.weight");
+    }
   }
-  CHECK(constants >= 2);
+  // resnet18: its 62 parameters and 40 running statistics; none is an op of its own.
+  CHECK(constants >= (sample == "aoti_provenance" ? 2 : 100));
+  for (const graph::Node& node : compiled.post_grad.nodes()) {
+    INFO(node.name);
+    CHECK((node.op != graph::OpKind::call_function || !node.target.empty()));
+  }
   // A graph against itself: every input its own place.
   const auto same = gpu::input_slots(eager.post_grad, eager.post_grad);
   for (std::size_t k = 0; k < same.size(); ++k) CHECK(same[k] == k);
