@@ -71,6 +71,18 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
           inductor::parse_output_code(codes[i]->payload.text(), where_of(*codes[i]));
       fusion.inductor = inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
       fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
+    } else if (!aot_only && codes.empty() && i + 1 == graphs.size()) {
+      // AOTInductor writes its one graph's code as C++: the wrapper launches what the
+      // autotune module (when written) defines with Inductor's headers.
+      if (const trace::Artifact* wrapper = unit.find(trace::ArtifactKind::kAotWrapperCode)) {
+        const trace::Artifact* autotune = unit.find(trace::ArtifactKind::kAutotuneCode);
+        const inductor::OutputCode code = inductor::parse_aot_wrapper_code(
+            wrapper->payload.text(), autotune ? autotune->payload.text() : std::string(),
+            where_of(*wrapper));
+        fusion.inductor =
+            inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
+        fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
+      }
     }
     out.push_back(std::move(fusion));
   }

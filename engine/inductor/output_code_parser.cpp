@@ -37,7 +37,6 @@ class Parser {
   void define_kernel(const LogicalLine& line, const CallStatement& call);
   void launch(const LogicalLine& line, const CallStatement& call, LaunchKind kind,
               std::string_view op, std::string_view kernel_name);
-  void bind_kernel_args(const Kernel& kernel, std::string_view args, Launch& launch) const;
   void warn(std::size_t line, std::string message);
 
   std::string_view where_;
@@ -182,34 +181,10 @@ void Parser::launch(const LogicalLine& line, const CallStatement& call, LaunchKi
       warn(line.line, "launch of " + l.op + ", which this output code does not define");
     } else {
       l.kernel = it->second;
-      bind_kernel_args(kernels_[it->second], call.args, l);
+      bind_kernel_args(kernels_[it->second], call.args, numel_values_, l);
     }
   }
   launches_.push_back(std::move(l));
-}
-
-void Parser::bind_kernel_args(const Kernel& kernel, std::string_view args, Launch& launch) const {
-  const std::vector<std::string>& params = kernel.meta.params;
-  if (params.empty()) return;
-  std::size_t position = 0;
-  for (std::string_view arg : text::split_top_level(args, ",")) {
-    arg = text::trim(arg);
-    if (arg.empty() || is_keyword_arg(arg)) continue;
-    if (position >= params.size()) {
-      launch.grid.emplace_back(arg);
-    } else if (params[position].starts_with("out_ptr") ||
-               params[position].starts_with("in_out_ptr")) {
-      // TritonKernel names a stored buffer's parameter so (KernelArgs.output, make_inplace).
-      launch.stored.emplace_back(arg);
-    } else if (params[position].starts_with("in_ptr")) {
-      launch.loaded.emplace_back(arg);
-    } else if (text::ends_with(params[position], "numel")) {
-      const auto bound = numel_values_.find(std::string(arg));
-      launch.numels.push_back(LaunchArg{
-          params[position], bound == numel_values_.end() ? std::string(arg) : bound->second});
-    }
-    ++position;
-  }
 }
 
 void Parser::warn(std::size_t line, std::string message) {

@@ -135,7 +135,10 @@ LogFidelity measure_fidelity(const trace::TraceLog& log, const std::string& name
   result.name = name;
   result.path = log.path();
   for (const trace::CompileUnit& unit : log.units()) {
-    if (!unit.find(trace::ArtifactKind::kOutputCode)) continue;
+    if (!unit.find(trace::ArtifactKind::kOutputCode) &&
+        !unit.find(trace::ArtifactKind::kAotWrapperCode)) {
+      continue;
+    }
     UnitFidelity u;
     u.compile_id = unit.id.str();
     const auto mode = fusion::captured_mode(unit);

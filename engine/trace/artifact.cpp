@@ -23,7 +23,8 @@ constexpr std::array<Entry, 9> kKinds{{
     {"exported_program", ArtifactKind::kAotInferenceGraph},
 }};
 
-constexpr std::array<Entry, 6> kArtifactNames{{
+constexpr std::array<Entry, 7> kArtifactNames{{
+    {"inductor_autotune_at_compile_time_code", ArtifactKind::kAutotuneCode},
     {"inductor_post_grad_graph", ArtifactKind::kPostGradGraph},
     {"fx_graph_runnable", ArtifactKind::kFxGraphRunnable},
     {"inductor_provenance_tracking_node_mappings", ArtifactKind::kProvenanceMappings},
@@ -35,6 +36,10 @@ constexpr std::array<Entry, 6> kArtifactNames{{
 }  // namespace
 
 ArtifactKind artifact_kind(std::string_view kind, std::string_view artifact_name) {
+  if (kind == "graph_dump") {
+    return artifact_name == "inductor_aot_wrapper_code" ? ArtifactKind::kAotWrapperCode
+                                                        : ArtifactKind::kOther;
+  }
   if (kind == "artifact") {
     for (const auto& [name, k] : kArtifactNames) {
       if (name == artifact_name) return k;
@@ -63,6 +68,10 @@ std::string_view to_string(ArtifactKind kind) {
       return "post-grad graph";
     case ArtifactKind::kOutputCode:
       return "output code";
+    case ArtifactKind::kAotWrapperCode:
+      return "AOTInductor wrapper code";
+    case ArtifactKind::kAutotuneCode:
+      return "autotune-at-compile-time code";
     case ArtifactKind::kGuards:
       return "guards";
     case ArtifactKind::kFxGraphRunnable:

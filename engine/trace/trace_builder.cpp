@@ -205,7 +205,8 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
   // Shape guards and symbols carry Dynamo's whole framework stack beside the few fields read
   // (most of a dynamic-shape log's bytes): only those members are parsed.
   const bool shape_record = kind == "guard_added_fast" || kind == "create_symbol";
-  const bool needs_body = kind == "str" || kind == "dynamo_start" || kind == "artifact";
+  const bool needs_body =
+      kind == "str" || kind == "dynamo_start" || kind == "artifact" || kind == "graph_dump";
   const Json body =
       shape_record
           ? parse_members(head.body, {"expr", "symbol", "val", "vr", "source", "user_stack"})
@@ -233,6 +234,9 @@ bool TraceBuilder::route(const RawRecord& record, const EnvelopeHead& head) {
   if (kind == "artifact") {
     artifact.name = get_string(body, "name");
     artifact.encoding = get_string(body, "encoding");
+  } else if (kind == "graph_dump") {
+    // AOTInductor's code files: `{"graph_dump": {"name": "inductor_aot_wrapper_code", ...}}`.
+    if (std::string name = get_string(body, "name"); !name.empty()) artifact.name = std::move(name);
   }
   artifact.kind = artifact_kind(kind, artifact.name);
   const bool known =

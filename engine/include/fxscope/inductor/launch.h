@@ -4,8 +4,11 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "fxscope/inductor/kernel.h"
 #include "fxscope/inductor/source_comments.h"
 
 namespace fxscope::inductor {
@@ -45,5 +48,12 @@ struct Launch {
   std::vector<std::string> loaded;
   SourceComments comments;
 };
+
+// Binds the positional arguments ARGS of a launch of KERNEL to its parameters: the buffers it
+// stores (out_ptr, in_out_ptr) and loads (in_ptr), its sizes (a *numel argument that names a
+// `..._xnumel = 256*s77` line takes that line's value from NUMELS), and the arguments past its
+// parameters (a template's grid). Keyword arguments (`stream=stream0`) are skipped.
+void bind_kernel_args(const Kernel& kernel, std::string_view args,
+                      const std::unordered_map<std::string, std::string>& numels, Launch& launch);
 
 }  // namespace fxscope::inductor

@@ -52,4 +52,13 @@ class OutputCode {
 // is WHERE (e.g. "[0/0] inductor_output_code") and the line. Linear in the size of CODE.
 OutputCode parse_output_code(std::string_view code, std::string_view where);
 
+// AOTInductor's C++ wrapper (the `inductor_aot_wrapper_code` graph dump) read as the output code
+// of its graph: the launches its run_impl makes, in order, each with the source comments before
+// it (extern launches are its C-shim calls: aoti_torch_cuda_convolution runs "convolution");
+// the kernels they launch as AUTOTUNE (the `inductor_autotune_at_compile_time_code` module,
+// whose kernels keep Inductor's headers, may be empty) defines them, else as the Triton source
+// each launcher embeds in a comment. Never fails, as parse_output_code.
+OutputCode parse_aot_wrapper_code(std::string_view wrapper, std::string_view autotune,
+                                  std::string_view where);
+
 }  // namespace fxscope::inductor

@@ -20,6 +20,8 @@ enum class ArtifactKind {
   kAotJointGraph,       // aot_joint_graph
   kPostGradGraph,       // artifact inductor_post_grad_graph
   kOutputCode,          // inductor_output_code
+  kAotWrapperCode,      // graph_dump inductor_aot_wrapper_code: AOTInductor's C++ wrapper
+  kAutotuneCode,        // artifact inductor_autotune_at_compile_time_code
   kGuards,              // dynamo_cpp_guards_str
   kFxGraphRunnable,     // artifact fx_graph_runnable
   kProvenanceMappings,  // artifact inductor_provenance_tracking_node_mappings
