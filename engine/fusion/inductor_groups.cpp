@@ -118,6 +118,12 @@ class InductorReader {
         names.insert(names.end(), post->begin(), post->end());
       }
     }
+    // Logs whose launches carry no debug handle key the map by kernel name alone; a generated
+    // kernel's name is its own (a library call's is shared by all its calls, so it says nothing).
+    if (names.empty() && launch.kind == inductor::LaunchKind::kernel && launch.kernel &&
+        code_.launch_count(*launch.kernel) == 1) {
+      names = provenance_->post_nodes_of_kernel(launch.callee);
+    }
     return !names.empty();
   }
 

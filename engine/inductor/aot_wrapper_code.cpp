@@ -185,6 +185,22 @@ class WrapperParser {
         return;
       }
     }
+    // A CPU graph's C++ kernels (CppKernel names them cpp_fused_*) are called directly; their
+    // source is the kernel code file, which the wrapper does not hold.
+    if (text::starts_with(callee, "cpp_fused")) {
+      const std::string name(callee);
+      if (index_.count(name) == 0) {
+        Kernel kernel;
+        kernel.name = name;
+        kernel.compile_kind = "cpp";
+        kernel.line = line_no;
+        kernel.kind = kernel_kind(kernel.name, {});
+        index_.emplace(name, kernels_.size());
+        kernels_.push_back(std::move(kernel));
+      }
+      launch(line_no, LaunchKind::kernel, name, name, args, &kernels_[index_.at(name)]);
+      return;
+    }
     if (const std::string op = shim_op(callee); !op.empty()) {
       launch(line_no, LaunchKind::extern_op, std::string(callee), op, args, nullptr);
       return;

@@ -52,7 +52,11 @@ std::vector<const Artifact*> per_direction(const trace::CompileUnit& unit, Artif
 void run(Job& job) {
   for (const Artifact* a : job.artifacts) {
     if (job.level == Level::output_code) {
-      auto code = inductor::parse_output_code(a->payload.text(), where(*a));
+      // AOTInductor's wrapper defines its kernels in comments: no autotune module is needed to
+      // count its launches.
+      auto code = a->kind == ArtifactKind::kAotWrapperCode
+                      ? inductor::parse_aot_wrapper_code(a->payload.text(), "", where(*a))
+                      : inductor::parse_output_code(a->payload.text(), where(*a));
       job.ops += code.launches().size();
       job.triton += code.kernel_launch_count();
       job.externs += code.extern_launch_count();
@@ -99,7 +103,12 @@ std::vector<Job> plan_jobs(const std::vector<trace::CompileUnit>& units) {
     if (const Artifact* dynamo = unit.dynamo_graph()) add(Level::dynamo, {dynamo});
     add(Level::aten, aten_graphs(unit));
     add(Level::post_grad, per_direction(unit, ArtifactKind::kPostGradGraph));
-    add(Level::output_code, per_direction(unit, ArtifactKind::kOutputCode));
+    std::vector<const Artifact*> codes = per_direction(unit, ArtifactKind::kOutputCode);
+    if (const Artifact* wrapper = unit.find(ArtifactKind::kAotWrapperCode);
+        codes.empty() && wrapper) {
+      codes.push_back(wrapper);
+    }
+    add(Level::output_code, std::move(codes));
   }
   return jobs;
 }

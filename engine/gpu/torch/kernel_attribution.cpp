@@ -1,6 +1,7 @@
 #include "fxscope/gpu/kernel_attribution.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -111,19 +112,20 @@ class PlanWalk {
       const PlanPlace place = place_of(it->second);
       plan_ = place.plan;
       pos_ = place.kernel + 1;
-      last_extern_.reset();
+      last_extern_ = kNoExtern;
       const auto& pk = index_.plans[plan_].kernels[place.kernel];
       return Assigned{pk.name, pk.nodes};
     }
     if (index_.plans.empty()) return std::nullopt;
     const auto& plan = index_.plans[plan_].kernels;
     // cuBLAS's split-K reduce finishes the GEMM before it rather than starting the next one.
-    const bool finishes_previous = last_extern_ && k.name.find("splitKreduce") != std::string::npos;
+    const bool finishes_previous =
+        last_extern_ != kNoExtern && k.name.find("splitKreduce") != std::string::npos;
     if (!finishes_previous && pos_ < plan.size() && plan[pos_].is_extern) {
       last_extern_ = pos_++;
     }
-    if (!last_extern_) return std::nullopt;
-    return Assigned{plan[*last_extern_].name, plan[*last_extern_].nodes};
+    if (last_extern_ == kNoExtern) return std::nullopt;
+    return Assigned{plan[last_extern_].name, plan[last_extern_].nodes};
   }
 
  private:
@@ -142,7 +144,9 @@ class PlanWalk {
   const KernelIndex& index_;
   std::size_t plan_ = 0;
   std::size_t pos_ = 0;
-  std::optional<std::size_t> last_extern_;
+  // A plain index (GCC's -Wmaybe-uninitialized misreads an optional member copied with the walk).
+  static constexpr std::size_t kNoExtern = std::numeric_limits<std::size_t>::max();
+  std::size_t last_extern_ = kNoExtern;
 };
 
 // The last copy range of repeat REP that started before host time T.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compress.h"
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 #include "run_process.h"
 #include "samples.h"
@@ -85,5 +86,27 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
     CHECK(unit.aot_graph() != nullptr);
     CHECK(unit.find(ArtifactKind::kPostGradGraph) != nullptr);
     CHECK(unit.find(ArtifactKind::kProvenanceMappings) != nullptr);
+    // An older AOTInductor: its wrapper's launches carry no debug handle and it logs no autotune
+    // module; the provenance map, keyed by kernel name, still gives Inductor's kernels.
+    REQUIRE(unit.find(ArtifactKind::kAotWrapperCode) != nullptr);
+    const auto fused = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+    REQUIRE(fused.size() == 1);
+    CHECK(fused[0].agreement.inductor_launches == 5);  // two mm_out calls, three Triton kernels
+    CHECK(fused[0].agreement.kernels.size() == 3);
+    CHECK(fused[0].agreement.exact_count() == 3);
+  }
+  SECTION("AOTInductor on the CPU: C++ kernels called directly") {
+    const auto path = from_mirror("tests/inputs/inductor_provenance_aot_log.txt", dir);
+    if (path.empty()) return;
+    const auto read = read_trace(path);
+    REQUIRE(read.ok());
+    REQUIRE(read->units().size() == 1);
+    const auto fused = fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
+    REQUIRE(fused.size() == 1);
+    CHECK(fused[0].agreement.inductor_launches == 4);  // two addmm_out calls, two C++ kernels
+    for (const auto& group : fused[0].inductor.groups) {
+      INFO(group.name);
+      CHECK_FALSE(group.nodes.empty());
+    }
   }
 }
