@@ -50,7 +50,7 @@ std::string_view lookup(const std::array<OperatorName, N>& table, std::string_vi
   return {};
 }
 
-// `name` or `name: "annotation"` (the left side of an assignment or a parameter).
+// `name`, `name: "annotation"` (the left side of an assignment or a parameter) or `name : Type`.
 struct Target {
   std::string_view name;
   std::optional<std::string_view> annotation;
@@ -63,6 +63,9 @@ std::optional<Target> parse_target(std::string_view lhs) {
   if (!text::is_identifier(t.name)) return std::nullopt;
   if (colon == std::string_view::npos) return t;
   const std::string_view a = text::trim(lhs.substr(colon + 1));
+  // An older Dynamo annotates a parameter with its Python type (`L_x_ : torch.Tensor`): no
+  // tensor value is printed.
+  if (text::is_dotted_name(a)) return t;
   if (a.size() < 2 || a.front() != '"' || a.back() != '"') return std::nullopt;
   t.annotation = a.substr(1, a.size() - 2);
   return t;
@@ -205,7 +208,16 @@ void ReadableStatementParser::parse(std::string_view line, std::size_t line_no) 
     parse_statement(first, line_no);
   }
   for (std::size_t i = next; i < stmts.size(); ++i) {
-    if (!text::trim(stmts[i]).empty() && !is_free_statement(stmts[i])) {
+    // `arg2_1: "f32[8, 10]..."; arg3_1: "f32[10, 20]..."; `: a graph module with no
+    // parameters (AOTInductor's) declares all its flattened inputs on one line.
+    const std::string_view stmt = text::trim(stmts[i]);
+    if (python_text::find_top_level(stmt, " = ") == std::string_view::npos) {
+      if (const auto decl = parse_target(stmt); decl && decl->annotation) {
+        parse_statement(stmt, line_no);
+        continue;
+      }
+    }
+    if (!stmt.empty() && !is_free_statement(stmts[i])) {
       warn(line_no, "unexpected statement: " + std::string(text::trim(stmts[i]).substr(0, 120)));
     }
   }

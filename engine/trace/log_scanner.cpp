@@ -38,6 +38,16 @@ std::string_view LogScanner::next_line() {
   return {begin, len};
 }
 
+bool LogScanner::payload_continues() const {
+  if (pos_ >= end_) return false;
+  if (text_[pos_] == '\t') return true;
+  // Some writers drop the TAB of an empty payload line (torch.export's printed program in
+  // PyTorch 2.6): a blank line with a TAB line right after it is still the payload.
+  std::size_t p = pos_;
+  if (text_[p] == '\r') ++p;
+  return p + 1 < end_ && text_[p] == '\n' && text_[p + 1] == '\t';
+}
+
 bool LogScanner::next(RawRecord& record) {
   while (pos_ < end_) {
     const std::size_t start = pos_;
@@ -57,7 +67,7 @@ bool LogScanner::next(RawRecord& record) {
     } else {
       record.json = envelope_json(line);
     }
-    while (pos_ < end_ && text_[pos_] == '\t') {
+    while (payload_continues()) {
       const std::size_t at = pos_;
       const std::string_view payload_line = next_line();
       if (count == 0) {

@@ -106,10 +106,10 @@ Result<TraceLog> read_trace(const std::string& path, const ReadOptions& options)
              ": the file was cut short in this record; the records before it are read"});
   } else if (!last.json.empty() && !declared_md5(last.json).empty() && !payload_intact(last)) {
     log.truncated_ = true;
-    log.warnings_.push_back({log.path() + ":" + std::to_string(last.line),
-                             "the log ends inside this record's payload (" +
-                                 std::to_string(last.payload.line_count) +
-                                 " lines, md5 differs from has_payload): the file was cut short"});
+    log.warnings_.push_back(
+        {log.path() + ":" + std::to_string(last.line),
+         "the log ends inside this record's payload (" + std::to_string(last.payload.line_count) +
+             " lines, md5 differs from has_payload): the file was cut short or edited"});
   } else if (text.back() != '\n' && !scan_envelope(last.json)) {
     log.truncated_ = true;
     log.warnings_.push_back({log.path() + ":" + std::to_string(last.line),

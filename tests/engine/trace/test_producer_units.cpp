@@ -1,17 +1,16 @@
 // Logs without Dynamo compile ids (torch.export, AOTInductor) open as units: on a real captured
-// log with its ids taken out, and on tlparse's public export and AOTInductor logs when a mirror
-// of pytorch/tlparse is at hand (FXSCOPE_TLPARSE_MIRROR, else /work/.mirror/pytorch+tlparse/repo).
+// log with its ids taken out, and on tlparse's public export, AOTInductor and older Dynamo logs
+// (sample_graphs/public/tlparse/inputs), which older PyTorch versions wrote.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <string>
 
 #include "compress.h"
 #include "fxscope/fusion/unit_fusion.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/trace/trace_log.h"
-#include "run_process.h"
 #include "samples.h"
 #include "scratch_dir.h"
 
@@ -21,16 +20,16 @@ using test::ScratchDir;
 
 namespace {
 
-// PATH of tlparse's repository written into DIR; empty when no mirror holds it.
-std::string from_mirror(const std::string& path, const ScratchDir& dir) {
-  const char* env = std::getenv("FXSCOPE_TLPARSE_MIRROR");
-  const std::string mirror =
-      env != nullptr && *env != '\0' ? env : "/work/.mirror/pytorch+tlparse/repo";
-  if (!std::filesystem::exists(mirror)) return {};
-  const std::string out = dir.path() + "/" + std::filesystem::path(path).filename().string();
-  const auto shown = test::run_process("git --git-dir='" + mirror + "' show 'HEAD:" + path +
-                                       "' > '" + out + "' 2>/dev/null");
-  return shown.status == 0 ? out : std::string();
+// One of tlparse's test logs bundled in sample_graphs/public/tlparse/inputs (zstd-compressed).
+std::string tlparse_input(const std::string& name) {
+  return test::sample("public/tlparse/inputs/" + name + ".zst");
+}
+
+// The warnings of a read log, one per line, for a failing check's message.
+std::string listed(const TraceLog& log) {
+  std::string out;
+  for (const auto& w : log.warnings()) out += w.where + ": " + w.message + "\n";
+  return out;
 }
 
 }  // namespace
@@ -56,30 +55,30 @@ TEST_CASE("a log without compile ids is one unit of its producer", "[trace][prod
 }
 
 TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") {
-  const ScratchDir dir("tlparse_producers");
   SECTION("a draft export: its program, its guards and its problems") {
-    const auto path = from_mirror("tests/inputs/export.log", dir);
-    if (path.empty()) {
-      WARN("no tlparse mirror: not checked");
-      return;
-    }
-    const auto read = read_trace(path);
+    // Its printed program's blank lines lost their TAB (and whatever followed it, so the md5
+    // differs): the payload still reads to its end.
+    const auto read = read_trace(tlparse_input("export.log"));
     REQUIRE(read.ok());
+    INFO(listed(*read));
     REQUIRE(read->units().size() == 1);
     const CompileUnit& unit = read->units()[0];
     CHECK(unit.producer == "torch.export");
     REQUIRE(unit.aot_graph() != nullptr);
     CHECK(unit.aot_graph()->name == "exported_program");
+    CHECK(unit.aot_graph()->payload.line_count == 24);
     CHECK(unit.shape_guards.size() == 7);
     REQUIRE_FALSE(unit.export_issues.empty());
     CHECK(unit.export_issues[0].kind == "data-dependent expression");
     CHECK_FALSE(unit.export_issues[0].user_stack.empty());
+    REQUIRE(read->warnings().size() == 1);
+    CHECK(read->warnings()[0].message.find("cut short or edited") != std::string::npos);
   }
-  SECTION("AOTInductor: graphs, post-grad graph and provenance") {
-    const auto path = from_mirror("tests/inputs/inductor_provenance_aot_cuda_log.txt", dir);
-    if (path.empty()) return;
-    const auto read = read_trace(path);
+  SECTION("AOTInductor: graphs, post-grad graph, provenance and the C++ wrapper") {
+    const auto read = read_trace(tlparse_input("inductor_provenance_aot_cuda_log.txt"));
     REQUIRE(read.ok());
+    INFO(listed(*read));
+    CHECK(read->warnings().empty());
     REQUIRE(read->units().size() == 1);
     const CompileUnit& unit = read->units()[0];
     CHECK(unit.producer == "AOTInductor");
@@ -87,18 +86,29 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
     CHECK(unit.find(ArtifactKind::kPostGradGraph) != nullptr);
     CHECK(unit.find(ArtifactKind::kProvenanceMappings) != nullptr);
     // An older AOTInductor: its wrapper's launches carry no debug handle and it logs no autotune
-    // module; the provenance map, keyed by kernel name, still gives Inductor's kernels.
+    // module; the provenance map, keyed by kernel name, still gives Inductor's kernels. Its
+    // graph declares its four inputs on one line.
     REQUIRE(unit.find(ArtifactKind::kAotWrapperCode) != nullptr);
     const auto fused = fusion::fuse_unit(unit, fusion::Mode::default_mode);
     REQUIRE(fused.size() == 1);
+    for (const auto& w : fused[0].warnings) INFO(w.where << ": " << w.message);
+    CHECK(fused[0].warnings.empty());
+    CHECK(fused[0].post_grad.count(graph::OpKind::placeholder) == 4);
     CHECK(fused[0].agreement.inductor_launches == 5);  // two mm_out calls, three Triton kernels
     CHECK(fused[0].agreement.kernels.size() == 3);
     CHECK(fused[0].agreement.exact_count() == 3);
   }
+  SECTION("AOTInductor with debug handles") {
+    const auto read = read_trace(tlparse_input("inductor_provenance_aot_debug_handle_log.txt"));
+    REQUIRE(read.ok());
+    REQUIRE(read->units().size() == 1);
+    const auto fused = fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
+    REQUIRE(fused.size() == 1);
+    CHECK(fused[0].agreement.kernels.size() == 3);
+    CHECK(fused[0].agreement.exact_count() == 3);
+  }
   SECTION("AOTInductor on the CPU: C++ kernels called directly") {
-    const auto path = from_mirror("tests/inputs/inductor_provenance_aot_log.txt", dir);
-    if (path.empty()) return;
-    const auto read = read_trace(path);
+    const auto read = read_trace(tlparse_input("inductor_provenance_aot_log.txt"));
     REQUIRE(read.ok());
     REQUIRE(read->units().size() == 1);
     const auto fused = fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
@@ -107,6 +117,22 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
     for (const auto& group : fused[0].inductor.groups) {
       INFO(group.name);
       CHECK_FALSE(group.nodes.empty());
+    }
+  }
+  SECTION("an older Dynamo: parameters annotated with their Python type") {
+    // `def forward(self, L_x_ : torch.Tensor):` then `l_x_ = L_x_`.
+    const auto read = read_trace(tlparse_input("comp_metrics.log"));
+    REQUIRE(read.ok());
+    INFO(listed(*read));
+    CHECK(read->warnings().empty());
+    REQUIRE(read->units().size() == 3);
+    for (const CompileUnit& unit : read->units()) {
+      REQUIRE(unit.dynamo_graph() != nullptr);
+      const auto parsed =
+          graph::parse_fx_readable(unit.dynamo_graph()->payload.text(), unit.id.str());
+      CHECK(parsed.warnings.empty());
+      CHECK(parsed.graph.op_count() == 1);
+      CHECK(parsed.graph.count(graph::OpKind::placeholder) == 1);
     }
   }
 }

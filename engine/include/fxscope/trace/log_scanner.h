@@ -36,6 +36,8 @@ class LogScanner {
 
  private:
   std::string_view next_line();
+  // Whether the line at the read position belongs to the payload being read.
+  bool payload_continues() const;
 
   std::string_view text_;
   std::size_t end_ = 0;  // past the last complete line of text_
