@@ -70,6 +70,12 @@ Result<Provenance> parse_provenance(std::string_view json, std::string_view wher
                       ": expected the JSON object of inductor_provenance_tracking_node_mappings");
   }
   Provenance p;
+  // PyTorch before the four maps logged only the kernel-to-node one, as the artifact
+  // inductor_triton_kernel_to_post_grad_nodes: {"triton_poi_fused_mul_1": ["mul"], ...}.
+  if (!root.contains("cppCodeToPost") && !root.contains("preToPost")) {
+    p.kernel_to_post = read_map(nlohmann::json{{"kernels", root}}, "kernels", where, p.warnings);
+    return p;
+  }
   p.kernel_to_post = read_map(root, "cppCodeToPost", where, p.warnings);
   p.post_to_kernel = read_map(root, "postToCppCode", where, p.warnings);
   p.post_to_pre = read_map(root, "postToPre", where, p.warnings);

@@ -23,7 +23,8 @@ constexpr std::array<Entry, 9> kKinds{{
     {"exported_program", ArtifactKind::kAotInferenceGraph},
 }};
 
-constexpr std::array<Entry, 7> kArtifactNames{{
+constexpr std::array<Entry, 8> kArtifactNames{{
+    {"inductor_triton_kernel_to_post_grad_nodes", ArtifactKind::kProvenanceMappings},
     {"inductor_autotune_at_compile_time_code", ArtifactKind::kAutotuneCode},
     {"inductor_post_grad_graph", ArtifactKind::kPostGradGraph},
     {"fx_graph_runnable", ArtifactKind::kFxGraphRunnable},

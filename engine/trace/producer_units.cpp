@@ -36,17 +36,6 @@ std::string text_of(const Json& body, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-// AOTInductor logs its post-grad graph only as the `after_post_grad_graph` artifact.
-void name_post_grad_graph(CompileUnit& unit) {
-  if (unit.find(ArtifactKind::kPostGradGraph) != nullptr) return;
-  for (auto it = unit.artifacts.rbegin(); it != unit.artifacts.rend(); ++it) {
-    if (it->name == "after_post_grad_graph") {
-      it->kind = ArtifactKind::kPostGradGraph;
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 bool export_record(std::string_view kind) {
@@ -122,7 +111,6 @@ void TraceBuilder::gather_producer_units() {
     if (exported) current = nullptr;
   }
   log_.global_artifacts_ = std::move(kept);
-  for (auto& unit : log_.units_) name_post_grad_graph(unit);
   place_producer_symbols();
 }
 

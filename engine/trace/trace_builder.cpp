@@ -64,6 +64,15 @@ std::string get_string(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// AOTInductor, and Inductor before PyTorch 2.6, log the post-grad graph only as the
+// `after_post_grad_graph` artifact (one per graph Inductor compiled).
+void name_post_grad_graphs(CompileUnit& unit) {
+  if (unit.find(ArtifactKind::kPostGradGraph) != nullptr) return;
+  for (Artifact& a : unit.artifacts) {
+    if (a.name == "after_post_grad_graph") a.kind = ArtifactKind::kPostGradGraph;
+  }
+}
+
 // Marks each Inductor product of a training unit as forward or backward: Inductor compiles the
 // forward first, and the backward's products start after the forward's output code.
 void assign_directions(CompileUnit& unit) {
@@ -324,6 +333,7 @@ void TraceBuilder::add_recompile(CompileUnit& unit, const Artifact& artifact) {
 void TraceBuilder::finish(std::size_t lines, std::size_t payload_lines) {
   if (log_.units_.empty()) gather_producer_units();
   for (auto& unit : log_.units_) {
+    name_post_grad_graphs(unit);
     assign_directions(unit);
     if (const auto events = pending_events_.find(unit.id); events != pending_events_.end()) {
       unit.chromium_events = std::move(events->second);

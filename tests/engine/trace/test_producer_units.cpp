@@ -119,6 +119,26 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
       CHECK_FALSE(group.nodes.empty());
     }
   }
+  SECTION("an older Inductor: the post-grad graph as after_post_grad_graph, one provenance map") {
+    // torch.compile's log of PyTorch 2.6: no inductor_post_grad_graph, and the kernels' nodes
+    // in inductor_triton_kernel_to_post_grad_nodes.
+    const auto read = read_trace(tlparse_input("inductor_provenance_jit_cuda_log.txt"));
+    REQUIRE(read.ok());
+    REQUIRE(read->units().size() == 1);
+    const CompileUnit& unit = read->units()[0];
+    REQUIRE(unit.find(ArtifactKind::kPostGradGraph) != nullptr);
+    CHECK(unit.find(ArtifactKind::kPostGradGraph)->name == "after_post_grad_graph");
+    REQUIRE(unit.find(ArtifactKind::kProvenanceMappings) != nullptr);
+    const auto fused = fusion::fuse_unit(unit, fusion::Mode::default_mode);
+    REQUIRE(fused.size() == 1);
+    CHECK(fused[0].agreement.inductor_launches == 5);
+    CHECK(fused[0].agreement.kernels.size() == 3);
+    CHECK(fused[0].agreement.exact_count() == 3);
+    for (const auto& group : fused[0].inductor.groups) {
+      if (group.kind != fusion::GroupKind::extern_kernel)
+        CHECK(group.note == "members from provenance");
+    }
+  }
   SECTION("an older Dynamo: parameters annotated with their Python type") {
     // `def forward(self, L_x_ : torch.Tensor):` then `l_x_ = L_x_`.
     const auto read = read_trace(tlparse_input("comp_metrics.log"));

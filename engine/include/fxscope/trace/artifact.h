@@ -24,7 +24,8 @@ enum class ArtifactKind {
   kAutotuneCode,        // artifact inductor_autotune_at_compile_time_code
   kGuards,              // dynamo_cpp_guards_str
   kFxGraphRunnable,     // artifact fx_graph_runnable
-  kProvenanceMappings,  // artifact inductor_provenance_tracking_node_mappings
+  kProvenanceMappings,  // artifact inductor_provenance_tracking_node_mappings (or, older,
+                        // inductor_triton_kernel_to_post_grad_nodes)
   kTritonKernelInfo,    // artifact triton_kernel_info
   kGraphBreakReason,    // artifact dynamo_graph_break_reason
   kRecompileReasons,    // artifact recompile_reasons
