@@ -130,8 +130,12 @@ Result<GeneratedKernel> pointwise_with(const KernelContext& ctx, LaunchConfig co
     }
     if (vector) em.set_vector_lane(linear, k, numel);
     for (std::size_t w = 0; w < ctx.writes.size(); ++w) {
-      const Index idx =
-          vector ? lane_index(shapes[w], iv, items, k) : delinearize(linear, shapes[w].sizes);
+      // Every store walks the first output's memory order: outputs of its sizes in another
+      // layout pay the strided access that one of them must.
+      const Index idx = vector ? lane_index(shapes[w], iv, items, k)
+                        : shapes[w].sizes == shapes[0].sizes && !scatters[0]
+                            ? delinearize_in_memory_order(linear, shapes[0])
+                            : delinearize(linear, shapes[w].sizes);
       const bool fewer = shapes[w].numel() < numel;
       if (fewer) em.open("if (" + linear + " < " + std::to_string(shapes[w].numel()) + ") {");
       if (scatters[w]) {

@@ -179,6 +179,35 @@ Index delinearize(const std::string& linear, const std::vector<std::int64_t>& si
   return idx;
 }
 
+Index delinearize_in_memory_order(const std::string& linear, const Shape& shape) {
+  const std::size_t rank = shape.sizes.size();
+  if (rank < 2 || shape.strides.size() != rank || shape.contiguous()) {
+    return delinearize(linear, shape.sizes);
+  }
+  // Dims of more than one element, outermost in memory first (a tie keeps the logical order).
+  std::vector<std::size_t> order;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (shape.sizes[d] != 1) order.push_back(d);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return shape.strides[a] > shape.strides[b];
+  });
+  // Dense: each dim's stride is the product of the sizes inside it in memory (no gap, no
+  // overlap); a broadcast (stride 0) or strided view keeps the row-major walk.
+  std::int64_t expected = 1;
+  for (std::size_t k = order.size(); k-- > 0;) {
+    if (shape.strides[order[k]] != expected) return delinearize(linear, shape.sizes);
+    expected *= shape.sizes[order[k]];
+  }
+  std::vector<std::int64_t> walked;
+  for (const std::size_t d : order) walked.push_back(shape.sizes[d]);
+  const Index in_memory = delinearize(linear, walked);
+  Index idx;
+  idx.dims.assign(rank, "0");
+  for (std::size_t k = 0; k < order.size(); ++k) idx.dims[order[k]] = in_memory.dims[k];
+  return idx;  // no row-major linear index: the walk is another order
+}
+
 ValueEmitter::ValueEmitter(const graph::Graph& graph, const std::set<NodeId>& members,
                            const ops::SymbolHints& hints, std::string where, std::uint64_t run_seed)
     : g_(graph), members_(members), hints_(hints), where_(std::move(where)), run_seed_(run_seed) {}

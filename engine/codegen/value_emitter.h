@@ -63,6 +63,12 @@ std::optional<Shape> shape_of(const graph::Node& node, const ops::SymbolHints& h
 std::string shift_index(const std::string& e, std::int64_t by);
 // Row-major delinearisation of LINEAR over SIZES (constants baked in).
 Index delinearize(const std::string& linear, const std::vector<std::int64_t>& sizes);
+// The position at LINEAR when a kernel walks a tensor of SHAPE in the order its elements lie in
+// memory (its dims by stride, largest first), as Inductor orders a kernel's loops by stride: a
+// dense transposed output (a weight cast to bf16 and transposed for its GEMM) is then written,
+// and inputs of the same layout read, at consecutive addresses by consecutive threads. Row-major
+// (delinearize) where SHAPE is contiguous or not dense; only then is the linear index known.
+Index delinearize_in_memory_order(const std::string& linear, const Shape& shape);
 // The row-major position of IDX in a tensor of SIZES: its linear index when it has one.
 std::string linearize(const Index& idx, const std::vector<std::int64_t>& sizes);
 

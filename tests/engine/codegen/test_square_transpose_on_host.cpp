@@ -67,3 +67,37 @@ TEST_CASE("a square permute or transpose stored by a kernel keeps each element i
     }
   }
 }
+
+TEST_CASE("a transposed output is walked in its memory order", "[codegen]") {
+  // An 8 x 4 f32 weight cast to bf16 and transposed for its GEMM (every linear layer of an
+  // autocast training step): the transpose is a view of the cast's buffer, so a kernel that walks
+  // the view's logical order writes (and reads) 4 elements apart from thread to thread. Walked in
+  // memory order, thread i writes element i; each element still lands where the view puts it.
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[8, 4][4, 1]cuda:0\"):\n"
+      "        mul: \"f32[8, 4][4, 1]cuda:0\" = torch.ops.aten.mul.Tensor(arg0_1, 2.0)\n"
+      "        moved: \"f32[4, 8][1, 4]cuda:0\" = torch.ops.aten.permute.default(mul, [1, 0])\n"
+      "        return (moved,)\n";
+  const graph::Graph g = graph::parse_fx_readable(code, "tall").graph;
+  fusion::KernelGroup group;
+  group.name = "triton_poi_fused_mul_permute_0";
+  group.kind = fusion::GroupKind::pointwise;
+  group.nodes = {*g.find("mul"), *g.find("moved")};
+  group.inputs = {*g.find("arg0_1")};
+  group.outputs = {*g.find("moved")};
+  const auto k = codegen::generate(g, group, {});
+  REQUIRE(k);
+  INFO(k->source);
+  // The store's offset is the walk's position: (i % 4) * 1 + (i / 4) * 4, not (i / 8) + (i % 8)
+  // * 4.
+  CHECK(k->source.find("p_moved[((i) % 4) + ((i) / 4) * 4]") != std::string::npos);
+  std::vector<float> in(32);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  std::vector<float> out(32, -1.0f);
+  test::run_one_block_on_host(*k, 256, in.data(), out.data());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO("storage element " << i);
+    CHECK(out[i] == 2.0f * in[i]);  // moved[c][r] lives at c + 4 r, where mul[r][c] lives
+  }
+}
