@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fxscope/codegen/kernel_codegen.h"
@@ -30,19 +31,25 @@ graph::Graph square_graph(const std::string& view) {
   return graph::parse_fx_readable(code, "square").graph;
 }
 
-std::vector<float> run_group(const graph::Graph& g, const std::vector<float>& in) {
+// The kernel of the group {mul, moved} of G, which stores MOVED.
+codegen::GeneratedKernel generated(const graph::Graph& g) {
   fusion::KernelGroup group;
   group.name = "triton_poi_fused_mul_permute_0";
   group.kind = fusion::GroupKind::pointwise;
   group.nodes = {*g.find("mul"), *g.find("moved")};
   group.inputs = {*g.find("arg0_1")};
   group.outputs = {*g.find("moved")};
-  const auto k = codegen::generate(g, group, {});
+  auto k = codegen::generate(g, group, {});
   REQUIRE(k);
   REQUIRE(k->params.size() == 2);
-  // A grid-stride loop of 256-thread blocks: the 16 elements are threads 0..15 of block 0.
-  std::vector<float> out(16, -1.0f);
-  test::run_one_block_on_host(*k, 256, in.data(), out.data());
+  return std::move(*k);
+}
+
+// MOVED's storage after the kernel ran on IN: a grid-stride loop of 256-thread blocks, so each
+// element is one thread of block 0.
+std::vector<float> run_group(const graph::Graph& g, const std::vector<float>& in) {
+  std::vector<float> out(in.size(), -1.0f);
+  test::run_one_block_on_host(generated(g), 256, in.data(), out.data());
   return out;
 }
 
@@ -80,22 +87,14 @@ TEST_CASE("a transposed output is walked in its memory order", "[codegen]") {
       "        moved: \"f32[4, 8][1, 4]cuda:0\" = torch.ops.aten.permute.default(mul, [1, 0])\n"
       "        return (moved,)\n";
   const graph::Graph g = graph::parse_fx_readable(code, "tall").graph;
-  fusion::KernelGroup group;
-  group.name = "triton_poi_fused_mul_permute_0";
-  group.kind = fusion::GroupKind::pointwise;
-  group.nodes = {*g.find("mul"), *g.find("moved")};
-  group.inputs = {*g.find("arg0_1")};
-  group.outputs = {*g.find("moved")};
-  const auto k = codegen::generate(g, group, {});
-  REQUIRE(k);
-  INFO(k->source);
+  const std::string source = generated(g).source;
+  INFO(source);
   // The store's offset is the walk's position: (i % 4) * 1 + (i / 4) * 4, not (i / 8) + (i % 8)
   // * 4.
-  CHECK(k->source.find("p_moved[((i) % 4) + ((i) / 4) * 4]") != std::string::npos);
+  CHECK(source.find("p_moved[((i) % 4) + ((i) / 4) * 4]") != std::string::npos);
   std::vector<float> in(32);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
-  std::vector<float> out(32, -1.0f);
-  test::run_one_block_on_host(*k, 256, in.data(), out.data());
+  const std::vector<float> out = run_group(g, in);
   for (std::size_t i = 0; i < out.size(); ++i) {
     INFO("storage element " << i);
     CHECK(out[i] == 2.0f * in[i]);  // moved[c][r] lives at c + 4 r, where mul[r][c] lives

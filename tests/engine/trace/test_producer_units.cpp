@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "compress.h"
 #include "fxscope/fusion/unit_fusion.h"
@@ -30,6 +31,14 @@ std::string listed(const TraceLog& log) {
   std::string out;
   for (const auto& w : log.warnings()) out += w.where + ": " + w.message + "\n";
   return out;
+}
+
+// The plans of the one unit of tlparse's input NAME, in default mode, beside Inductor's.
+std::vector<fusion::GraphFusion> fused_input(const std::string& name) {
+  const auto read = read_trace(tlparse_input(name));
+  REQUIRE(read.ok());
+  REQUIRE(read->units().size() == 1);
+  return fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
 }
 
 }  // namespace
@@ -99,19 +108,13 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
     CHECK(fused[0].agreement.exact_count() == 3);
   }
   SECTION("AOTInductor with debug handles") {
-    const auto read = read_trace(tlparse_input("inductor_provenance_aot_debug_handle_log.txt"));
-    REQUIRE(read.ok());
-    REQUIRE(read->units().size() == 1);
-    const auto fused = fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
+    const auto fused = fused_input("inductor_provenance_aot_debug_handle_log.txt");
     REQUIRE(fused.size() == 1);
     CHECK(fused[0].agreement.kernels.size() == 3);
     CHECK(fused[0].agreement.exact_count() == 3);
   }
   SECTION("AOTInductor on the CPU: C++ kernels called directly") {
-    const auto read = read_trace(tlparse_input("inductor_provenance_aot_log.txt"));
-    REQUIRE(read.ok());
-    REQUIRE(read->units().size() == 1);
-    const auto fused = fusion::fuse_unit(read->units()[0], fusion::Mode::default_mode);
+    const auto fused = fused_input("inductor_provenance_aot_log.txt");
     REQUIRE(fused.size() == 1);
     CHECK(fused[0].agreement.inductor_launches == 4);  // two addmm_out calls, two C++ kernels
     for (const auto& group : fused[0].inductor.groups) {
