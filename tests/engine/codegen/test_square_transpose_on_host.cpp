@@ -100,3 +100,35 @@ TEST_CASE("a transposed output is walked in its memory order", "[codegen]") {
     CHECK(out[i] == 2.0f * in[i]);  // moved[c][r] lives at c + 4 r, where mul[r][c] lives
   }
 }
+
+TEST_CASE("a channels-last output is walked channel-innermost with each element in its place",
+          "[codegen]") {
+  // A batch norm's scale of a channels-last activation: x (2 x 3 x 2 x 2, NHWC in memory) times
+  // a per-channel weight, stored channels-last. The walk follows memory (channel fastest), the
+  // weight is read per channel and each output lands at its NHWC place.
+  const std::string code =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[2, 3, 2, 2][12, 1, 6, 3]cuda:0\", "
+      "arg1_1: \"f32[3, 1, 1][1, 1, 1]cuda:0\"):\n"
+      "        moved: \"f32[2, 3, 2, 2][12, 1, 6, 3]cuda:0\" = "
+      "torch.ops.aten.mul.Tensor(arg0_1, arg1_1)\n"
+      "        return (moved,)\n";
+  const graph::Graph g = graph::parse_fx_readable(code, "channels_last").graph;
+  fusion::KernelGroup group;
+  group.name = "triton_poi_fused_mul_0";
+  group.kind = fusion::GroupKind::pointwise;
+  group.nodes = {*g.find("moved")};
+  group.inputs = {*g.find("arg0_1"), *g.find("arg1_1")};
+  group.outputs = {*g.find("moved")};
+  const auto k = codegen::generate(g, group, {});
+  REQUIRE(k);
+  INFO(k->source);
+  CHECK(k->source.find("p_arg1_1[((i) % 3)]") != std::string::npos);  // channel = i % 3
+  std::vector<float> x(24), w = {1.0f, 10.0f, 100.0f}, out(24, -1.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  test::run_one_block_on_host(*k, 256, x.data(), w.data(), out.data());
+  for (std::size_t at = 0; at < out.size(); ++at) {
+    INFO("NHWC storage element " << at);
+    CHECK(out[at] == x[at] * w[at % 3]);  // element at holds channel at % 3
+  }
+}
