@@ -32,6 +32,17 @@ PlanOptions plan_options(const trace::CompileUnit& unit, PlanOptions options) {
   return options;
 }
 
+inductor::OutputCode read_inductor_code(const trace::CompileUnit& unit,
+                                        const trace::Artifact& code) {
+  if (code.kind != trace::ArtifactKind::kAotWrapperCode) {
+    return inductor::parse_output_code(code.payload.text(), where_of(code));
+  }
+  // The wrapper launches what the autotune module (when logged) defines with Inductor's headers.
+  const trace::Artifact* autotune = unit.find(trace::ArtifactKind::kAutotuneCode);
+  return inductor::parse_aot_wrapper_code(
+      code.payload.text(), autotune ? autotune->payload.text() : std::string(), where_of(code));
+}
+
 std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
                                    const PlanOptions& options) {
   const PlanOptions opts = plan_options(unit, options);
@@ -72,13 +83,9 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
       fusion.inductor = inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
       fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
     } else if (!aot_only && codes.empty() && i + 1 == graphs.size()) {
-      // AOTInductor writes its one graph's code as C++: the wrapper launches what the
-      // autotune module (when written) defines with Inductor's headers.
+      // AOTInductor writes its one graph's code as C++.
       if (const trace::Artifact* wrapper = unit.find(trace::ArtifactKind::kAotWrapperCode)) {
-        const trace::Artifact* autotune = unit.find(trace::ArtifactKind::kAutotuneCode);
-        const inductor::OutputCode code = inductor::parse_aot_wrapper_code(
-            wrapper->payload.text(), autotune ? autotune->payload.text() : std::string(),
-            where_of(*wrapper));
+        const inductor::OutputCode code = read_inductor_code(unit, *wrapper);
         fusion.inductor =
             inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
         fusion.agreement = compare_plans(fusion.ours, fusion.inductor);

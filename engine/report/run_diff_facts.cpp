@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "fxscope/core/parallel_for.h"
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
 #include "fxscope/inductor/output_code.h"
 
@@ -26,16 +27,6 @@ std::vector<const Artifact*> op_graphs(const trace::CompileUnit& unit) {
   return graphs;
 }
 
-std::vector<const Artifact*> output_codes(const trace::CompileUnit& unit) {
-  std::vector<const Artifact*> found;
-  for (auto direction :
-       {trace::Direction::kNone, trace::Direction::kForward, trace::Direction::kBackward}) {
-    const Artifact* a = unit.find(ArtifactKind::kOutputCode, direction);
-    if (a != nullptr && a->direction == direction) found.push_back(a);
-  }
-  return found;
-}
-
 std::vector<std::string> named(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const auto& n : names) {
@@ -46,8 +37,8 @@ std::vector<std::string> named(const std::vector<std::string>& names) {
   return out;
 }
 
-void read_launches(const Artifact& a, UnitFacts& facts) {
-  const auto code = inductor::parse_output_code(a.payload.text(), a.name);
+void read_launches(const trace::CompileUnit& unit, const Artifact& a, UnitFacts& facts) {
+  const auto code = fusion::read_inductor_code(unit, a);
   for (const auto& launch : code.launches()) {
     LaunchFacts l;
     const inductor::SourceComments* comments = &launch.comments;
@@ -80,7 +71,7 @@ void read_unit(const trace::CompileUnit& unit, UnitFacts& facts) {
       ++facts.unit.aten_ops;
     }
   }
-  for (const Artifact* a : output_codes(unit)) read_launches(*a, facts);
+  for (const Artifact* a : unit.inductor_codes()) read_launches(unit, *a, facts);
   facts.unit.launches = facts.launches.size();
 }
 

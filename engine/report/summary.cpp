@@ -3,8 +3,8 @@
 #include <set>
 
 #include "fxscope/core/parallel_for.h"
+#include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/graph/fx_readable_parser.h"
-#include "fxscope/inductor/output_code.h"
 
 namespace fxscope::report {
 namespace {
@@ -17,6 +17,7 @@ enum class Level { dynamo, aten, post_grad, output_code };
 
 struct Job {
   std::size_t unit = 0;
+  const trace::CompileUnit* unit_ref = nullptr;
   Level level = Level::dynamo;
   std::vector<const Artifact*> artifacts;
   // Results.
@@ -52,11 +53,7 @@ std::vector<const Artifact*> per_direction(const trace::CompileUnit& unit, Artif
 void run(Job& job) {
   for (const Artifact* a : job.artifacts) {
     if (job.level == Level::output_code) {
-      // AOTInductor's wrapper defines its kernels in comments: no autotune module is needed to
-      // count its launches.
-      auto code = a->kind == ArtifactKind::kAotWrapperCode
-                      ? inductor::parse_aot_wrapper_code(a->payload.text(), "", where(*a))
-                      : inductor::parse_output_code(a->payload.text(), where(*a));
+      auto code = fusion::read_inductor_code(*job.unit_ref, *a);
       job.ops += code.launches().size();
       job.triton += code.kernel_launch_count();
       job.externs += code.extern_launch_count();
@@ -98,17 +95,13 @@ std::vector<Job> plan_jobs(const std::vector<trace::CompileUnit>& units) {
   for (std::size_t i = 0; i < units.size(); ++i) {
     const auto& unit = units[i];
     const auto add = [&](Level level, std::vector<const Artifact*> artifacts) {
-      if (!artifacts.empty()) jobs.push_back(Job{i, level, std::move(artifacts), 0, 0, 0, {}});
+      if (!artifacts.empty())
+        jobs.push_back(Job{i, &unit, level, std::move(artifacts), 0, 0, 0, {}});
     };
     if (const Artifact* dynamo = unit.dynamo_graph()) add(Level::dynamo, {dynamo});
     add(Level::aten, aten_graphs(unit));
     add(Level::post_grad, per_direction(unit, ArtifactKind::kPostGradGraph));
-    std::vector<const Artifact*> codes = per_direction(unit, ArtifactKind::kOutputCode);
-    if (const Artifact* wrapper = unit.find(ArtifactKind::kAotWrapperCode);
-        codes.empty() && wrapper) {
-      codes.push_back(wrapper);
-    }
-    add(Level::output_code, std::move(codes));
+    add(Level::output_code, unit.inductor_codes());
   }
   return jobs;
 }

@@ -42,6 +42,18 @@ std::vector<const Artifact*> CompileUnit::aot_graphs() const {
   return found;
 }
 
+std::vector<const Artifact*> CompileUnit::inductor_codes() const {
+  std::vector<const Artifact*> found;
+  for (auto direction : {Direction::kNone, Direction::kForward, Direction::kBackward}) {
+    const Artifact* a = find(ArtifactKind::kOutputCode, direction);
+    if (a != nullptr && a->direction == direction) found.push_back(a);
+  }
+  if (found.empty()) {
+    if (const Artifact* wrapper = find(ArtifactKind::kAotWrapperCode)) found.push_back(wrapper);
+  }
+  return found;
+}
+
 std::vector<TensorSizes> CompileUnit::dynamo_sizes() const {
   std::vector<TensorSizes> sizes;
   const Artifact* graph = dynamo_graph();

@@ -5,6 +5,7 @@
 
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/inductor/output_code.h"
+#include "fxscope/report/summary.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
 
@@ -118,4 +119,16 @@ TEST_CASE("a truncated or foreign wrapper is named, not read as launches", "[ind
   for (const auto& w : cut.warnings()) named |= w.message.find("kernel k") != std::string::npos;
   CHECK(named);
   CHECK(inductor::parse_aot_wrapper_code("", "", "z.cpp").warnings().size() == 1);
+}
+
+TEST_CASE("an AOTInductor unit's launches count in its summary", "[inductor][report]") {
+  const auto log = trace::read_trace(test::sample("aoti_resnet18"));
+  REQUIRE(log);
+  const report::Summary summary = report::summarize(*log);
+  REQUIRE(summary.units.size() == 1);
+  CHECK(summary.units[0].inductor_kernels == 39);
+  CHECK(summary.units[0].triton_launches == 18);
+  CHECK(summary.units[0].extern_launches == 21);
+  REQUIRE(aoti_unit(*log));
+  CHECK(aoti_unit(*log)->inductor_codes().size() == 1);  // the wrapper: no Python output code
 }

@@ -10,6 +10,7 @@
 #include "fxscope/fusion/fusion_plan.h"
 #include "fxscope/fusion/planner.h"
 #include "fxscope/graph/graph.h"
+#include "fxscope/inductor/output_code.h"
 #include "fxscope/trace/compile_unit.h"
 
 namespace fxscope::fusion {
@@ -28,6 +29,11 @@ struct GraphFusion {
 // OPTIONS completed from UNIT: the values of its symbols (unless OPTIONS has them), the inputs a
 // CUDA graph keeps static, and whether it is an inference unit.
 PlanOptions plan_options(const trace::CompileUnit& unit, PlanOptions options);
+
+// CODE, one of UNIT's trace::CompileUnit::inductor_codes(), read: Python output code, or
+// AOTInductor's C++ wrapper with the kernels (and their headers) of the unit's autotune module.
+inductor::OutputCode read_inductor_code(const trace::CompileUnit& unit,
+                                        const trace::Artifact& code);
 
 // Plans every post-grad graph of UNIT in MODE, pairing the N-th post-grad graph with the N-th
 // output code. Symbol hints come from the unit's create_symbol records unless OPTIONS has them.

@@ -94,6 +94,10 @@ struct CompileUnit {
   // backward graph in training. Eager runs these, one op a kernel, where Inductor runs the
   // post-grad graphs.
   std::vector<const Artifact*> aot_graphs() const;
+  // Inductor's code of each graph it compiled, the final attempt's: the output code of the
+  // inference graph, or of the forward and the backward; AOTInductor's C++ wrapper where the log
+  // holds no output code.
+  std::vector<const Artifact*> inductor_codes() const;
   // The Dynamo graph's sizes map, read from its envelope; empty when absent.
   std::vector<TensorSizes> dynamo_sizes() const;
   bool failed() const { return metrics && metrics->failed(); }
