@@ -332,6 +332,7 @@ void TraceBuilder::add_recompile(CompileUnit& unit, const Artifact& artifact) {
 
 void TraceBuilder::finish(std::size_t lines, std::size_t payload_lines) {
   if (log_.units_.empty()) gather_producer_units();
+  infer_graph_breaks();
   for (auto& unit : log_.units_) {
     name_post_grad_graphs(unit);
     assign_directions(unit);

@@ -149,6 +149,16 @@ TEST_CASE("tlparse's export and AOTInductor logs", "[trace][producer][public]") 
     INFO(listed(*read));
     CHECK(read->warnings().empty());
     REQUIRE(read->units().size() == 3);
+    // It records no graph break reason; frame 2 is torch_dynamo_resume_in_fn_at_9551, so fn
+    // (frame 1) broke at line 9551, for the reason its restart gives.
+    REQUIRE(read->graph_breaks().size() == 1);
+    const GraphBreak& gb = read->graph_breaks()[0];
+    CHECK(gb.line == 9551);
+    CHECK(gb.reason.find("skip function graph_break") != std::string::npos);
+    CHECK(gb.message.find("inferred from the resume function") != std::string::npos);
+    REQUIRE(gb.compile_ids.size() == 1);
+    CHECK(gb.compile_ids[0].str() == "1/0");
+    CHECK(read->units()[1].graph_breaks.size() == 1);
     for (const CompileUnit& unit : read->units()) {
       REQUIRE(unit.dynamo_graph() != nullptr);
       const auto parsed =

@@ -46,6 +46,9 @@ class TraceBuilder {
   // The symbols created outside any compile id (torch.export's) go to the producer unit being
   // traced when each was made: the first whose records reach past its line.
   void place_producer_symbols();
+  // A log that records no graph break reason (PyTorch before 2.5) still names each resume
+  // function Dynamo compiled after a break (torch_dynamo_resume_in_FN_at_LINE): one break each.
+  void infer_graph_breaks();
 
   TraceLog& log_;
   std::vector<std::string> strings_;  // the `str` intern table: index -> file name
