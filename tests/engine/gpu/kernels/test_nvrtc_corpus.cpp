@@ -103,11 +103,12 @@ TEST_CASE("every kernel of the bundled torch.export and AOTInductor logs is gene
   }
   const gpu::EngineCompiler compiler(
       "sm_90", (std::filesystem::temp_directory_path() / "fxscope_nvrtc_corpus").string());
-  for (const char* path : {"export_program/dedicated_log_torch_trace_8o3_upov.log.zst",
-                           "export_program/dedicated_log_torch_trace_xpph8do_.log.zst",
-                           "export_bert/dedicated_log_torch_trace_v62taa2r.log.zst",
-                           "export_resnet18", "export_mobilenet_v3_small", "export_vit_b_16",
-                           "aoti_provenance/dedicated_log_torch_trace_2mdov0to.log"}) {
+  for (const char* path :
+       {"export_program/dedicated_log_torch_trace_8o3_upov.log.zst",
+        "export_program/dedicated_log_torch_trace_xpph8do_.log.zst",
+        "export_bert/dedicated_log_torch_trace_v62taa2r.log.zst", "export_resnet18",
+        "export_mobilenet_v3_small", "export_vit_b_16", "export_fcn_resnet50", "aoti_resnet18",
+        "aoti_mobilenet_v3_small", "aoti_provenance/dedicated_log_torch_trace_2mdov0to.log"}) {
     auto log = trace::read_trace(test::sample(path));
     REQUIRE(log);
     for (const fusion::Mode mode : fusion::kAllModes) {
