@@ -265,7 +265,14 @@ CanvasGraphPtr build_canvas_graph(const LoadedLog& log, const CanvasRequest& req
     assign_groups(*out, plan, cost, fusion.post_grad, &to_dynamo);
   }
   if (out->graph.empty()) {
-    out->problem = "the graph of " + out->compile_id + " is empty";
+    // A backend that logs no ATen graph (eager, aot_eager, a custom one) leaves only Dynamo's.
+    const bool only_dynamo = request.level != GraphLevel::kDynamo && unit.aot_graphs().empty() &&
+                             unit.find(trace::ArtifactKind::kPostGradGraph) == nullptr &&
+                             unit.dynamo_graph() != nullptr;
+    out->problem = only_dynamo ? "compile unit " + out->compile_id +
+                                     " has no ATen graph in the log (its backend logged none): "
+                                     "Level > Dynamo graph shows its Dynamo graph"
+                               : "the graph of " + out->compile_id + " is empty";
     return out;
   }
   out->layout = layout_graph(layout_input(*out), dot_limit);

@@ -65,6 +65,19 @@ TEST_CASE("dot lays out residual_mlp's post-grad graph into plain structs", "[vi
   CHECK(g->layout.nodes[0].top() < g->layout.nodes[*output].top());
 }
 
+TEST_CASE("a unit with only a Dynamo graph says where it is drawn", "[views][layout]") {
+  // tlparse's comp_metrics.log: its backend logged no ATen graph, only Dynamo's.
+  const auto log = load_sample("public/tlparse/inputs/comp_metrics.log.zst");
+  const auto aten = views::build_canvas_graph(*log, CanvasRequest{});
+  CHECK(aten->problem.find("has no ATen graph in the log") != std::string::npos);
+  CHECK(aten->problem.find("Level > Dynamo graph") != std::string::npos);
+  CanvasRequest dynamo;
+  dynamo.level = views::GraphLevel::kDynamo;
+  const auto drawn = views::build_canvas_graph(*log, dynamo);
+  CHECK(drawn->problem.empty());
+  CHECK(drawn->graph.op_count() == 1);
+}
+
 TEST_CASE("the layered layout keeps the same promises", "[views][layout]") {
   const auto log = load_sample("residual_mlp");
   // A limit of 0 forces the layered layout on a small graph.
