@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -181,13 +182,14 @@ int recompile_limit(const trace::TraceLog& log) {
     for (const std::string_view key : {"\\\"recompile_limit\\\": ", "\\\"cache_size_limit\\\": "}) {
       const auto at = u.metrics->envelope.find(key);
       if (at == std::string_view::npos) continue;
-      int limit = 0;
+      // A run may lift the limit with sys.maxsize (9223372036854775807): read saturating.
+      long long limit = 0;
       for (std::size_t i = at + key.size(); i < u.metrics->envelope.size(); ++i) {
         const char c = u.metrics->envelope[i];
         if (c < '0' || c > '9') break;
-        limit = limit * 10 + (c - '0');
+        limit = std::min<long long>(limit * 10 + (c - '0'), std::numeric_limits<int>::max());
       }
-      if (limit > 0) return limit;
+      if (limit > 0) return static_cast<int>(limit);
     }
   }
   return 8;  // Dynamo's default

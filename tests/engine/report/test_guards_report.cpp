@@ -8,6 +8,7 @@
 #include "fxscope/report/guards_report.h"
 #include "fxscope/trace/trace_log.h"
 #include "samples.h"
+#include "scratch_dir.h"
 
 using namespace fxscope;
 using namespace fxscope::report;
@@ -272,4 +273,27 @@ TEST_CASE("recompile causes: module attributes and global state, ranked by how o
   CHECK(j.at("ranked").at(0).at("before") == "Float");
   CHECK(j.at("limit_hits").empty());
   CHECK_THAT(to_text(breaks), Catch::Contains("3x dtype of x: Float -> Double  [4/2, 4/3, 4/4]"));
+}
+
+TEST_CASE("a recompile limit lifted to sys.maxsize is no limit", "[report][guards][recompiles]") {
+  // Nine compiles of one frame, under the limit each run's Dynamo config gives: 8 (reached)
+  // and sys.maxsize (tlparse's cache_hit_miss.log: it read as a negative limit, reached at once).
+  for (const std::string limit : {"8", "9223372036854775807"}) {
+    INFO("limit " << limit);
+    std::string text;
+    for (int k = 0; k < 9; ++k) {
+      text +=
+          "V1206 15:18:16.845000 1 torch/_dynamo/utils.py:1] {\"compilation_metrics\": "
+          "{\"dynamo_config\": \"{\\\"recompile_limit\\\": " +
+          limit + "}\"}, \"frame_id\": 0, \"frame_compile_id\": " + std::to_string(k) +
+          ", \"attempt\": 0}\n";
+    }
+    const test::ScratchDir dir("recompile_limit");
+    const auto log = trace::read_trace(dir.write("limit.log", text));
+    REQUIRE(log.ok());
+    REQUIRE(log->units().size() == 9);
+    const auto r = check_recompiles(*log, std::nullopt);
+    REQUIRE(r.ok());
+    CHECK(r->limit_hits.size() == (limit == "8" ? 1u : 0u));
+  }
 }
