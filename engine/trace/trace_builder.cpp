@@ -158,10 +158,12 @@ void TraceBuilder::add(const RawRecord& record) {
 }
 
 void TraceBuilder::add_chromium_event(const RawRecord& record, const CompileId& envelope_id) {
-  // A payload that is not an event is dropped without a warning: the md5 check
-  // (verify_all_payloads) is what reports edited payloads, and timing is never worth a warning.
+  // A payload that is not an event is counted, not warned of one by one: finish() says how many.
   const auto event = ChromiumEvent::from_payload(record.payload, record.line);
-  if (!event) return;
+  if (!event) {
+    if (unread_events_++ == 0) first_unread_event_ = record.line;
+    return;
+  }
   // The envelope's id routes it like every other record; events logged after the compile (a
   // kernel autotuned at its first call) have none and name their compile in args.
   std::optional<CompileId> id;
@@ -345,6 +347,13 @@ void TraceBuilder::finish(std::size_t lines, std::size_t payload_lines) {
   stats.lines = lines;
   stats.payload_lines = payload_lines;
   stats.records = good_records_;
+  if (unread_events_ > 0) {
+    log_.warnings_.push_back({log_.path() + ":" + std::to_string(first_unread_event_),
+                              std::to_string(unread_events_) + " chromium_event payload" +
+                                  (unread_events_ == 1 ? " is" : "s are") +
+                                  " no JSON event (the first here): compile-time figures leave " +
+                                  (unread_events_ == 1 ? "it" : "them") + " out"});
+  }
   if (silenced_warnings_ > 0) {
     log_.warnings_.push_back({log_.path(), std::to_string(silenced_warnings_) +
                                                " more problems like the ones above, not listed"});

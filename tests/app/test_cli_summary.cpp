@@ -129,8 +129,11 @@ TEST_CASE("a truncated log or a broken line still gives the summary, with a warn
   REQUIRE(damaged.status == 0);
   const auto b = nlohmann::json::parse(damaged.output);
   CHECK(b["units"].size() == 11);
-  REQUIRE(b["warnings"].size() == 1);
+  // The broken line, and the timing event whose payload it cut in two (left out, counted).
+  REQUIRE(b["warnings"].size() == 2);
   CHECK_THAT(b["warnings"][0]["where"].get<std::string>(), Catch::Contains("broken.log:3"));
+  CHECK_THAT(b["warnings"][1]["message"].get<std::string>(),
+             Catch::Contains("chromium_event payload is no JSON event"));
 }
 
 TEST_CASE("summary of a .gz or .zst log, or of a directory holding one, is the plain log's",

@@ -58,6 +58,10 @@ class TraceBuilder {
   std::vector<ShapeSymbol> producer_symbols_;  // create_symbol records without a compile id
   std::size_t good_records_ = 0;
   std::size_t silenced_warnings_ = 0;
+  // chromium_event payloads that are no JSON event, and the first one's line: one warning says
+  // how many the compile-time figures leave out.
+  std::size_t unread_events_ = 0;
+  std::size_t first_unread_event_ = 0;
 };
 
 }  // namespace fxscope::trace
