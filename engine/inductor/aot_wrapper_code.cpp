@@ -39,9 +39,28 @@ std::vector<std::string_view> lines_of(std::string_view s) {
   return lines;
 }
 
-std::size_t line_of(std::string_view text, std::size_t offset) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
-}
+// Line numbers of offsets asked in increasing order, each counted on from the last: the wrapper
+// is read once however many kernels it embeds.
+class LineCounter {
+ public:
+  explicit LineCounter(std::string_view text) : text_(text) {}
+  std::size_t at(std::size_t offset) {
+    if (offset < counted_) {  // asked out of order: count afresh
+      counted_ = 0;
+      line_ = 1;
+    }
+    line_ += static_cast<std::size_t>(
+        std::count(text_.begin() + static_cast<std::ptrdiff_t>(counted_),
+                   text_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    counted_ = offset;
+    return line_;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t counted_ = 0;
+  std::size_t line_ = 1;
+};
 
 // SOURCE without the indentation all its non-blank lines share (the launcher's body indent).
 std::string dedent(std::string_view source) {
@@ -106,7 +125,7 @@ class WrapperParser {
       warn(1, "no run_impl: this does not read as AOTInductor's wrapper code");
       return OutputCode(std::move(kernels_), {}, std::move(warnings_));
     }
-    std::size_t line_no = line_of(code, run_impl);
+    std::size_t line_no = LineCounter(code).at(run_impl);
     std::string_view rest = code.substr(run_impl);
     rest.remove_prefix(std::min(rest.size(), rest.find('\n') + 1));
     std::string statement;
@@ -138,6 +157,7 @@ class WrapperParser {
  private:
   // Kernels the autotune module did not define: from the comment each launcher embeds.
   void read_embedded_kernels(std::string_view code) {
+    LineCounter lines(code);
     for (std::size_t at = code.find(kEmbedded); at != std::string_view::npos;
          at = code.find(kEmbedded, at + 1)) {
       const std::size_t name_begin = at + kEmbedded.size();
@@ -148,7 +168,7 @@ class WrapperParser {
       Kernel kernel;
       kernel.name = name;
       kernel.compile_kind = "triton";
-      kernel.line = line_of(code, at);
+      kernel.line = lines.at(at);
       const std::size_t open = code.find(kQuotes, name_end);
       const std::size_t close =
           open == std::string_view::npos ? open : code.find(kQuotes, open + kQuotes.size());
@@ -156,7 +176,7 @@ class WrapperParser {
         warn(kernel.line, "kernel " + name + " embeds no complete ''' source string");
       } else {
         kernel.source = dedent(code.substr(open + kQuotes.size(), close - open - kQuotes.size()));
-        kernel.source_line = line_of(code, open);
+        kernel.source_line = lines.at(open);
         kernel.meta = parse_triton_meta(kernel.source, kernel.name);
       }
       kernel.kind = kernel_kind(kernel.name, kernel.meta.heuristic);

@@ -17,7 +17,6 @@ enum class Level { dynamo, aten, post_grad, output_code };
 
 struct Job {
   std::size_t unit = 0;
-  const trace::CompileUnit* unit_ref = nullptr;
   Level level = Level::dynamo;
   std::vector<const Artifact*> artifacts;
   // Results.
@@ -50,10 +49,10 @@ std::vector<const Artifact*> per_direction(const trace::CompileUnit& unit, Artif
   return found;
 }
 
-void run(Job& job) {
+void run(Job& job, const trace::CompileUnit& unit) {
   for (const Artifact* a : job.artifacts) {
     if (job.level == Level::output_code) {
-      auto code = fusion::read_inductor_code(*job.unit_ref, *a);
+      auto code = fusion::read_inductor_code(unit, *a);
       job.ops += code.launches().size();
       job.triton += code.kernel_launch_count();
       job.externs += code.extern_launch_count();
@@ -95,8 +94,7 @@ std::vector<Job> plan_jobs(const std::vector<trace::CompileUnit>& units) {
   for (std::size_t i = 0; i < units.size(); ++i) {
     const auto& unit = units[i];
     const auto add = [&](Level level, std::vector<const Artifact*> artifacts) {
-      if (!artifacts.empty())
-        jobs.push_back(Job{i, &unit, level, std::move(artifacts), 0, 0, 0, {}});
+      if (!artifacts.empty()) jobs.push_back(Job{i, level, std::move(artifacts), 0, 0, 0, {}});
     };
     if (const Artifact* dynamo = unit.dynamo_graph()) add(Level::dynamo, {dynamo});
     add(Level::aten, aten_graphs(unit));
@@ -135,7 +133,7 @@ Summary summarize(const trace::TraceLog& log) {
   summary.break_impacts = rank_break_impact(log, summary.units, summary.impact_device);
 
   auto jobs = plan_jobs(log.units());
-  parallel_for(jobs.size(), [&jobs](std::size_t i) { run(jobs[i]); });
+  parallel_for(jobs.size(), [&](std::size_t i) { run(jobs[i], log.units()[jobs[i].unit]); });
   for (auto& job : jobs) {
     UnitSummary& u = summary.units[job.unit];
     switch (job.level) {

@@ -1,7 +1,6 @@
 // Graph breaks of logs that record no reasons, read from the resume functions Dynamo compiled
 // after each break (symbolic_convert.py names them torch_dynamo_resume_in_FN_at_LINE).
 
-#include <algorithm>
 #include <string>
 
 #include "fxscope/core/text.h"
@@ -54,21 +53,7 @@ void TraceBuilder::infer_graph_breaks() {
     }
     gb.message = gb.reason + " (inferred from the resume function " + frame->function +
                  ": this log records no graph break reasons)";
-    const CompileId id = broken ? broken->id : resumed.id;
-    auto& breaks = log_.graph_breaks_;
-    const auto same = std::find_if(breaks.begin(), breaks.end(),
-                                   [&](const GraphBreak& b) { return b.same_break(gb); });
-    const std::size_t index = static_cast<std::size_t>(same - breaks.begin());
-    if (same != breaks.end()) {
-      ++same->count;
-      same->compile_ids.push_back(id);
-    } else {
-      gb.compile_ids.push_back(id);
-      gb.first_line = resumed.first_line;
-      breaks.push_back(std::move(gb));
-    }
-    auto& listed = units[owner].graph_breaks;
-    if (std::find(listed.begin(), listed.end(), index) == listed.end()) listed.push_back(index);
+    record_graph_break(units[owner], std::move(gb), units[owner].id, resumed.first_line);
   }
 }
 

@@ -306,17 +306,21 @@ void TraceBuilder::add_artifact(CompileUnit* unit, Artifact artifact) {
 }
 
 void TraceBuilder::add_graph_break(CompileUnit& unit, const Artifact& artifact) {
-  GraphBreak gb = parse_graph_break(artifact.payload.text());
+  record_graph_break(unit, parse_graph_break(artifact.payload.text()), artifact.id, artifact.line);
+}
+
+void TraceBuilder::record_graph_break(CompileUnit& unit, GraphBreak gb, const CompileId& id,
+                                      std::size_t line) {
   auto& breaks = log_.graph_breaks_;
   const auto same = std::find_if(breaks.begin(), breaks.end(),
                                  [&](const GraphBreak& b) { return b.same_break(gb); });
-  std::size_t index = static_cast<std::size_t>(same - breaks.begin());
+  const std::size_t index = static_cast<std::size_t>(same - breaks.begin());
   if (same != breaks.end()) {
     ++same->count;
-    same->compile_ids.push_back(artifact.id);
+    same->compile_ids.push_back(id);
   } else {
-    gb.compile_ids.push_back(artifact.id);
-    gb.first_line = artifact.line;
+    gb.compile_ids.push_back(id);
+    gb.first_line = line;
     breaks.push_back(std::move(gb));
   }
   if (std::find(unit.graph_breaks.begin(), unit.graph_breaks.end(), index) ==

@@ -39,6 +39,9 @@ class TraceBuilder {
   CompileUnit& unit_for(const CompileId& id, std::size_t line);
   Stack read_stack(const nlohmann::json& frames) const;
   void add_graph_break(CompileUnit& unit, const Artifact& artifact);
+  // GB hit by compile ID (its record at LINE), listed under UNIT: counted again where the log
+  // has the same break already.
+  void record_graph_break(CompileUnit& unit, GraphBreak gb, const CompileId& id, std::size_t line);
   void add_recompile(CompileUnit& unit, const Artifact& artifact);
   // torch.export and AOTInductor logs carry no compile ids: their records become units here.
   void gather_producer_units();
