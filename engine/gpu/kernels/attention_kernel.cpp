@@ -219,10 +219,12 @@ bool attention_tiles_fit(const AttentionSpec& spec) {
 }
 
 int attention_threads(const AttentionSpec& spec) {
+  if (spec.tensor_cores) return attention_mma_threads();
   return spec.tiled ? 32 * kTileWarps : kRowThreads;
 }
 
 long long attention_blocks(const AttentionSpec& spec) {
+  if (spec.tensor_cores) return attention_mma_blocks(spec);
   const long long heads = spec.q.sizes[0] * spec.q.sizes[1];
   const long long rows = spec.q.sizes[2];
   // The backward: a block per query row (dq), then a block per key row (dk, dv).
@@ -231,6 +233,7 @@ long long attention_blocks(const AttentionSpec& spec) {
 }
 
 std::size_t attention_shared_bytes(const AttentionSpec& spec) {
+  if (spec.tensor_cores) return attention_mma_shared_bytes(spec);
   if (spec.tiled) return tiled_shared_bytes(spec);
   if (spec.backward) {
     const auto dim = static_cast<std::size_t>(spec.q.sizes[3]);
@@ -336,6 +339,7 @@ std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpe
 
 std::string attention_source(const AttentionSpec& s) {
   if (s.backward) return attention_backward_source(s);
+  if (s.tensor_cores) return attention_mma_source(s);
   if (s.tiled) return tiled_source(s);
   const std::int64_t heads = s.q.sizes[1];
   const std::int64_t rows = s.q.sizes[2];

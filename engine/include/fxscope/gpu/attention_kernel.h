@@ -38,6 +38,10 @@ struct AttentionSpec {
   // global memory. Eager runs the simple form, the fused modes the tiled one, so comparing
   // their outputs checks one against the other.
   bool tiled = false;
+  // Tensor cores: in the compiled modes, bf16 or f16 operands of a head dim that is a multiple
+  // of 16 up to 128 run the flash-attention form of attention_mma.cpp (attention_mma_fits), as
+  // PyTorch's own SDPA kernels run on tensor cores; eager's f32 kernel checks it.
+  bool tensor_cores = false;
   // Forward: the log-sum-exp of each query row's scaled scores, f32 [B, H, L(, 1)] (getitem 1),
   // when the graph takes it; the philox seed and offset outputs, written as zeros.
   // Backward: the forward's log-sum-exp, read.
@@ -67,5 +71,11 @@ std::string attention_backward_source(const AttentionSpec& spec);
 std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpec& spec);
 // Whether the tiled form fits in shared memory for SPEC's sizes.
 bool attention_tiles_fit(const AttentionSpec& spec);
+// Whether SPEC can run on tensor cores (attention_mma.cpp), and that form's source and launch.
+bool attention_mma_fits(const AttentionSpec& spec);
+std::string attention_mma_source(const AttentionSpec& spec);
+int attention_mma_threads();
+long long attention_mma_blocks(const AttentionSpec& spec);
+std::size_t attention_mma_shared_bytes(const AttentionSpec& spec);
 
 }  // namespace fxscope::gpu
