@@ -1,5 +1,6 @@
 #include "fxscope/report/rank_comparison.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <mutex>
@@ -33,10 +34,50 @@ std::string_view to_string(DivergenceKind kind) {
   return "runtime";
 }
 
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + std::to_string(ranks[i]);
+std::string ranks_text(const std::vector<int>& group) {
+  std::vector<int> ranks = group;
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (ranks.size() == 1) return "rank " + std::to_string(ranks.front());
+  const auto n = ranks.size();
+  // Every k-th rank (one rank of each node, one stage of each pipeline): said as such.
+  if (n >= 4 && ranks[1] - ranks[0] > 1) {
+    const int step = ranks[1] - ranks[0];
+    bool progression = true;
+    for (std::size_t i = 2; i < n && progression; ++i)
+      progression = ranks[i] - ranks[i - 1] == step;
+    if (progression) {
+      const int tens = step % 100 / 10;
+      const int unit = step % 10;
+      const char* suffix = tens == 1 || unit == 0 || unit > 3 ? "th"
+                           : unit == 1                        ? "st"
+                           : unit == 2                        ? "nd"
+                                                              : "rd";
+      return std::to_string(n) + " ranks, every " + std::to_string(step) + suffix + " from " +
+             std::to_string(ranks.front()) + " to " + std::to_string(ranks.back());
+    }
+  }
+  // Runs of three or more consecutive ranks as a range.
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j + 1 < n && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (j - i >= 2) {
+      items.push_back(std::to_string(ranks[i]) + "-" + std::to_string(ranks[j]));
+    } else {
+      for (std::size_t k = i; k <= j; ++k) items.push_back(std::to_string(ranks[k]));
+    }
+    i = j + 1;
+  }
+  // Hundreds of ranks stay one line: the first items, then the last.
+  constexpr std::size_t kShown = 8;
+  std::string out = ranks.size() > kShown ? std::to_string(n) + " ranks: " : "ranks ";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items.size() > kShown + 1 && i == kShown - 1) {
+      out += ", ..., " + items.back();
+      break;
+    }
+    out += (i == 0 ? "" : ", ") + items[i];
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "compress.h"
 #include "fxscope/report/rank_comparison.h"
@@ -167,4 +168,25 @@ TEST_CASE("collectives by their short names", "[report][ranks]") {
   CHECK(short_op_names("torch.ops.aten.mm.default") == "torch.ops.aten.mm.default");
   CHECK(short_op_names("torch.ops._c10d_functional.all_gather_into_tensor.out") ==
         "all_gather_into_tensor.out");
+}
+
+TEST_CASE("a group of ranks is named on one line however many", "[report][ranks]") {
+  CHECK(ranks_text({3}) == "rank 3");
+  CHECK(ranks_text({0, 2}) == "ranks 0, 2");
+  CHECK(ranks_text({4, 1, 0}) == "ranks 0, 1, 4");
+  CHECK(ranks_text({0, 1, 2, 4, 5, 6}) == "ranks 0-2, 4-6");
+  // One rank of each 4-GPU node.
+  std::vector<int> every4;
+  for (int r = 3; r < 64; r += 4) every4.push_back(r);
+  CHECK(ranks_text(every4) == "16 ranks, every 4th from 3 to 63");
+  CHECK(ranks_text({1, 3, 5, 7}) == "4 ranks, every 2nd from 1 to 7");
+  // The other 48: runs of three, the first seven and the last.
+  std::vector<int> rest;
+  for (int r = 0; r < 64; ++r) {
+    if (r % 4 != 3) rest.push_back(r);
+  }
+  CHECK(ranks_text(rest) == "48 ranks: 0-2, 4-6, 8-10, 12-14, 16-18, 20-22, 24-26, ..., 60-62");
+  std::vector<int> all(512);
+  for (int r = 0; r < 512; ++r) all[static_cast<std::size_t>(r)] = r;
+  CHECK(ranks_text(all) == "512 ranks: 0-511");
 }

@@ -43,7 +43,9 @@ enum class DivergenceKind {
 
 std::string_view to_string(DivergenceKind kind);
 
-// "rank 3" or "ranks 0, 1, 2", as the texts name a group.
+// A group of ranks as the texts name it, one line however many: "rank 3", "ranks 0, 1, 4",
+// "ranks 0-2, 4-6" (runs of three or more), "16 ranks, every 4th from 3 to 63", or past eight
+// items "48 ranks: 0-2, 4-6, ..., 60-62".
 std::string ranks_text(const std::vector<int>& ranks);
 
 // TEXT with c10d collectives named as a reader knows them: "torch.ops._c10d_functional.
