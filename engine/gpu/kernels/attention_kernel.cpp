@@ -160,6 +160,18 @@ Result<AttentionSpec> describe_attention(const graph::Graph& g, graph::NodeId id
   if (!k) return k.error();
   auto v = tensor_of(g, n.args[2], hints, where);
   if (!v) return v.error();
+  // The kernels index key and value by the query's batch and head: grouped-query attention
+  // (SDPA's enable_gqa, fewer key heads than query heads) would read past their end.
+  for (const AttentionTensor* t : {&*k, &*v}) {
+    for (std::size_t d = 0; d < 2; ++d) {
+      if (t->sizes[d] != q->sizes[d] && t->sizes[d] != 1) {
+        return make_error(where + ": " + g.node(t->node).name + " has " +
+                          std::to_string(t->sizes[d]) + (d == 0 ? " batches" : " heads") +
+                          " against the query's " + std::to_string(q->sizes[d]) +
+                          " (grouped-query attention without repeated keys is not run)");
+      }
+    }
+  }
   spec.q = *q;
   spec.k = *k;
   spec.v = *v;

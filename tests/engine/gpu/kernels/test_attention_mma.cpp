@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "fxscope/gpu/attention_kernel.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
+#include "fxscope/graph/fx_readable_parser.h"
 #include "kernels/kernel_image.h"
 #include "nvrtc_usable.h"
 #include "sample_graph.h"
@@ -252,4 +254,29 @@ TEST_CASE("tensor-core attention follows the f32 kernel on the device", "[cuda][
     }
     CHECK(lse_worst < 1e-3);
   }
+}
+
+TEST_CASE("grouped-query attention without repeated keys is refused, naming the key",
+          "[gpu][attention]") {
+  // SDPA with enable_gqa: 2 key heads for 4 query heads. The kernels index keys by the query's
+  // head, so running it would read past the keys' end.
+  const std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, q: \"bf16[1, 4, 32, 64][8192, 2048, 64, 1]cuda:0\", "
+      "k: \"bf16[1, 2, 32, 64][4096, 2048, 64, 1]cuda:0\", "
+      "v: \"bf16[1, 2, 32, 64][4096, 2048, 64, 1]cuda:0\"):\n"
+      "        sdpa = torch.ops.aten._scaled_dot_product_flash_attention.default(q, k, v, 0.0, "
+      "True)\n"
+      "        out: \"bf16[1, 4, 32, 64][8192, 2048, 64, 1]cuda:0\" = sdpa[0]\n"
+      "        return (out,)\n";
+  const graph::Graph g = graph::parse_fx_readable(text, "gqa").graph;
+  std::optional<graph::NodeId> sdpa;
+  for (graph::NodeId n = 0; n < g.size(); ++n) {
+    if (gpu::is_attention_target(g.node(n).target)) sdpa = n;
+  }
+  REQUIRE(sdpa);
+  const auto spec = gpu::describe_attention(g, *sdpa, {});
+  REQUIRE_FALSE(spec);
+  CHECK_THAT(spec.error().message,
+             Catch::Contains("k has 2 heads against the query's 4 (grouped-query attention"));
 }
