@@ -7,6 +7,8 @@
 // attention_kernel.cpp compute every product in float on CUDA cores: 3 to 4 times as long as
 // cuDNN's kernel on a bf16 decoder's attention.
 
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "attention_text.h"
@@ -32,6 +34,13 @@ std::string index(const AttentionTensor& t, const std::string& row, const std::s
 }
 
 }  // namespace
+
+bool attention_mma_enabled() {
+  // Off until the device test (test_gpu "[cuda][attention]") and a corpus run have checked the
+  // kernel on a GPU: a wrong attention in every compiled mode would flag the user's model.
+  const char* v = std::getenv("FXSCOPE_ATTENTION_TENSOR_CORES");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
 
 bool attention_mma_fits(const AttentionSpec& s) {
   const std::string& dt = s.q.dtype;

@@ -70,7 +70,8 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
     if (!spec) return spec.error();
     // Eager keeps the f32 kernel, the reference every compiled mode's outputs are compared
     // against: the tensor-core form is checked by each run as the tiled one is.
-    spec->tensor_cores = mode != fusion::Mode::eager && attention_mma_fits(*spec);
+    spec->tensor_cores =
+        mode != fusion::Mode::eager && attention_mma_enabled() && attention_mma_fits(*spec);
     spec->tiled = !spec->tensor_cores && mode != fusion::Mode::eager && attention_tiles_fit(*spec);
     s.kind = StepKind::attention;
     s.name = spec->backward ? "fxscope_attention backward" : "fxscope_attention";

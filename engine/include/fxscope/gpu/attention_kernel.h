@@ -40,7 +40,8 @@ struct AttentionSpec {
   bool tiled = false;
   // Tensor cores: in the compiled modes, bf16 or f16 operands of a head dim that is a multiple
   // of 16 up to 128 run the flash-attention form of attention_mma.cpp (attention_mma_fits), as
-  // PyTorch's own SDPA kernels run on tensor cores; eager's f32 kernel checks it.
+  // PyTorch's own SDPA kernels run on tensor cores, where attention_mma_enabled(); eager's f32
+  // kernel checks it.
   bool tensor_cores = false;
   // Forward: the log-sum-exp of each query row's scaled scores, f32 [B, H, L(, 1)] (getitem 1),
   // when the graph takes it; the philox seed and offset outputs, written as zeros.
@@ -72,6 +73,8 @@ std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpe
 // Whether the tiled form fits in shared memory for SPEC's sizes.
 bool attention_tiles_fit(const AttentionSpec& spec);
 // Whether SPEC can run on tensor cores (attention_mma.cpp), and that form's source and launch.
+// The runtime takes that form where FXSCOPE_ATTENTION_TENSOR_CORES is set (not "0").
+bool attention_mma_enabled();
 bool attention_mma_fits(const AttentionSpec& spec);
 std::string attention_mma_source(const AttentionSpec& spec);
 int attention_mma_threads();

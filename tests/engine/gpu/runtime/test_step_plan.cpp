@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "fxscope/gpu/step_plan.h"
 #include "fxscope/ops/op_registry.h"
@@ -305,4 +307,26 @@ TEST_CASE("a convolution run without the bias its epilogue adds writes its value
     }
   }
   CHECK(partial >= 1);
+}
+
+TEST_CASE("bf16 attention takes the tensor-core form only where it is switched on", "[gpu]") {
+  const auto attention_forms = [] {
+    std::vector<bool> forms;
+    const auto p = corpus_default_plan("hf_llama_train_bf16");
+    if (!p) return forms;
+    for (const auto& s : p->second.steps) {
+      if (s.kind == gpu::StepKind::attention) forms.push_back(s.attention->tensor_cores);
+    }
+    return forms;
+  };
+  ::unsetenv("FXSCOPE_ATTENTION_TENSOR_CORES");
+  const auto off = attention_forms();
+  ::setenv("FXSCOPE_ATTENTION_TENSOR_CORES", "1", 1);
+  const auto on = attention_forms();
+  ::unsetenv("FXSCOPE_ATTENTION_TENSOR_CORES");
+  if (off.empty()) return;  // the corpus is absent
+  CHECK(off.size() == 2);   // one attention a layer
+  CHECK(std::none_of(off.begin(), off.end(), [](bool t) { return t; }));
+  CHECK(on.size() == off.size());
+  CHECK(std::all_of(on.begin(), on.end(), [](bool t) { return t; }));
 }
