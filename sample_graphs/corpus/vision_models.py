@@ -96,6 +96,8 @@ BUILDERS = {
     "swin_t": classifier("swin_t"),
     "maxvit_small": small_maxvit,
     "squeezenet1_1": classifier("squeezenet1_1", batch=4),
+    "mobilenet_v2": classifier("mobilenet_v2", batch=8),
+    "vgg11_bn": classifier("vgg11_bn", batch=2),
     "shufflenet_v2_x1_0": classifier("shufflenet_v2_x1_0", batch=4),
     "inception_v3": classifier("inception_v3", res=299, aux_logits=False, init_weights=False),
     "googlenet": classifier("googlenet", aux_logits=False, init_weights=False),
