@@ -74,7 +74,10 @@ Result<StepPlan> library_step(const graph::Graph& g, graph::NodeId anchor,
         mode != fusion::Mode::eager && attention_mma_enabled() && attention_mma_fits(*spec);
     spec->tiled = !spec->tensor_cores && mode != fusion::Mode::eager && attention_tiles_fit(*spec);
     s.kind = StepKind::attention;
-    s.name = spec->backward ? "fxscope_attention backward" : "fxscope_attention";
+    // The form that ran is named, so that two runs' kernel tables say which attention they timed.
+    s.name = spec->backward       ? "fxscope_attention backward"
+             : spec->tensor_cores ? "fxscope_attention on tensor cores"
+                                  : "fxscope_attention";
     s.reads = {spec->q.node, spec->k.node, spec->v.node};
     if (spec->bias) s.reads.push_back(spec->bias->node);
     if (spec->backward) {

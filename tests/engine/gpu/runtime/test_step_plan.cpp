@@ -315,7 +315,10 @@ TEST_CASE("bf16 attention takes the tensor-core form only where it is switched o
     const auto p = corpus_default_plan("hf_llama_train_bf16");
     if (!p) return forms;
     for (const auto& s : p->second.steps) {
-      if (s.kind == gpu::StepKind::attention) forms.push_back(s.attention->tensor_cores);
+      if (s.kind != gpu::StepKind::attention) continue;
+      forms.push_back(s.attention->tensor_cores);
+      CHECK(s.name == (s.attention->tensor_cores ? "fxscope_attention on tensor cores"
+                                                 : "fxscope_attention"));
     }
     return forms;
   };
