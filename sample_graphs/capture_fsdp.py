@@ -9,17 +9,16 @@ reduced in fp32 (MixedPrecisionPolicy), AdamW, three steps. Each decoder layer i
 own as torchtitan does (--whole compiles the whole model instead). Ranks use NCCL, one GPU each,
 when there are enough GPUs, else gloo on one GPU. Each rank has its own Inductor cache folder.
 """
-import argparse
 import os
 import sys
-import tempfile
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "corpus"))
+sys.path[:0] = [HERE, os.path.join(HERE, "corpus")]
+
+from rank_processes import enter_rank, rank_parser, spawn_ranks  # noqa: E402
 
 
 def build(device):
@@ -29,9 +28,7 @@ def build(device):
 
 
 def worker(rank, world, args):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(args.port))
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(args.cache_root, f"rank{rank}")
+    enter_rank(rank, args)
     nccl = torch.cuda.device_count() >= world
     device = torch.device("cuda", rank if nccl else 0)
     torch.cuda.set_device(device)
@@ -64,13 +61,9 @@ def worker(rank, world, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--world", type=int, default=2)
+    parser = rank_parser(__doc__.splitlines()[0], port=29531)
     parser.add_argument("--whole", action="store_true", help="compile the whole model, not each layer")
-    parser.add_argument("--port", type=int, default=29531)
-    args = parser.parse_args()
-    args.cache_root = tempfile.mkdtemp(prefix="fxscope_fsdp_cache_")
-    mp.spawn(worker, args=(args.world, args), nprocs=args.world, join=True)
+    spawn_ranks(worker, parser, "fxscope_fsdp_cache_")
 
 
 if __name__ == "__main__":

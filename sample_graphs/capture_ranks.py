@@ -13,15 +13,12 @@ others' under the same compile id. Without it every rank compiles the same graph
 share one GPU: gloo copes with several processes on one device. Each rank uses its own Inductor
 cache folder, so cache hits and misses do not depend on which rank compiled first.
 """
-import argparse
-import os
-import tempfile
-
 import torch
 import torch.distributed as dist
 import torch.distributed._functional_collectives as funcol
-import torch.multiprocessing as mp
 import torch.nn as nn
+
+from rank_processes import enter_rank, rank_parser, spawn_ranks
 
 
 class Mlp(nn.Module):
@@ -76,9 +73,7 @@ def collective_steps(rank, world, args, device):
 
 
 def worker(rank, world, args):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(args.port))
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(args.cache_root, f"rank{rank}")
+    enter_rank(rank, args)
     dist.init_process_group("gloo", rank=rank, world_size=world)
     device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
     try:
@@ -90,13 +85,9 @@ def worker(rank, world, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--world", type=int, default=2)
+    parser = rank_parser(__doc__.splitlines()[0], port=29511)
     parser.add_argument("--diverge", action="store_true", help="make the last rank compile differently")
-    parser.add_argument("--port", type=int, default=29511)
-    args = parser.parse_args()
-    args.cache_root = tempfile.mkdtemp(prefix="fxscope_ranks_cache_")
-    mp.spawn(worker, args=(args.world, args), nprocs=args.world, join=True)
+    spawn_ranks(worker, parser, "fxscope_ranks_cache_")
 
 
 if __name__ == "__main__":

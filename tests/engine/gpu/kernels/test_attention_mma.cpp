@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_test_data.h"
 #include "fxscope/gpu/attention_kernel.h"
 #include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/graph/fx_readable_parser.h"
@@ -92,44 +93,6 @@ struct MmaCase {
   bool causal, bias;
 };
 
-gpu::AttentionTensor dense(std::int64_t b, std::int64_t h, std::int64_t r, std::int64_t c,
-                           const std::string& dtype, graph::NodeId node) {
-  gpu::AttentionTensor t;
-  t.node = node;
-  t.dtype = dtype;
-  t.sizes = {b, h, r, c};
-  t.strides = {h * r * c, r * c, c, 1};
-  return t;
-}
-
-std::uint16_t to_half_bits(float f, bool bf16) {
-  std::uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  if (bf16) return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-  // Values here are small normals: f16 by rounding the mantissa to 10 bits.
-  const std::uint32_t sign = (u >> 16) & 0x8000u;
-  const int exp = static_cast<int>((u >> 23) & 0xff) - 127 + 15;
-  const std::uint32_t mant = u & 0x7fffffu;
-  if (exp <= 0) return static_cast<std::uint16_t>(sign);
-  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
-  if ((mant & 0x1fffu) > 0x1000u || ((mant & 0x1fffu) == 0x1000u && (h & 1u))) ++h;
-  return static_cast<std::uint16_t>(h);
-}
-
-float from_half_bits(std::uint16_t b, bool bf16) {
-  if (bf16) {
-    const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
-    float f = 0;
-    std::memcpy(&f, &u, 4);
-    return f;
-  }
-  const int exp = (b >> 10) & 0x1f;
-  const float mant = static_cast<float>(b & 0x3ff);
-  const float v = exp == 0 ? mant * std::ldexp(1.0f, -24)
-                           : (1.0f + mant / 1024.0f) * std::ldexp(1.0f, exp - 15);
-  return (b & 0x8000) ? -v : v;
-}
-
 // Runs SPEC's kernel on the device; OUT and LSE receive its results. Empty on success.
 std::string run_attention(const gpu::AttentionSpec& spec, const std::vector<std::uint16_t>& q,
                           const std::vector<std::uint16_t>& k, const std::vector<std::uint16_t>& v,
@@ -194,28 +157,28 @@ TEST_CASE("tensor-core attention follows the f32 kernel on the device", "[cuda][
                  << " dim " << c.dim << (c.causal ? " causal" : "") << (c.bias ? " bias" : ""));
     const bool bf16 = c.dtype == "bf16";
     gpu::AttentionSpec s;
-    s.q = dense(c.batch, c.heads, c.rows, c.dim, c.dtype, 0);
-    s.k = dense(c.batch, c.heads, c.cols, c.dim, c.dtype, 1);
-    s.v = dense(c.batch, c.heads, c.cols, c.dim, c.dtype, 2);
-    s.out = dense(c.batch, c.heads, c.rows, c.dim, c.dtype, 3);
+    s.q = test::dense_attention_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype, 0);
+    s.k = test::dense_attention_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype, 1);
+    s.v = test::dense_attention_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype, 2);
+    s.out = test::dense_attention_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype, 3);
     s.causal = c.causal;
     s.scale = 1.0 / std::sqrt(static_cast<double>(c.dim));
-    gpu::AttentionTensor lse = dense(c.batch, c.heads, c.rows, 1, "f32", 4);
+    gpu::AttentionTensor lse = test::dense_attention_tensor(c.batch, c.heads, c.rows, 1, "f32", 4);
     lse.strides[3] = 0;
     s.lse = lse;
     std::vector<std::uint16_t> bias;
     if (c.bias) {
-      gpu::AttentionTensor b = dense(c.batch, 1, c.rows, c.cols, c.dtype, 5);
+      gpu::AttentionTensor b = test::dense_attention_tensor(c.batch, 1, c.rows, c.cols, c.dtype, 5);
       b.strides[1] = 0;  // one mask for every head
       b.sizes[1] = c.heads;
       s.bias = b;
       for (std::int64_t i = 0; i < c.batch * c.rows * c.cols; ++i) {
-        bias.push_back(to_half_bits(i % 7 == 0 ? -30.0f : 0.1f * normal(rng), bf16));
+        bias.push_back(test::half_bits(i % 7 == 0 ? -30.0f : 0.1f * normal(rng), bf16));
       }
     }
     const auto fill = [&](std::int64_t n) {
       std::vector<std::uint16_t> x(static_cast<std::size_t>(n));
-      for (auto& e : x) e = to_half_bits(normal(rng), bf16);
+      for (auto& e : x) e = test::half_bits(normal(rng), bf16);
       return x;
     };
     const auto q = fill(c.batch * c.heads * c.rows * c.dim);
@@ -238,8 +201,8 @@ TEST_CASE("tensor-core attention follows the f32 kernel on the device", "[cuda][
     double norm = 0;
     double worst = 0;
     for (std::size_t i = 0; i < out_ref.size(); ++i) {
-      const double a = from_half_bits(out_ref[i], bf16);
-      const double b = from_half_bits(out_mma[i], bf16);
+      const double a = test::half_value(out_ref[i], bf16);
+      const double b = test::half_value(out_mma[i], bf16);
       err += (a - b) * (a - b);
       norm += a * a;
       worst = std::max(worst, std::abs(a - b));

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_test_data.h"
 #include "fxscope/gpu/attention_kernel.h"
 #include "scratch_dir.h"
 
@@ -133,49 +134,6 @@ static inline unsigned fx_pair(const unsigned short* p) {
 static unsigned short smem16[1 << 16];
 )SHIM";
 
-std::uint16_t host_bits(float f, bool bf16) {
-  std::uint32_t u = 0;
-  std::memcpy(&u, &f, 4);
-  if (bf16) return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-  const std::uint32_t sign = f < 0 ? 0x8000u : 0u;
-  const float a = std::fabs(f);
-  if (a < std::ldexp(1.0f, -14)) {
-    return static_cast<std::uint16_t>(
-        sign | static_cast<std::uint32_t>(std::nearbyint(std::ldexp(a, 24))));
-  }
-  int e = 0;
-  const float m = std::frexp(a, &e);
-  float scaled = std::nearbyint(std::ldexp(m, 11));
-  if (scaled >= 2048.0f) {
-    scaled /= 2.0f;
-    ++e;
-  }
-  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e - 1 + 15) << 10) |
-                                    (static_cast<std::uint32_t>(scaled) & 0x3ffu));
-}
-
-double host_value(std::uint16_t b, bool bf16) {
-  if (bf16) {
-    const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
-    float f = 0;
-    std::memcpy(&f, &u, 4);
-    return f;
-  }
-  const int e = (b >> 10) & 0x1f;
-  const double m = b & 0x3ff;
-  const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1.0 + m / 1024.0, e - 15);
-  return (b & 0x8000) ? -v : v;
-}
-
-gpu::AttentionTensor host_tensor(std::int64_t b, std::int64_t h, std::int64_t r, std::int64_t c,
-                                 const std::string& dtype) {
-  gpu::AttentionTensor t;
-  t.dtype = dtype;
-  t.sizes = {b, h, r, c};
-  t.strides = {h * r * c, r * c, c, 1};
-  return t;
-}
-
 struct MmaHostCase {
   std::string dtype;
   std::int64_t batch, heads, rows, cols, dim;
@@ -200,23 +158,23 @@ TEST_CASE("tensor-core attention on the host follows attention computed in doubl
                  << " dim " << c.dim << (c.causal ? " causal" : "") << (c.bias ? " bias" : ""));
     const bool bf16 = c.dtype == "bf16";
     gpu::AttentionSpec s;
-    s.q = host_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype);
-    s.k = host_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype);
-    s.v = host_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype);
-    s.out = host_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype);
+    s.q = test::dense_attention_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype);
+    s.k = test::dense_attention_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype);
+    s.v = test::dense_attention_tensor(c.batch, c.heads, c.cols, c.dim, c.dtype);
+    s.out = test::dense_attention_tensor(c.batch, c.heads, c.rows, c.dim, c.dtype);
     s.causal = c.causal;
     s.scale = 1.0 / std::sqrt(static_cast<double>(c.dim));
-    gpu::AttentionTensor lse = host_tensor(c.batch, c.heads, c.rows, 1, "f32");
+    gpu::AttentionTensor lse = test::dense_attention_tensor(c.batch, c.heads, c.rows, 1, "f32");
     lse.strides[3] = 0;
     s.lse = lse;
     std::vector<std::uint16_t> bias;
     if (c.bias) {
-      gpu::AttentionTensor b = host_tensor(c.batch, 1, c.rows, c.cols, c.dtype);
+      gpu::AttentionTensor b = test::dense_attention_tensor(c.batch, 1, c.rows, c.cols, c.dtype);
       b.strides[1] = 0;
       b.sizes[1] = c.heads;
       s.bias = b;
       for (std::int64_t i = 0; i < c.batch * c.rows * c.cols; ++i) {
-        bias.push_back(host_bits(i % 5 == 0 ? -20.0f : 0.2f * normal(rng), bf16));
+        bias.push_back(test::half_bits(i % 5 == 0 ? -20.0f : 0.2f * normal(rng), bf16));
       }
     }
     s.tensor_cores = true;
@@ -278,7 +236,7 @@ TEST_CASE("tensor-core attention on the host follows attention computed in doubl
 
     const auto fill = [&](std::int64_t n) {
       std::vector<std::uint16_t> x(static_cast<std::size_t>(n));
-      for (auto& e : x) e = host_bits(normal(rng), bf16);
+      for (auto& e : x) e = test::half_bits(normal(rng), bf16);
       return x;
     };
     auto q = fill(c.batch * c.heads * c.rows * c.dim);
@@ -302,16 +260,17 @@ TEST_CASE("tensor-core attention on the host follows attention computed in doubl
           for (std::int64_t j = 0; j < c.cols; ++j) {
             double dot = 0;
             for (std::int64_t d = 0; d < c.dim; ++d) {
-              dot += host_value(
+              dot += test::half_value(
                          q[static_cast<std::size_t>(((b * c.heads + h) * c.rows + i) * c.dim + d)],
                          bf16) *
-                     host_value(
+                     test::half_value(
                          k[static_cast<std::size_t>(((b * c.heads + h) * c.cols + j) * c.dim + d)],
                          bf16);
             }
             double sv = dot * s.scale;
             if (c.bias)
-              sv += host_value(bias[static_cast<std::size_t>((b * c.rows + i) * c.cols + j)], bf16);
+              sv += test::half_value(bias[static_cast<std::size_t>((b * c.rows + i) * c.cols + j)],
+                                     bf16);
             if (c.causal && j > i) sv = -INFINITY;
             p[static_cast<std::size_t>(j)] = sv;
             m = std::max(m, sv);
@@ -324,12 +283,12 @@ TEST_CASE("tensor-core attention on the host follows attention computed in doubl
             double o = 0;
             for (std::int64_t j = 0; j < c.cols; ++j) {
               o += p[static_cast<std::size_t>(j)] *
-                   host_value(
+                   test::half_value(
                        v[static_cast<std::size_t>(((b * c.heads + h) * c.cols + j) * c.dim + d)],
                        bf16);
             }
             o /= sum;
-            const double got = host_value(
+            const double got = test::half_value(
                 out[row * static_cast<std::size_t>(c.dim) + static_cast<std::size_t>(d)], bf16);
             err += (o - got) * (o - got);
             norm += o * o;
