@@ -77,19 +77,17 @@ std::vector<GraphFusion> fuse_unit(const trace::CompileUnit& unit, Mode mode,
                                  "before Inductor's decompositions"});
     }
     fusion.ours = plan(fusion.post_grad, mode, opts);
-    if (!aot_only && i < codes.size()) {
-      const inductor::OutputCode code =
-          inductor::parse_output_code(codes[i]->payload.text(), where_of(*codes[i]));
-      fusion.inductor = inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
+    // The N-th output code; AOTInductor writes its one graph's code as C++ instead.
+    const trace::Artifact* code = nullptr;
+    if (i < codes.size()) {
+      code = codes[i];
+    } else if (codes.empty() && i + 1 == graphs.size()) {
+      code = unit.find(trace::ArtifactKind::kAotWrapperCode);
+    }
+    if (!aot_only && code != nullptr) {
+      fusion.inductor = inductor_plan(read_inductor_code(unit, *code), fusion.post_grad,
+                                      provenance ? &*provenance : nullptr);
       fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
-    } else if (!aot_only && codes.empty() && i + 1 == graphs.size()) {
-      // AOTInductor writes its one graph's code as C++.
-      if (const trace::Artifact* wrapper = unit.find(trace::ArtifactKind::kAotWrapperCode)) {
-        const inductor::OutputCode code = read_inductor_code(unit, *wrapper);
-        fusion.inductor =
-            inductor_plan(code, fusion.post_grad, provenance ? &*provenance : nullptr);
-        fusion.agreement = compare_plans(fusion.ours, fusion.inductor);
-      }
     }
     out.push_back(std::move(fusion));
   }

@@ -42,11 +42,15 @@ std::optional<double> float_kwarg(const graph::Node& n, const char* name) {
   return std::nullopt;
 }
 
-std::string offset(const char* name, const AttentionTensor& t, const char* row, const char* col) {
+std::string index_of(const AttentionTensor& t, const char* row, const char* col) {
   std::ostringstream s;
   s << "(b * " << t.strides[0] << "LL + h * " << t.strides[1] << "LL + (long long)(" << row
     << ") * " << t.strides[2] << "LL + (long long)(" << col << ") * " << t.strides[3] << "LL)";
-  return std::string(name) + "[" + s.str() + "]";
+  return s.str();
+}
+
+std::string offset(const char* name, const AttentionTensor& t, const char* row, const char* col) {
+  return std::string(name) + "[" + index_of(t, row, col) + "]";
 }
 
 // The element of T at (ROW, COL) as a float expression.
@@ -108,12 +112,6 @@ std::optional<graph::NodeId> getitem(const graph::Graph& g, graph::NodeId node,
   return std::nullopt;
 }
 
-}  // namespace attention_text
-
-using namespace attention_text;
-
-namespace {
-
 // The kernel's signature: each tensor in its own dtype.
 std::string signature(const AttentionSpec& s, const std::string& head) {
   const AttentionTensor& bias = s.bias ? *s.bias : s.q;
@@ -135,7 +133,9 @@ std::string lse_store(const AttentionSpec& s, const char* m, const char* sum) {
          " == neg_inf ? neg_inf : " + m + " + logf(" + sum + ");\n";
 }
 
-}  // namespace
+}  // namespace attention_text
+
+using namespace attention_text;
 
 bool is_attention_target(const std::string& t) {
   return t.find("_scaled_dot_product_efficient_attention") != std::string::npos ||

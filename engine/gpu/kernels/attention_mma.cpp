@@ -7,6 +7,7 @@
 // attention_kernel.cpp compute every product in float on CUDA cores: 3 to 4 times as long as
 // cuDNN's kernel on a bf16 decoder's attention.
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -24,14 +25,6 @@ constexpr int kKeysPerTile = 64;
 // Shared rows padded by 8 elements (16 bytes): the 8 rows a fragment load touches then start
 // in 8 different bank quads, so a warp's 32 loads hit 32 banks.
 constexpr int kPad = 8;
-
-// The element index of T at (ROW, COL) for the kernel's b and h.
-std::string index(const AttentionTensor& t, const std::string& row, const std::string& col) {
-  std::ostringstream s;
-  s << "(b * " << t.strides[0] << "LL + h * " << t.strides[1] << "LL + (long long)(" << row
-    << ") * " << t.strides[2] << "LL + (long long)(" << col << ") * " << t.strides[3] << "LL)";
-  return s.str();
-}
 
 }  // namespace
 
@@ -64,7 +57,7 @@ std::size_t attention_mma_shared_bytes(const AttentionSpec& s) {
 }
 
 std::string attention_mma_source(const AttentionSpec& s) {
-  using attention_text::float_literal;
+  using namespace attention_text;
   const bool bf16 = s.q.dtype == "bf16";
   const std::int64_t heads = s.q.sizes[1];
   const std::int64_t rows = s.q.sizes[2];
@@ -74,17 +67,6 @@ std::string attention_mma_source(const AttentionSpec& s) {
   const std::int64_t kpitch = dim + kPad;
   const std::int64_t vpitch = kKeysPerTile + kPad;
   const char* ty = bf16 ? "bf16" : "f16";
-  const AttentionTensor& bias = s.bias ? *s.bias : s.q;
-  const std::string elem = bf16 ? "fx_bf16" : "fx_half";
-  const auto type_of = [](const AttentionTensor& t) {
-    return t.dtype == "bf16" ? std::string("fx_bf16") : t.dtype == "f16" ? "fx_half" : "float";
-  };
-  const auto load_bias = [&](const std::string& row, const std::string& col) {
-    const std::string at = "bias[" + index(bias, row, col) + "]";
-    if (bias.dtype == "bf16") return "fx_b2f(" + at + ")";
-    if (bias.dtype == "f16") return "fx_h2f(" + at + ")";
-    return at;
-  };
   std::ostringstream o;
   o << codegen::cuda_prelude() << "// ---- attention on tensor cores: " << rows << " x " << cols
     << " scores of " << dim << "-wide heads, " << ty << " operands, f32 accumulators ----\n"
@@ -105,16 +87,8 @@ std::string attention_mma_source(const AttentionSpec& s) {
     << "__device__ __forceinline__ unsigned fx_pair(const unsigned short* p) {\n"
     << "  return *reinterpret_cast<const unsigned*>(p);\n"
     << "}\n"
-    << "extern \"C\" __global__ void __launch_bounds__(" << 32 * kWarps
-    << ") fxscope_attention(const " << elem << "* __restrict__ q, const " << elem
-    << "* __restrict__ k, const " << elem << "* __restrict__ v, const " << type_of(bias)
-    << "* __restrict__ bias, " << elem
-    << "* __restrict__ out, float* __restrict__ lse, long long* __restrict__ zero0, "
-       "long long* __restrict__ zero1) {\n"
-    << "  if (blockIdx.x == 0 && threadIdx.x == 0) {  // no dropout: philox seed and offset 0\n"
-    << "    if (zero0) *zero0 = 0;\n"
-    << "    if (zero1) *zero1 = 0;\n"
-    << "  }\n"
+    << signature(s, "extern \"C\" __global__ void __launch_bounds__(" +
+                        std::to_string(32 * kWarps) + ") ")
     << "  const float neg_inf = __int_as_float(0xff800000);\n"
     << "  const long long bh = blockIdx.x / " << blocks_per_head << "LL;\n"
     << "  const int row0 = (int)(blockIdx.x % " << blocks_per_head << "LL) * " << kRowsPerBlock
@@ -144,7 +118,7 @@ std::string attention_mma_source(const AttentionSpec& s) {
     << "    for (int x = 0; x < 8; ++x) {\n"
     << "      const int r = (x & 2) ? rb : ra;\n"
     << "      const int c = kk * 16 + 2 * t + (x & 1) + ((x & 4) ? 8 : 0);\n"
-    << "      e[x] = r < " << rows << " ? q16[" << index(s.q, "r", "c") << "] : 0;\n"
+    << "      e[x] = r < " << rows << " ? q16[" << index_of(s.q, "r", "c") << "] : 0;\n"
     << "    }\n"
     << "    #pragma unroll\n"
     << "    for (int x = 0; x < 4; ++x) qa[kk][x] = e[2 * x] | ((unsigned)e[2 * x + 1] << 16);\n"
@@ -166,8 +140,10 @@ std::string attention_mma_source(const AttentionSpec& s) {
     << "      const int j = e / " << dim << ";\n"
     << "      const int d = e % " << dim << ";\n"
     << "      const bool in = j0 + j < " << cols << ";\n"
-    << "      ks[j * " << kpitch << " + d] = in ? k16[" << index(s.k, "j0 + j", "d") << "] : 0;\n"
-    << "      vt[d * " << vpitch << " + j] = in ? v16[" << index(s.v, "j0 + j", "d") << "] : 0;\n"
+    << "      ks[j * " << kpitch << " + d] = in ? k16[" << index_of(s.k, "j0 + j", "d")
+    << "] : 0;\n"
+    << "      vt[d * " << vpitch << " + j] = in ? v16[" << index_of(s.v, "j0 + j", "d")
+    << "] : 0;\n"
     << "    }\n"
     << "    __syncthreads();\n"
     << "    float sc[" << kKeysPerTile / 8 << "][4];\n"
@@ -191,8 +167,8 @@ std::string attention_mma_source(const AttentionSpec& s) {
     << "        const int j = j0 + n * 8 + 2 * t + (x & 1);\n"
     << "        float sv = sc[n][x] * " << float_literal(s.scale) << ";\n";
   if (s.bias) {
-    o << "        if (i < " << rows << " && j < " << cols << ") sv += " << load_bias("i", "j")
-      << ";\n";
+    o << "        if (i < " << rows << " && j < " << cols
+      << ") sv += " << load("bias", *s.bias, "i", "j") << ";\n";
   }
   o << "        if (j >= " << cols << (s.causal ? " || j > i" : "") << ") sv = neg_inf;\n"
     << "        sc[n][x] = sv;\n"
@@ -247,25 +223,22 @@ std::string attention_mma_source(const AttentionSpec& s) {
     << "  for (int n = 0; n < " << dim / 8 << "; ++n) {\n"
     << "    const int d = n * 8 + 2 * t;\n"
     << "    if (ra < " << rows << ") {\n"
-    << "      " << attention_text::store("out", s.out, "ra", "d", "acc[n][0] * ia") << "\n"
-    << "      " << attention_text::store("out", s.out, "ra", "d + 1", "acc[n][1] * ia") << "\n"
+    << "      " << store("out", s.out, "ra", "d", "acc[n][0] * ia") << "\n"
+    << "      " << store("out", s.out, "ra", "d + 1", "acc[n][1] * ia") << "\n"
     << "    }\n"
     << "    if (rb < " << rows << ") {\n"
-    << "      " << attention_text::store("out", s.out, "rb", "d", "acc[n][2] * ib") << "\n"
-    << "      " << attention_text::store("out", s.out, "rb", "d + 1", "acc[n][3] * ib") << "\n"
+    << "      " << store("out", s.out, "rb", "d", "acc[n][2] * ib") << "\n"
+    << "      " << store("out", s.out, "rb", "d + 1", "acc[n][3] * ib") << "\n"
     << "    }\n"
     << "  }\n";
-  if (s.lse) {
-    o << "  if (lse && t == 0) {\n"
-      << "    const int i = ra;\n"
-      << "    if (i < " << rows << ") " << attention_text::offset("lse", *s.lse, "i", "0")
-      << " = ma == neg_inf ? neg_inf : ma + logf(la);\n"
-      << "  }\n"
-      << "  if (lse && t == 0) {\n"
-      << "    const int i = rb;\n"
-      << "    if (i < " << rows << ") " << attention_text::offset("lse", *s.lse, "i", "0")
-      << " = mb == neg_inf ? neg_inf : mb + logf(lb);\n"
-      << "  }\n";
+  if (s.lse) {  // each row's by the first of the four threads that share it
+    const std::array<std::array<const char*, 3>, 2> halves{
+        {{"ra", "ma", "la"}, {"rb", "mb", "lb"}}};
+    for (const auto& [row, max, sum] : halves) {
+      o << "  if (t == 0 && " << row << " < " << rows << ") {\n"
+        << "    const int i = " << row << ";\n"
+        << "    " << lse_store(s, max, sum) << "  }\n";
+    }
   }
   o << "}\n";
   return o.str();

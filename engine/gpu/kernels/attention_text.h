@@ -18,7 +18,9 @@ std::optional<AttentionTensor> lse_of(const graph::Graph& g, graph::NodeId node,
 // The getitem [INDEX] user of NODE, if any.
 std::optional<graph::NodeId> getitem(const graph::Graph& g, graph::NodeId node, std::int64_t index);
 std::optional<double> float_kwarg(const graph::Node& n, const char* name);
-// NAME[offset of T at (ROW, COL)] for the kernel variables b and h.
+// The element index of T at (ROW, COL) for the kernel variables b and h.
+std::string index_of(const AttentionTensor& t, const char* row, const char* col);
+// NAME[index_of(T, ROW, COL)].
 std::string offset(const char* name, const AttentionTensor& t, const char* row, const char* col);
 // The element as a float expression.
 std::string load(const char* name, const AttentionTensor& t, const char* row, const char* col);
@@ -30,5 +32,10 @@ std::string store(const char* name, const AttentionTensor& t, const char* row, c
 std::string float_literal(double v);
 // "float", "fx_bf16" or "fx_half".
 std::string c_type(const AttentionTensor& t);
+// The forward kernel's signature after HEAD (`extern "C" __global__ void ...`): each tensor in its
+// own dtype; its body opens by zeroing the philox seed and offset (no dropout is applied).
+std::string signature(const AttentionSpec& s, const std::string& head);
+// The statement writing row i's log-sum-exp (max M, sum of exponentials SUM) when it is taken.
+std::string lse_store(const AttentionSpec& s, const char* m, const char* sum);
 
 }  // namespace fxscope::gpu::attention_text

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fxscope/codegen/kernel_codegen.h"
 #include "scratch_dir.h"
@@ -86,6 +87,31 @@ inline void* build_on_host(const codegen::GeneratedKernel& kernel, const std::fi
   INFO((lib ? "" : dlerror()));
   REQUIRE(lib);
   return lib;
+}
+
+// A group of G's nodes named NODES, reading INPUTS and storing OUTPUTS (names of G's nodes), as
+// the planner would hand it to codegen::generate.
+inline fusion::KernelGroup group_of(const graph::Graph& g, const std::string& name,
+                                    fusion::GroupKind kind, const std::vector<std::string>& nodes,
+                                    const std::vector<std::string>& inputs,
+                                    const std::vector<std::string>& outputs) {
+  const auto ids = [&g](const std::vector<std::string>& names) {
+    std::vector<graph::NodeId> out;
+    for (const std::string& n : names) {
+      const auto id = g.find(n);
+      INFO("node " << n);
+      REQUIRE(id);
+      out.push_back(*id);
+    }
+    return out;
+  };
+  fusion::KernelGroup group;
+  group.name = name;
+  group.kind = kind;
+  group.nodes = ids(nodes);
+  group.inputs = ids(inputs);
+  group.outputs = ids(outputs);
+  return group;
 }
 
 // KERNEL built on the host in a folder of its own, its entry run by each thread of one block of

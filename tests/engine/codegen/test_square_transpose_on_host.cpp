@@ -33,13 +33,11 @@ graph::Graph square_graph(const std::string& view) {
 
 // The kernel of the group {mul, moved} of G, which stores MOVED.
 codegen::GeneratedKernel generated(const graph::Graph& g) {
-  fusion::KernelGroup group;
-  group.name = "triton_poi_fused_mul_permute_0";
-  group.kind = fusion::GroupKind::pointwise;
-  group.nodes = {*g.find("mul"), *g.find("moved")};
-  group.inputs = {*g.find("arg0_1")};
-  group.outputs = {*g.find("moved")};
-  auto k = codegen::generate(g, group, {});
+  auto k = codegen::generate(
+      g,
+      test::group_of(g, "triton_poi_fused_mul_permute_0", fusion::GroupKind::pointwise,
+                     {"mul", "moved"}, {"arg0_1"}, {"moved"}),
+      {});
   REQUIRE(k);
   REQUIRE(k->params.size() == 2);
   return std::move(*k);
@@ -114,13 +112,11 @@ TEST_CASE("a channels-last output is walked channel-innermost with each element 
       "torch.ops.aten.mul.Tensor(arg0_1, arg1_1)\n"
       "        return (moved,)\n";
   const graph::Graph g = graph::parse_fx_readable(code, "channels_last").graph;
-  fusion::KernelGroup group;
-  group.name = "triton_poi_fused_mul_0";
-  group.kind = fusion::GroupKind::pointwise;
-  group.nodes = {*g.find("moved")};
-  group.inputs = {*g.find("arg0_1"), *g.find("arg1_1")};
-  group.outputs = {*g.find("moved")};
-  const auto k = codegen::generate(g, group, {});
+  const auto k =
+      codegen::generate(g,
+                        test::group_of(g, "triton_poi_fused_mul_0", fusion::GroupKind::pointwise,
+                                       {"moved"}, {"arg0_1", "arg1_1"}, {"moved"}),
+                        {});
   REQUIRE(k);
   INFO(k->source);
   CHECK(k->source.find("p_arg1_1[((i) % 3)]") != std::string::npos);  // channel = i % 3
