@@ -276,6 +276,13 @@ class Lowerer {
   // The strides of the buffer holding node I's value: channels-last where Inductor lays it out
   // so, as recorded where the layout is fixed (inputs, library calls), else contiguous.
   std::vector<std::int64_t> layout_strides(NodeId i) const;
+  // Per dim of node I's buffer (layout_strides), whether Inductor's symbolic stride expands with
+  // a constant term of 1 though it is no 1 (MemoryDep.lone_mults); empty where no stride is.
+  std::vector<bool> lone_strides(NodeId i) const;
+  // The address of node I's value, held in BUFFER, loaded or stored at COORDS by a kernel of
+  // ITER_NUMEL iterations (make_dep over layout_strides, lone strides marked).
+  MemoryDep layout_dep(std::int64_t buffer, const Coords& coords, NodeId i,
+                       std::int64_t iter_numel) const;
 
   // The last scheduler node's loads and store when it computes value ROOT over ROOT's shape.
   void set_value_deps(NodeId root);

@@ -732,7 +732,7 @@ void Lowerer::push(NodeId node, std::vector<NodeId> origins, std::vector<std::in
   const std::vector<std::int64_t>& sizes = model_.sizes(node);
   const std::int64_t bytes = model_.element_bytes(node);
   s.write_dep = model_.numel(node) == numel && !sizes.empty()
-                    ? make_dep(buffer, iteration_coords(sizes), layout_strides(node), numel, bytes)
+                    ? layout_dep(buffer, iteration_coords(sizes), node, numel)
                     : make_dep(buffer, iteration_coords({numel}), {1}, numel, bytes);
   s.indirect_reads = indirect_reads(origins);
   s.origins = std::move(origins);

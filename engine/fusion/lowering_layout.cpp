@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <string_view>
 
 #include "fill_order.h"
@@ -12,6 +13,7 @@
 #include "fxscope/fusion/lowering.h"
 #include "fxscope/fusion/lowering_ops.h"
 #include "fxscope/ops/adaptive_pool.h"
+#include "fxscope/ops/op_cost.h"
 #include "lowerer.h"
 
 namespace fxscope::fusion {
@@ -247,6 +249,60 @@ std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
   std::vector<std::int64_t> strides(sizes.size(), 1);
   for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
   return strides;
+}
+
+std::vector<bool> Lowerer::lone_strides(NodeId i) const {
+  const graph::Node& node = g_.node(i);
+  if (!node.meta || !fill_strides_[i].empty()) return {};
+  const std::vector<graph::Dim>& dims = node.meta->sizes;
+  const auto symbolic = [](const graph::Dim& d) { return d.is_symbolic(); };
+  if (std::none_of(dims.begin(), dims.end(), symbolic)) return {};
+  const std::vector<std::int64_t> strides = layout_strides(i);
+  if (strides.size() != dims.size()) return {};
+  std::vector<std::optional<std::int64_t>> constants(dims.size());
+  const bool recorded =
+      !(channels_last_[i] && dims.size() == 4) &&
+      (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel);
+  if (recorded) {
+    if (node.meta->strides.size() != dims.size()) return {};
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      constants[k] = ops::constant_term(node.meta->strides[k]);
+    }
+  } else {
+    // A stride Inductor lays out is the product of the sizes inside it (channels-last: C, W
+    // inside H, and C inside W); its constant term is the product of theirs.
+    std::vector<std::size_t> order(dims.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    if (channels_last_[i] && dims.size() == 4) order = {0, 2, 3, 1};
+    std::optional<std::int64_t> inside = 1;
+    for (std::size_t k = order.size(); k-- > 0;) {
+      constants[order[k]] = inside;
+      const std::optional<std::int64_t> c = ops::constant_term(dims[order[k]]);
+      inside = inside && c ? std::optional(*inside * *c) : std::nullopt;
+    }
+  }
+  std::vector<bool> lone(dims.size(), false);
+  bool any = false;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    lone[k] = constants[k] == 1 && strides[k] > 1;
+    any = any || lone[k];
+  }
+  return any ? lone : std::vector<bool>{};
+}
+
+MemoryDep Lowerer::layout_dep(std::int64_t buffer, const Coords& coords, NodeId i,
+                              std::int64_t iter_numel) const {
+  const std::vector<std::int64_t> strides = layout_strides(i);
+  MemoryDep dep = make_dep(buffer, coords, strides, iter_numel, model_.element_bytes(i));
+  const std::vector<bool> lone = lone_strides(i);
+  for (std::size_t k = 0; k < lone.size() && k < coords.size(); ++k) {
+    if (!lone[k] || coords[k].opaque) continue;
+    const auto plain = [](const IndexTerm& t) { return t.mult == 1 && t.radix > 1; };
+    if (std::any_of(coords[k].terms.begin(), coords[k].terms.end(), plain)) {
+      dep.lone_mults.push_back(strides[k]);
+    }
+  }
+  return dep;
 }
 
 }  // namespace detail

@@ -66,13 +66,11 @@ std::vector<MemoryDep> Lowerer::walk_deps(std::vector<ValueLoad> stack, std::int
     first = false;
     if (realized_[v] && !root_step) {
       if (inlined_fill(v, viewed.contains(v))) continue;
-      add_dep(deps, make_dep(alias_[v], load.coords, layout_strides(v), iter_numel,
-                             model_.element_bytes(v)));
+      add_dep(deps, layout_dep(alias_[v], load.coords, v, iter_numel));
       continue;
     }
     if (epilogue_of_[v] >= 0) {
-      add_dep(deps, make_dep(epilogue_of_[v], load.coords, layout_strides(v), iter_numel,
-                             model_.element_bytes(v)));
+      add_dep(deps, layout_dep(epilogue_of_[v], load.coords, v, iter_numel));
       const std::optional<NodeId> bias =
           ops::op_base_name(g_.node(v).target) == "convolution" ? arg_node(v, 2) : std::nullopt;
       if (bias && load.coords.size() > 1) stack.push_back({*bias, Coords{load.coords[1]}});

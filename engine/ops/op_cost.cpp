@@ -54,7 +54,64 @@ std::int64_t dim_at(const graph::TensorMeta& meta, std::size_t i, const SymbolHi
   return i < meta.sizes.size() ? eval_dim(meta.sizes[i], hints) : 1;
 }
 
+// The constant term of node N of EXPR (constant_term); atoms count 0.
+std::optional<std::int64_t> constant_of(const guards::Expression& expr, int n) {
+  using Op = guards::ExprNode::Op;
+  const guards::ExprNode& node = expr.nodes[static_cast<std::size_t>(n)];
+  const auto arg = [&](std::size_t k) -> std::optional<std::int64_t> {
+    if (k >= node.args.size()) return std::nullopt;
+    return constant_of(expr, node.args[k]);
+  };
+  switch (node.op) {
+    case Op::kLiteral:
+      if (node.value.kind == guards::Value::Kind::kInt) return node.value.integer;
+      return std::nullopt;
+    case Op::kName:
+    case Op::kSource:
+    case Op::kFloorDiv:
+    case Op::kMod:
+    case Op::kCall:
+      return 0;
+    case Op::kNeg: {
+      const auto a = arg(0);
+      return a ? std::optional(-*a) : std::nullopt;
+    }
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul: {
+      const auto a = arg(0);
+      const auto b = arg(1);
+      if (!a || !b) return std::nullopt;
+      if (node.op == Op::kAdd) return *a + *b;
+      if (node.op == Op::kSub) return *a - *b;
+      return *a * *b;
+    }
+    case Op::kPow: {
+      // The constant term of a power of a polynomial is the power of its constant term.
+      const auto a = arg(0);
+      if (!a || node.args.size() < 2) return std::nullopt;
+      const guards::ExprNode& e = expr.nodes[static_cast<std::size_t>(node.args[1])];
+      if (e.op != Op::kLiteral || e.value.kind != guards::Value::Kind::kInt ||
+          e.value.integer < 0 || e.value.integer > 8) {
+        return std::nullopt;
+      }
+      std::int64_t p = 1;
+      for (std::int64_t k = 0; k < e.value.integer; ++k) p *= *a;
+      return p;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::optional<std::int64_t> constant_term(const graph::Dim& dim) {
+  if (!dim.is_symbolic()) return dim.value;
+  const guards::Expression* expr = parsed_dim(dim.expr);
+  if (expr == nullptr || expr->root < 0) return std::nullopt;
+  return constant_of(*expr, expr->root);
+}
 
 std::int64_t eval_dim(const graph::Dim& dim, const SymbolHints& hints) {
   if (!dim.is_symbolic()) return dim.value;

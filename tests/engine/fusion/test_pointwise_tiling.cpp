@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus_log.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/trace/trace_log.h"
 #include "graph_lookup.h"
@@ -40,4 +41,32 @@ TEST_CASE("a 2-D tiled pointwise kernel keeps apart from a neighbour of another 
     }
   }
   CHECK(tiled >= 8);
+}
+
+// With a symbolic image size, a convolution's output is ((s53 - 1)//8 + 1) square, and the
+// stride of its channels, ((s53 - 1)//8 + 1)**2, expands with a lone 1: Inductor's
+// find_coalesced_var then takes the channel loop for the contiguous one and tiles a batch norm
+// in 2-D (y = batch x channels), a tiling that keeps it out of the squeeze-excite mean it feeds.
+// MobileNetV3-Large with dynamic=True: each such batch norm is a kernel of its own.
+TEST_CASE("a symbolic stride with a lone 1 tiles a batch norm apart from its mean", "[fusion]") {
+  const auto log = test::corpus_log("tv_mobilenet_v3_large_dynamic_bf16");
+  if (!log) return;
+  int norms = 0;
+  int means = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        const bool norm = theirs.name.starts_with("triton_poi_fused__native_batch_norm");
+        const bool mean = theirs.name.starts_with("triton_red_") &&
+                          theirs.name.find("_mean_") != std::string::npos;
+        if (!norm && !mean) continue;
+        norms += norm ? 1 : 0;
+        means += mean ? 1 : 0;
+        INFO(theirs.name);
+        CHECK(test::formed_exactly(f.ours, theirs));
+      }
+    }
+  }
+  CHECK(norms >= 9);
+  CHECK(means >= 9);
 }

@@ -66,6 +66,19 @@ TEST_CASE("the strides of a dynamic AlexNet's tensors: powers, Max and Python's 
   CHECK(ops::eval_dim(graph::Dim::symbolic("Min(s77, 8)"), hints) == 2);
 }
 
+TEST_CASE("the constant term of a symbolic stride once sympy expands it", "[ops]") {
+  // MobileNetV3 with a symbolic image size: the output side of a stride-8 convolution, its
+  // square (the channels' stride) and the batch's stride.
+  CHECK(ops::constant_term(graph::Dim::symbolic("(((s53 - 1)//8)) + 1")) == 1);
+  CHECK(ops::constant_term(graph::Dim::symbolic("((((s53 - 1)//8)) + 1)**2")) == 1);
+  CHECK(ops::constant_term(graph::Dim::symbolic("72*((((s53 - 1)//8)) + 1)**2")) == 72);
+  CHECK(ops::constant_term(graph::Dim::symbolic("3*s53**2")) == 0);
+  CHECK(ops::constant_term(graph::Dim::symbolic("64*Max(1, (((s53 - 7)//4)) + 1)**2")) == 0);
+  CHECK(ops::constant_term(graph::Dim::symbolic("(s0 + 2)*(s1 - 3)")) == -6);
+  CHECK(ops::constant_term(graph::Dim::constant(96)) == 96);
+  CHECK_FALSE(ops::constant_term(graph::Dim::symbolic("s0 +* 2")).has_value());
+}
+
 TEST_CASE("gemm flops and bytes from TensorMeta", "[ops]") {
   const auto parsed = graph::parse_fx_readable(
       test::first_payload("residual_mlp", "inductor_post_grad_graph"), "residual_mlp");

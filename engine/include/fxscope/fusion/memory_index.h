@@ -61,6 +61,11 @@ struct MemoryDep {
   // reduction's kept and reduced ones, as Inductor's nodes keep them unmerged until fusion
   // (loop_ordering_after_fusion); 0 where not known.
   std::int64_t vars = 0;
+  // The multipliers of digits whose stride Inductor writes symbolically with a constant term
+  // of 1 (((s - 1)//8 + 1)**2 expands to ... + 1): in the expanded index such a digit's loop
+  // variable stands alone as a term, as a stride-1 one does, and tiling_utils'
+  // find_coalesced_var takes the outermost of those as the one the access is contiguous along.
+  std::vector<std::int64_t> lone_mults;
 
   // Inductor's MemoryDep equality: same buffer, address and iteration. An opaque address holds
   // a temporary and equals only the same indirect load made elsewhere.

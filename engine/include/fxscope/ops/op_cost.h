@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,12 @@ inline constexpr std::int64_t kDefaultSymbolValue = 64;
 
 // The value of DIM (integer, or an expression of symbols with + - * // and parentheses).
 std::int64_t eval_dim(const graph::Dim& dim, const SymbolHints& hints);
+// The constant term of DIM once sympy expands it, every symbol and every floor division, modulo
+// or call taken as an opaque atom: ((s53 - 1)//8 + 1)**2 expands to ... + 1, 72*s77 to no
+// constant (0). Inductor's tiling takes an index term that is a loop variable alone as the
+// variable the access is contiguous along, so a symbolic stride with constant term 1 reads as
+// stride 1 there. nullopt where the expression is not a polynomial of such atoms.
+std::optional<std::int64_t> constant_term(const graph::Dim& dim);
 // Product of the sizes of META; 1 for a 0-d tensor.
 std::int64_t numel(const graph::TensorMeta& meta, const SymbolHints& hints);
 // Bytes per element of a dtype as FX prints it (f32 -> 4, bf16 -> 2, b8 -> 1); 4 when unknown.
