@@ -1,7 +1,9 @@
 #!/bin/bash
 # bench/gpu_checks.sh [SECONDS]: the checks one device call makes, within SECONDS (default 560).
 #   1. The tensor-core attention against the f32 kernel (test_gpu "[cuda][attention]").
-#   2. Beside each other: the numerics survey of the whole corpus (bench/gpu_survey.sh, four
+#   2. bench/probes/reduction_split_vote.py: Inductor's inner/outer vote on a layer norm over a cat
+#      (results in split_vote.txt).
+#   3. Beside each other: the numerics survey of the whole corpus (bench/gpu_survey.sh, four
 #      modes, forward and backward, 6 logs at a time, the heaviest first) and the corpus captures
 #      listed in corpus_table.py that the corpus does not hold yet (run_capture.py).
 # Expects an install carried to the GPU host in .devbin-gpu/ (bin/fxscope-cli and bin/test_gpu,
@@ -16,6 +18,9 @@ nvidia-smi --query-gpu=name --format=csv,noheader | tee "$OUT/gpu.txt"
 python3 -c "import torch, transformers, torchvision; print(torch.__version__, transformers.__version__, torchvision.__version__)" > "$OUT/versions.txt" 2>&1
 timeout 60 .devbin-gpu/bin/test_gpu "[cuda][attention]" > "$OUT/test_attention.txt" 2>&1
 echo "attention test rc=$?"; tail -20 "$OUT/test_attention.txt"
+# How Inductor votes a layer norm over a cat inner or outer (reduction_split_vote.py).
+timeout 120 python3 bench/probes/reduction_split_vote.py > "$OUT/split_vote.txt" 2>&1
+echo "split vote rc=$?"; grep -E "^==|num_splits|vote" "$OUT/split_vote.txt" | head -40
 # Captures the corpus does not hold yet, but for two that cannot be captured
 # (sample_graphs/README.md says why): they would hold a worker to the deadline.
 missing=$(python3 - <<'PY'
