@@ -46,6 +46,14 @@ bool Lowerer::channels_last(NodeId i, const std::vector<NodeId>& args) const {
 
 bool Lowerer::recorded_channels_last(const graph::Node& node) const {
   if (!layouts_differ(node) || node.meta->strides.size() != 4) return false;
+  // An expand (an average pool's backward spreading [N, C, 1, 1] over the window) has stride 0
+  // along what it broadcasts: a view of no layout, whatever its channels' stride.
+  for (std::size_t d = 2; d < 4; ++d) {
+    if (ops::eval_dim(node.meta->strides[d], options_.hints) == 0 &&
+        ops::eval_dim(node.meta->sizes[d], options_.hints) > 1) {
+      return false;
+    }
+  }
   return ops::eval_dim(node.meta->strides[1], options_.hints) == 1;
 }
 
