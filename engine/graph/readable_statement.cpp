@@ -204,6 +204,8 @@ void ReadableStatementParser::parse(std::string_view line, std::size_t line_no) 
     parse_return(text::trim(first.substr(6)), line_no);
   } else if (const std::size_t used = parse_inplace(stmts, line_no); used > 0) {
     next = used;
+  } else if (const std::size_t set = parse_setitem(stmts, line_no); set > 0) {
+    next = set;
   } else {
     parse_statement(first, line_no);
   }
@@ -276,6 +278,38 @@ std::size_t ReadableStatementParser::parse_inplace(const std::vector<std::string
     return 1;
   }
   n.name = std::string(result->name);
+  add(std::move(n), result->annotation, line_no);
+  return 2;
+}
+
+std::size_t ReadableStatementParser::parse_setitem(const std::vector<std::string_view>& stmts,
+                                                   std::size_t line_no) {
+  // FX prints an operator.setitem node N as `a[index] = value;  N = a` (a Dynamo graph that
+  // writes into a tensor by index: `inv_perm[perm] = torch.arange(...)`).
+  if (stmts.size() < 2) return 0;
+  const std::string_view first = text::trim(stmts.front());
+  const std::size_t eq = python_text::find_top_level(first, " = ");
+  if (eq == std::string_view::npos) return 0;
+  const std::string_view lhs = text::trim(first.substr(0, eq));
+  const std::size_t open = lhs.find('[');
+  if (open == std::string_view::npos || open == 0 || lhs.back() != ']' ||
+      !text::is_identifier(lhs.substr(0, open)) ||
+      python_text::matching_close(lhs, open) != lhs.size() - 1) {
+    return 0;
+  }
+  const std::string_view tensor = lhs.substr(0, open);
+  const std::string_view second = text::trim(stmts[1]);
+  const std::size_t eq2 = python_text::find_top_level(second, " = ");
+  if (eq2 == std::string_view::npos || text::trim(second.substr(eq2 + 3)) != tensor) return 0;
+  const auto result = parse_target(second.substr(0, eq2));
+  if (!result) return 0;
+  Node n;
+  n.op = OpKind::call_function;
+  n.target = "operator.setitem";
+  n.name = std::string(result->name);
+  n.args.push_back(reader_.read(tensor));
+  n.args.push_back(reader_.read(lhs.substr(open + 1, lhs.size() - open - 2)));
+  n.args.push_back(reader_.read(text::trim(first.substr(eq + 3))));
   add(std::move(n), result->annotation, line_no);
   return 2;
 }

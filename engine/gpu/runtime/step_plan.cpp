@@ -208,12 +208,17 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   const std::set<graph::NodeId> members(p.nodes.begin(), p.nodes.end());
   p.inputs.clear();
   p.outputs.clear();
-  // Only a prologue over the graph's inputs (a weight's cast) is run so: one reading what this
-  // group's own epilogue lists (a block's residual the planner's origins put here) would read it
-  // before any kernel writes it.
+  // Only a prologue over the graph's inputs (a weight's cast) or over what another group
+  // computes is run so: one reading what this group's own epilogue lists (a block's residual the
+  // planner's origins put here) would read it before any kernel writes it. A reshape that copies
+  // on the way (a backward's transposed activation) is made by its own step first.
   const auto from_inputs = [&](graph::NodeId in) {
-    while (is_view[in] && !g.inputs(in).empty()) in = g.inputs(in).front();
-    return members.count(in) > 0 || !g.node(in).is_op();
+    const auto viewed = [&](graph::NodeId x) {
+      return is_view[x] ||
+             (g.node(x).is_op() && ops::classify(g.node(x).target).lowering == ops::Lowering::view);
+    };
+    while (viewed(in) && !members.count(in) && !g.inputs(in).empty()) in = g.inputs(in).front();
+    return members.count(in) > 0 || !g.node(in).is_op() || elsewhere.count(in) > 0;
   };
   for (const graph::NodeId n : p.nodes) {
     for (const graph::NodeId in : g.inputs(n)) {
@@ -268,27 +273,47 @@ fusion::KernelGroup with_read_reductions(const graph::Graph& g, const fusion::Fu
   return group;
 }
 
-// Inductor lowers a cat whose parts are realised by other kernels as a ConcatKernel: each part's
-// kernel stores straight into its slice of the cat's buffer, and no kernel names the cat. The
-// plan then has no group for it. The runtime keeps each part in its own buffer, so the cat is
-// one generated copy kernel, run just before READER (its first reader), once its parts exist.
+// A value the plan computes in no kernel of its own, made by one generated copy kernel run just
+// before READER (its first reader), once its inputs exist:
+// - a cat whose parts other kernels realise: Inductor lowers it as a ConcatKernel, each part's
+//   kernel storing straight into its slice of the cat's buffer, and no kernel names the cat. The
+//   runtime keeps each part in its own buffer.
+// - a reshape that no strides over its input express (codegen::alias_of): Inductor lays the
+//   input out so the reshape is a view of it (a flexible layout frozen contiguous for the
+//   reader), where the runtime keeps the input in its recorded strides and copies.
 template <class Base>
-std::optional<StepPlan> concat_step(const graph::Graph& g, graph::NodeId cat,
-                                    const StepPlan& reader, const std::vector<bool>& written,
-                                    const Base& base, const ops::SymbolHints& hints,
-                                    std::uint64_t run_seed) {
-  const graph::Node& n = g.node(cat);
-  if (!n.is_op() || ops::op_base_name(n.target) != "cat") return std::nullopt;
+std::optional<StepPlan> materialize_step(const graph::Graph& g, graph::NodeId node,
+                                         const StepPlan& reader, const std::vector<bool>& written,
+                                         const Base& base, const ops::SymbolHints& hints,
+                                         std::uint64_t run_seed) {
+  const graph::Node& n = g.node(node);
+  if (!n.is_op()) return std::nullopt;
+  const bool cat = ops::op_base_name(n.target) == "cat";
+  // The views down to the first one with an alias (a transpose of the copied reshape included):
+  // one kernel computes them from that alias.
+  std::vector<graph::NodeId> chain;
+  graph::NodeId from = node;
+  while (!cat && g.node(from).is_op() &&
+         ops::classify(g.node(from).target).lowering == ops::Lowering::view &&
+         !codegen::alias_of(g, from, hints) && g.inputs(from).size() == 1) {
+    chain.insert(chain.begin(), from);
+    from = g.inputs(from).front();
+  }
+  const bool copied = std::any_of(chain.begin(), chain.end(), [&](graph::NodeId c) {
+    const std::string_view op = ops::op_base_name(g.node(c).target);
+    return op == "view" || op == "reshape" || op == "_unsafe_view";
+  });
+  if (!cat && !copied) return std::nullopt;
   fusion::KernelGroup k;
   k.id = reader.group;
-  k.name = n.name + "_concat";
+  k.name = n.name + (cat ? "_concat" : "_copy");
   k.kind = fusion::GroupKind::pointwise;
-  k.nodes = {cat};
-  for (const graph::NodeId in : g.inputs(cat)) {
+  k.nodes = cat ? std::vector<graph::NodeId>{node} : chain;
+  for (const graph::NodeId in : cat ? g.inputs(node) : std::vector<graph::NodeId>{from}) {
     if (!written[base(in)]) return std::nullopt;
     add_unique(k.inputs, in);
   }
-  k.outputs = {cat};
+  k.outputs = {node};
   codegen::CodegenOptions options;
   options.hints = hints;
   options.run_seed = run_seed;
@@ -302,8 +327,9 @@ std::optional<StepPlan> concat_step(const graph::Graph& g, graph::NodeId cat,
   }
   s.variants.push_back(std::move(*kernel));
   s.group = reader.group;
-  s.group_name = k.name + " (Inductor's parts write in place)";
-  s.nodes = {cat};
+  s.group_name = k.name + (cat ? " (Inductor's parts write in place)"
+                               : " (Inductor lays the input out as the reshape reads it)");
+  s.nodes = {node};
   return s;
 }
 
@@ -675,7 +701,8 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
     std::vector<StepPlan> before;
     for (const graph::NodeId r : out.steps[i].reads) {
       if (materialised[base(r)]) continue;
-      if (auto copy = concat_step(g, base(r), out.steps[i], materialised, base, hints, run_seed)) {
+      if (auto copy =
+              materialize_step(g, base(r), out.steps[i], materialised, base, hints, run_seed)) {
         materialised[base(r)] = true;
         before.push_back(std::move(*copy));
       }

@@ -132,6 +132,27 @@ TEST_CASE("resnet50: in-place `+=` statements become operator.iadd nodes", "[gra
   CHECK(out_8.meta->to_string() == "f32[1, 256, 56, 56][802816, 3136, 56, 1]cuda:0");
 }
 
+TEST_CASE("an indexed assignment becomes an operator.setitem node", "[graph][readable]") {
+  // Mixtral's expert routing as Dynamo records it (transformers' moe.py:
+  // `inv_perm[perm] = torch.arange(perm.size(0), device=device)`).
+  const ParsedGraph p = parse_fx_readable(
+      "def forward(self, L_perm_: \"i64[64][1]cuda:0\"):\n"
+      "    l_perm_ = L_perm_\n"
+      "    inv_perm: \"i64[64][1]cuda:0\" = torch.empty_like(l_perm_)\n"
+      "    arange_5: \"i64[64][1]cuda:0\" = torch.arange(64, device = 'cuda:0')\n"
+      "    inv_perm[l_perm_] = arange_5;  setitem = inv_perm;  l_perm_ = arange_5 = setitem = "
+      "None\n"
+      "    return (inv_perm,)\n",
+      "setitem");
+  CHECK(p.warnings.empty());
+  const Node& set = by_name(p.graph, "setitem");
+  CHECK(set.target == "operator.setitem");
+  REQUIRE(set.args.size() == 3);
+  CHECK(p.graph.node(set.args[0].as_node()).name == "inv_perm");
+  CHECK(p.graph.node(set.args[1].as_node()).name == "L_perm_");  // l_perm_ aliases it
+  CHECK(p.graph.node(set.args[2].as_node()).name == "arange_5");
+}
+
 TEST_CASE("gpt2: methods, kwargs, slices, devices, tuple results", "[graph][readable]") {
   const ParsedGraph p = parse_sample("gpt2_2layer", "dynamo_output_graph");
   const Graph& g = p.graph;

@@ -258,6 +258,8 @@ TEST_CASE("every corpus break is priced and names the compiles it split", "[repo
       if (!i.resumed.empty()) ++resumed;
     }
   }
-  CHECK(breaks == 9);
-  CHECK(resumed == 4);
+  // BART's data-dependent branches (4) and Mixtral's routing, whose Inductor failures Dynamo
+  // turns into breaks (24), among them.
+  CHECK(breaks == 37);
+  CHECK(resumed == 8);
 }

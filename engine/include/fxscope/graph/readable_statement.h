@@ -46,6 +46,7 @@ class ReadableStatementParser {
   void parse_statement(std::string_view stmt, std::size_t line_no);
   void parse_return(std::string_view rest, std::size_t line_no);
   std::size_t parse_inplace(const std::vector<std::string_view>& stmts, std::size_t line_no);
+  std::size_t parse_setitem(const std::vector<std::string_view>& stmts, std::size_t line_no);
   bool parse_right_side(std::string_view rhs, Node& node);
   void parse_call(std::string_view head, std::string_view inner, Node& node);
 
