@@ -73,7 +73,7 @@ std::vector<std::optional<graph::NodeId>> attention_arguments(const AttentionSpe
 // Whether the tiled form fits in shared memory for SPEC's sizes.
 bool attention_tiles_fit(const AttentionSpec& spec);
 // Whether SPEC can run on tensor cores (attention_mma.cpp), and that form's source and launch.
-// The runtime takes that form where FXSCOPE_ATTENTION_TENSOR_CORES is set (not "0").
+// The runtime takes that form unless FXSCOPE_ATTENTION_TENSOR_CORES=0.
 bool attention_mma_enabled();
 bool attention_mma_fits(const AttentionSpec& spec);
 std::string attention_mma_source(const AttentionSpec& spec);
