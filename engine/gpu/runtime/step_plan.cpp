@@ -6,6 +6,7 @@
 #include <set>
 #include <string_view>
 
+#include "fxscope/codegen/padded_outputs.h"
 #include "fxscope/codegen/rng.h"
 #include "fxscope/core/text.h"
 #include "fxscope/fusion/lowering_ops.h"
@@ -643,6 +644,15 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
       auto k = generate(stored);
       if (k) {
         made.push_back(std::move(*k));
+      } else if (const auto split = codegen::split_padded_outputs(g, stored)) {
+        auto rest = generate(split->first);
+        auto pads = rest ? generate(split->second) : rest;
+        if (rest && pads) {
+          made.push_back(std::move(*rest));
+          made.push_back(std::move(*pads));
+        } else {
+          failed = k.error();
+        }
       } else {
         failed = k.error();
       }
