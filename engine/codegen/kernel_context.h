@@ -111,6 +111,10 @@ Result<ScatterShape> scatter_shape(const graph::Graph& graph, graph::NodeId node
                                    const ops::SymbolHints& hints);
 // The statements that store one value of scatter S, the one at AT (an index into S.indexed).
 std::optional<Error> emit_scatter(ValueEmitter& emitter, const ScatterShape& s, const Index& at);
+// The atomic add of VALUE (float) to element OFF of PTR, a buffer of DTYPE (16-bit types through
+// a compare-and-swap of the 32-bit word that holds them).
+std::string atomic_add(const std::string& dtype, const std::string& ptr, const std::string& off,
+                       const std::string& value);
 
 // The statement that stores VALUE (in NODE's compute type) into NODE's buffer at IDX.
 Result<std::string> store_statement(ValueEmitter& emitter, graph::NodeId node, const Index& idx,

@@ -1,8 +1,8 @@
-// aten.scatter (self, dim, index, src or value) as generated code, ATen's definition: the output
-// is self, then for each element j of index, out[j with dim replaced by index[j]] = src[j] (or
-// the value). One block: self copied, a barrier, then every element of index stored; where
-// several land on one place, one of them wins, as on ATen's CUDA kernel. A negative index counts
-// from the end, as ATen wraps it.
+// aten.scatter (self, dim, index, src or value) and aten.scatter_add (self, dim, index, src) as
+// generated code, ATen's definition: the output is self, then for each element j of index,
+// out[j with dim replaced by index[j]] = src[j] (or the value; scatter_add adds it). One block:
+// self copied, a barrier, then every element of index stored; where several land on one place, one
+// of them wins, as on ATen's CUDA kernel. A negative index counts from the end, as ATen wraps it.
 
 #include <algorithm>
 
@@ -16,7 +16,7 @@ using graph::NodeId;
 
 bool is_scatter(const graph::Node& node) {
   const std::string key(ops::op_key(node.target));
-  return key == "aten.scatter" && node.args.size() >= 4;
+  return (key == "aten.scatter" || key == "aten.scatter_add") && node.args.size() >= 4;
 }
 
 Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node, ScatterPart part) {
@@ -89,9 +89,16 @@ Result<GeneratedKernel> scatter_kernel(const KernelContext& ctx, NodeId node, Sc
   } else {
     return op_error(ctx, n, "scatters a value that is neither a tensor nor a number");
   }
-  auto store = store_statement(em, node, target, value);
-  if (!store) return store.error();
-  em.line(*store);
+  if (ops::op_key(n.target) == "aten.scatter_add") {
+    // scatter_add sums what lands on one place: atomically, in no set order (as ATen's kernel).
+    auto off = em.offset(node, target);
+    if (!off) return off.error();
+    em.line(atomic_add(n.meta->dtype, em.param_name(node), "(" + *off + ")", value));
+  } else {
+    auto store = store_statement(em, node, target, value);
+    if (!store) return store.error();
+    em.line(*store);
+  }
   em.close();
   if (split) {
     return finish_kernel(ctx, em, config, blocks(at->numel()),

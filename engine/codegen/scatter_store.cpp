@@ -12,6 +12,8 @@ namespace {
 using graph::Argument;
 using graph::NodeId;
 
+}  // namespace
+
 // The atomic add of VALUE (float) to element OFF of PTR, a buffer of DTYPE. 16-bit types add
 // through a compare-and-swap of the 32-bit word that holds them (the prelude's fx_atomic_add_f16 /
 // _bf16).
@@ -21,8 +23,6 @@ std::string atomic_add(const std::string& dtype, const std::string& ptr, const s
   if (dtype == "bf16") return "fx_atomic_add_bf16(" + ptr + " + " + off + ", " + value + ");";
   return "atomicAdd(" + ptr + " + " + off + ", (" + storage_type(dtype) + ")(" + value + "));";
 }
-
-}  // namespace
 
 bool is_index_put(const graph::Node& node) {
   const std::string_view base = ops::op_base_name(node.target);

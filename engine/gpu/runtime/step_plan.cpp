@@ -209,17 +209,21 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   const std::set<graph::NodeId> members(p.nodes.begin(), p.nodes.end());
   p.inputs.clear();
   p.outputs.clear();
-  // Only a prologue over the graph's inputs (a weight's cast) or over what another group
-  // computes is run so: one reading what this group's own epilogue lists (a block's residual the
-  // planner's origins put here) would read it before any kernel writes it. A reshape that copies
-  // on the way (a backward's transposed activation) is made by its own step first.
+  // Only a prologue over the graph's inputs (a weight's cast) is run so: one reading what this
+  // group's own epilogue lists (a block's residual the planner's origins put here) would read it
+  // before any kernel writes it. Over a reshape no strides express (a backward's transposed
+  // activation, which a step of its own copies first), what another group computes is read too.
   const auto from_inputs = [&](graph::NodeId in) {
-    const auto viewed = [&](graph::NodeId x) {
-      return is_view[x] ||
-             (g.node(x).is_op() && ops::classify(g.node(x).target).lowering == ops::Lowering::view);
-    };
-    while (viewed(in) && !members.count(in) && !g.inputs(in).empty()) in = g.inputs(in).front();
-    return members.count(in) > 0 || !g.node(in).is_op() || elsewhere.count(in) > 0;
+    bool copied = false;  // through a reshape no strides express
+    while (!members.count(in) && !g.inputs(in).empty()) {
+      if (!is_view[in]) {
+        const graph::Node& v = g.node(in);
+        if (!v.is_op() || ops::classify(v.target).lowering != ops::Lowering::view) break;
+        copied = true;
+      }
+      in = g.inputs(in).front();
+    }
+    return members.count(in) > 0 || !g.node(in).is_op() || (copied && elsewhere.count(in) > 0);
   };
   for (const graph::NodeId n : p.nodes) {
     for (const graph::NodeId in : g.inputs(n)) {
