@@ -13,12 +13,11 @@ import os
 import sys
 
 import torch
-import torch.distributed as dist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "corpus")]
 
-from rank_processes import enter_rank, rank_parser, spawn_ranks  # noqa: E402
+from rank_processes import process_group, rank_parser, spawn_ranks  # noqa: E402
 
 
 def build(device):
@@ -28,12 +27,10 @@ def build(device):
 
 
 def worker(rank, world, args):
-    enter_rank(rank, args)
     nccl = torch.cuda.device_count() >= world
     device = torch.device("cuda", rank if nccl else 0)
     torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if nccl else "gloo", rank=rank, world_size=world)
-    try:
+    with process_group(rank, world, args, "nccl" if nccl else "gloo"):
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
         torch.manual_seed(0)
         model, inputs, shape = build(device)
@@ -55,9 +52,6 @@ def worker(rank, world, args):
             optimizer.step()
             optimizer.zero_grad()
             print(f"rank {rank} step {step} loss {loss.item():.4f}", flush=True)
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
 
 
 def main():

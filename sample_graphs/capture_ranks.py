@@ -18,7 +18,7 @@ import torch.distributed as dist
 import torch.distributed._functional_collectives as funcol
 import torch.nn as nn
 
-from rank_processes import enter_rank, rank_parser, spawn_ranks
+from rank_processes import process_group, rank_parser, spawn_ranks
 
 
 class Mlp(nn.Module):
@@ -73,15 +73,10 @@ def collective_steps(rank, world, args, device):
 
 
 def worker(rank, world, args):
-    enter_rank(rank, args)
-    dist.init_process_group("gloo", rank=rank, world_size=world)
     device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
-    try:
+    with process_group(rank, world, args, "gloo"):
         ddp_steps(rank, world, args, device)
         collective_steps(rank, world, args, device)
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
 
 
 def main():

@@ -2,6 +2,7 @@
 its own Inductor cache folder, so that its cache hits and misses do not depend on which rank
 compiled first."""
 import argparse
+import contextlib
 import os
 import tempfile
 
@@ -19,6 +20,21 @@ def enter_rank(rank, args):
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(args.port))
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(args.cache_root, f"rank{rank}")
+
+
+@contextlib.contextmanager
+def process_group(rank, world, args, backend):
+    """RANK in the process group (its rendezvous and cache set by enter_rank); on leaving, the
+    ranks meet at a barrier and the group is destroyed, whatever went wrong."""
+    import torch.distributed as dist
+
+    enter_rank(rank, args)
+    dist.init_process_group(backend, rank=rank, world_size=world)
+    try:
+        yield
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
 
 
 def spawn_ranks(worker, parser, cache_prefix):

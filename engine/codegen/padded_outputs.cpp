@@ -15,10 +15,6 @@ bool is_pad(const graph::Node& n) {
   return n.is_op() && ops::op_base_name(n.target) == "constant_pad_nd";
 }
 
-bool is_view(const graph::Node& n) {
-  return n.is_op() && ops::classify(n.target).lowering == ops::Lowering::view;
-}
-
 void add_unique(std::vector<graph::NodeId>& v, graph::NodeId n) {
   if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
 }
@@ -50,7 +46,7 @@ std::optional<std::pair<fusion::KernelGroup, fusion::KernelGroup>> split_padded_
     // The pad and the views down to the value it pads.
     std::vector<graph::NodeId> tail = {w};
     graph::NodeId from = g.inputs(w).front();
-    while (members.count(from) && is_view(g.node(from)) && g.inputs(from).size() == 1) {
+    while (members.count(from) && ops::is_view_op(g.node(from)) && g.inputs(from).size() == 1) {
       tail.push_back(from);
       from = g.inputs(from).front();
     }

@@ -276,6 +276,10 @@ class Lowerer {
   // The strides of the buffer holding node I's value: channels-last where Inductor lays it out
   // so, as recorded where the layout is fixed (inputs, library calls), else contiguous.
   std::vector<std::int64_t> layout_strides(NodeId i) const;
+  // Where those strides come from: the order its reads decided (fill_strides_), channels-last,
+  // as recorded (inputs, graph outputs, library calls), or dense over its sizes.
+  enum class LayoutSource { filled, channels_last, recorded, dense };
+  LayoutSource layout_source(NodeId i) const;
   // Per dim of node I's buffer (layout_strides), whether Inductor's symbolic stride expands with
   // a constant term of 1 though it is no 1 (MemoryDep.lone_mults); empty where no stride is.
   std::vector<bool> lone_strides(NodeId i) const;

@@ -244,15 +244,27 @@ bool Lowerer::layout_stays_flexible(NodeId i) const {
   return g_.node(i).is_op();
 }
 
-std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
-  if (!fill_strides_[i].empty()) return fill_strides_[i];
-  const std::vector<std::int64_t>& sizes = model_.sizes(i);
-  if (channels_last_[i] && sizes.size() == 4) {
-    return {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
-  }
+Lowerer::LayoutSource Lowerer::layout_source(NodeId i) const {
+  if (!fill_strides_[i].empty()) return LayoutSource::filled;
+  if (channels_last_[i] && model_.sizes(i).size() == 4) return LayoutSource::channels_last;
   const graph::Node& node = g_.node(i);
   if (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel) {
-    return model_.strides(i);
+    return LayoutSource::recorded;
+  }
+  return LayoutSource::dense;
+}
+
+std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
+  const std::vector<std::int64_t>& sizes = model_.sizes(i);
+  switch (layout_source(i)) {
+    case LayoutSource::filled:
+      return fill_strides_[i];
+    case LayoutSource::channels_last:
+      return {sizes[1] * sizes[2] * sizes[3], 1, sizes[3] * sizes[1], sizes[1]};
+    case LayoutSource::recorded:
+      return model_.strides(i);
+    case LayoutSource::dense:
+      break;
   }
   std::vector<std::int64_t> strides(sizes.size(), 1);
   for (std::size_t k = sizes.size(); k-- > 1;) strides[k - 1] = strides[k] * sizes[k];
@@ -261,17 +273,15 @@ std::vector<std::int64_t> Lowerer::layout_strides(NodeId i) const {
 
 std::vector<bool> Lowerer::lone_strides(NodeId i) const {
   const graph::Node& node = g_.node(i);
-  if (!node.meta || !fill_strides_[i].empty()) return {};
+  const LayoutSource source = layout_source(i);
+  if (!node.meta || source == LayoutSource::filled) return {};
   const std::vector<graph::Dim>& dims = node.meta->sizes;
   const auto symbolic = [](const graph::Dim& d) { return d.is_symbolic(); };
   if (std::none_of(dims.begin(), dims.end(), symbolic)) return {};
   const std::vector<std::int64_t> strides = layout_strides(i);
   if (strides.size() != dims.size()) return {};
   std::vector<std::optional<std::int64_t>> constants(dims.size());
-  const bool recorded =
-      !(channels_last_[i] && dims.size() == 4) &&
-      (!node.is_op() || graph_output_[i] || info_[i].lowering == Lowering::extern_kernel);
-  if (recorded) {
+  if (source == LayoutSource::recorded) {
     if (node.meta->strides.size() != dims.size()) return {};
     for (std::size_t k = 0; k < dims.size(); ++k) {
       constants[k] = ops::constant_term(node.meta->strides[k]);
@@ -281,7 +291,7 @@ std::vector<bool> Lowerer::lone_strides(NodeId i) const {
     // inside H, and C inside W); its constant term is the product of theirs.
     std::vector<std::size_t> order(dims.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    if (channels_last_[i] && dims.size() == 4) order = {0, 2, 3, 1};
+    if (source == LayoutSource::channels_last) order = {0, 2, 3, 1};
     std::optional<std::int64_t> inside = 1;
     for (std::size_t k = order.size(); k-- > 0;) {
       constants[order[k]] = inside;

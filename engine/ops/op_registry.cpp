@@ -93,4 +93,8 @@ bool runs_in_library(std::string_view target) {
          info->op_class != OpClass::opaque;
 }
 
+bool is_view_op(const graph::Node& node) {
+  return node.is_op() && classify(node.target).lowering == Lowering::view;
+}
+
 }  // namespace fxscope::ops

@@ -217,8 +217,7 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
     bool copied = false;  // through a reshape no strides express
     while (!members.count(in) && !g.inputs(in).empty()) {
       if (!is_view[in]) {
-        const graph::Node& v = g.node(in);
-        if (!v.is_op() || ops::classify(v.target).lowering != ops::Lowering::view) break;
+        if (!ops::is_view_op(g.node(in))) break;
         copied = true;
       }
       in = g.inputs(in).front();
@@ -298,9 +297,8 @@ std::optional<StepPlan> materialize_step(const graph::Graph& g, graph::NodeId no
   // one kernel computes them from that alias.
   std::vector<graph::NodeId> chain;
   graph::NodeId from = node;
-  while (!cat && g.node(from).is_op() &&
-         ops::classify(g.node(from).target).lowering == ops::Lowering::view &&
-         !codegen::alias_of(g, from, hints) && g.inputs(from).size() == 1) {
+  while (!cat && ops::is_view_op(g.node(from)) && !codegen::alias_of(g, from, hints) &&
+         g.inputs(from).size() == 1) {
     chain.insert(chain.begin(), from);
     from = g.inputs(from).front();
   }

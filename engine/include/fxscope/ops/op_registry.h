@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fxscope/graph/graph.h"
 #include "fxscope/ops/op_info.h"
 
 namespace fxscope::ops {
@@ -26,6 +27,9 @@ OpInfo classify(std::string_view target);
 // kernel never computes it, though Inductor can name it among a kernel's origins (the bias a
 // convolution adds after the call, an input copied into the layout the call requires).
 bool runs_in_library(std::string_view target);
+
+// Whether NODE is an op Inductor lowers to a view of its input (permute, reshape, slice ...).
+bool is_view_op(const graph::Node& node);
 
 // Every row, for documentation and tests.
 const std::vector<OpInfo>& op_table();
