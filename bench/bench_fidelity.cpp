@@ -94,8 +94,8 @@ void print_log(const LogFidelity& log) {
         u.inductor_launches, u.our_launches, 100.0 * u.launch_drift(), u.kernels, u.exact,
         std::abs(u.launch_drift()) > fxscope::report::kLaunchTolerance ? "  drift > 5%" : "");
   }
-  std::printf("  exact %zu/%zu (%.1f%%)\n", log.exact(), log.kernels(),
-              percent(log.exact(), log.kernels()));
+  std::printf("  exact %zu/%zu (%.1f%%), of the same kind %zu\n", log.exact(), log.kernels(),
+              percent(log.exact(), log.kernels()), log.same_kind());
   for (const auto& [pattern, count] : by_count(log.misses())) {
     std::printf("    %4zu  %s\n", count, pattern.c_str());
   }
@@ -133,22 +133,26 @@ int main(int argc, char** argv) {
     std::printf("%s\n", fxscope::report::baseline_json(measured).dump(1).c_str());
     return 0;
   }
-  std::printf("\n%-40s %12s %8s %16s\n", "log", "exact", "rate", "worst drift");
-  std::size_t exact = 0, kernels = 0;
+  std::printf("\n%-40s %12s %8s %16s %10s\n", "log", "exact", "rate", "worst drift", "same kind");
+  std::size_t exact = 0, kernels = 0, same_kind = 0;
   std::map<std::string, std::size_t> misses;
   for (const LogFidelity& log : measured) {
     double worst = 0;
     for (const auto& u : log.units) {
       if (std::abs(u.launch_drift()) > std::abs(worst)) worst = u.launch_drift();
     }
-    std::printf("%-40s %6zu/%-5zu %7.1f%% %+15.1f%%\n", log.name.c_str(), log.exact(),
-                log.kernels(), percent(log.exact(), log.kernels()), 100.0 * worst);
+    std::printf("%-40s %6zu/%-5zu %7.1f%% %+15.1f%% %10zu\n", log.name.c_str(), log.exact(),
+                log.kernels(), percent(log.exact(), log.kernels()), 100.0 * worst, log.same_kind());
     exact += log.exact();
+    same_kind += log.same_kind();
     kernels += log.kernels();
     for (const auto& [pattern, count] : log.misses()) misses[pattern] += count;
   }
   std::printf("aggregate: %zu/%zu kernels exact (%.1f%%; issue 22 asks for 95%%)\n", exact, kernels,
               percent(exact, kernels));
+  std::printf(
+      "of the same kind as Inductor's (persistent or looped reduction, pointwise): %zu/%zu\n",
+      same_kind, exact);
   std::printf("commonest miss patterns:\n");
   const auto sorted = by_count(misses);
   for (std::size_t i = 0; i < sorted.size() && i < 20; ++i) {

@@ -141,13 +141,21 @@ class Lowerer {
   // dim of stride 1, which for a 4-d value in channels-last layout is the channels.
   bool inner_reduction(NodeId i, const std::vector<NodeId>& args) const;
 
+  // Whether a dim reduction I reduces of its input is symbolic.
+  bool symbolic_reduced_size(NodeId i, const std::vector<NodeId>& args) const;
   // A split reduction: a first kernel reduces `split` partial results per output, a second
-  // combines them into BUFFER; both run the code of the same nodes.
-  // SPLIT2 > 1: the first pass is itself split in SPLIT2 (Reduction.create on the first layer
-  // splits again), a middle kernel combining its parts.
+  // combines them into BUFFER; all run the code of the same nodes. SPLIT2 > 1: the first pass is
+  // itself split in SPLIT2 (Reduction.create on the first layer splits again), a middle kernel
+  // combining its parts. COMBINE > 1: a middle kernel combines the parts in COMBINE groups first
+  // (a Welford reduction's combine, split again).
+  struct SplitPasses {
+    std::int64_t split = 1;
+    std::int64_t split2 = 1;
+    std::int64_t combine = 1;
+  };
   void push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
-                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, std::int64_t split,
-                  std::int64_t split2);
+                  std::int64_t buffer, std::int64_t out, std::int64_t rnumel, SplitPasses passes,
+                  ReductionHint hint);
 
   void lower_window(NodeId i, const std::vector<NodeId>& args, std::vector<NodeId> gathered);
 

@@ -58,6 +58,13 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
                                         : inner_by_reads(vote_reads(i, args, reads, out), rnumel);
   const bool inner = voted.value_or(inner_reduction(i, args));
   const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
+  // The hint takes the vote, or the layout where the addresses are not modelled; a vote not
+  // taken (no load spanning every loop variable) leaves it neither inner nor outer.
+  const bool modelled = !args.empty() && model_.reduced_dims(i);
+  const ReductionHint hint =
+      scan ? ReductionHint::inner
+           : reduction_hint(rnumel, out, modelled ? voted : std::optional<bool>(inner), options_);
+  const bool symbolic_rnumel = !scan && symbolic_reduced_size(i, args);
   if (split > 1) {
     // Reduction.create_multilayer makes the first pass with Reduction.create (WelfordReduction's
     // likewise), which splits it again by the same rule: OUT x SPLIT rows of the parts, voted
@@ -67,17 +74,28 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     const bool inner_part = inner_by_flat_reads(deps, rnumel).value_or(inner);
     const std::int64_t split2 =
         reduction_split((rnumel + split - 1) / split, out * split, inner_part, options_);
-    const std::size_t passes = split2 > 1 ? 3 : 2;
+    // WelfordReduction.create_multilayer combines the parts with WelfordReduction.create, which
+    // splits them again as it would any reduction: the parts of an outer one lie a row of outputs
+    // apart. Taken where the parts divide evenly, as the runtime's middle pass combines whole
+    // parts.
+    std::int64_t combine = 1;
+    if (split2 == 1 && info_[i].lowering == Lowering::welford && hint == ReductionHint::outer) {
+      combine = reduction_split(split, out, false, options_);
+      if (split % combine != 0) combine = 1;
+    }
+    const std::size_t passes = split2 > 1 || combine > 1 ? 3 : 2;
     if (ops::op_base_name(g_.node(i).target) == "prepare_softmax_online") {
       // Online softmax never splits: Inductor falls back to amax, then the sum of exp(x - max),
       // each a split reduction of its own.
       const std::int64_t amax = next_buffer_++;
-      push_split(i, gathered, reads, amax, out, rnumel, split, split2);
+      push_split(i, gathered, reads, amax, out, rnumel, {split, split2, 1}, hint);
       reads.push_back(amax);
     }
     const bool softmax = ops::op_base_name(g_.node(i).target) == "prepare_softmax_online";
-    push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel, split, split2);
+    push_split(i, std::move(gathered), std::move(reads), buffer, out, rnumel,
+               {split, split2, combine}, hint);
     SchedulerNode& first = sched_[sched_.size() - passes];
+    first.symbolic_rnumel = symbolic_rnumel;
     first.no_prologue = (!inner && out > 1) || (split2 > 1 && !inner_part);
     first.outer_reduction = !inner && out > 1;
     // The first pass reads its input re-indexed by the split: for an inner reduction the same
@@ -113,6 +131,8 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
   } else {
     push(i, std::move(gathered), std::move(reads), buffer, scan ? total : out, rnumel, !scan, !scan,
          scan ? "scan" : "");
+    sched_.back().hint = hint;
+    sched_.back().symbolic_rnumel = symbolic_rnumel;
     if (!args.empty()) sched_.back().read_deps = reduction_reads(i, args, sched_.back().reads);
     sched_.back().outer_reduction = !scan && !inner && out > 1;
     set_reduction_write(i, buffer);
@@ -122,6 +142,17 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
   }
   set_reduction_write(i, buffer);
   if (mean) hint_realize(i);
+}
+
+bool Lowerer::symbolic_reduced_size(NodeId i, const std::vector<NodeId>& args) const {
+  if (args.empty()) return false;
+  const std::optional<std::vector<std::int64_t>> reduced = model_.reduced_dims(i);
+  if (!reduced) return false;
+  const std::vector<bool> symbolic = ir_symbolic_dims(args.front());
+  return std::any_of(reduced->begin(), reduced->end(), [&](std::int64_t d) {
+    return d >= 0 && static_cast<std::size_t>(d) < symbolic.size() &&
+           symbolic[static_cast<std::size_t>(d)];
+  });
 }
 
 bool Lowerer::lower_sort(NodeId i, const std::vector<NodeId>& gathered) {
@@ -256,21 +287,42 @@ bool Lowerer::inner_reduction(NodeId i, const std::vector<NodeId>& args) const {
 
 void Lowerer::push_split(NodeId i, std::vector<NodeId> gathered, std::vector<std::int64_t> reads,
                          std::int64_t buffer, std::int64_t out, std::int64_t rnumel,
-                         std::int64_t split, std::int64_t split2) {
+                         SplitPasses passes, ReductionHint hint) {
+  // Reduction.create_multilayer: the first pass keeps the reduction's hint, each pass combining
+  // parts takes _multilayer_second_step_hint's.
+  const auto [split, split2, combine] = passes;
   const std::int64_t partial = next_buffer_++;
   const std::int64_t part = (rnumel + split - 1) / split;
+  if (combine > 1) {
+    // The combine split: the middle pass is the first of the combine's own passes.
+    const std::int64_t partial2 = next_buffer_++;
+    push(i, gathered, std::move(reads), partial2, out * split, part, true, true,
+         std::string(kSplitFirstPassNote));
+    sched_.back().hint = hint;
+    push(i, gathered, {partial2}, partial, out * combine, split / combine, true, true,
+         std::string(kSplitMiddlePassNote));
+    sched_.back().hint = hint;
+    push(i, std::move(gathered), {partial}, buffer, out, combine, true, true,
+         std::string(kSplitSecondPassNote));
+    sched_.back().hint = second_pass_hint(combine, out, hint);
+    return;
+  }
   if (split2 > 1) {
     const std::int64_t partial2 = next_buffer_++;
     push(i, gathered, std::move(reads), partial2, out * split * split2,
          (part + split2 - 1) / split2, true, true, std::string(kSplitFirstPassNote));
+    sched_.back().hint = hint;
     push(i, gathered, {partial2}, partial, out * split, split2, true, true,
          std::string(kSplitMiddlePassNote));
+    sched_.back().hint = second_pass_hint(split2, out * split, hint);
   } else {
     push(i, gathered, std::move(reads), partial, out * split, part, true, true,
          std::string(kSplitFirstPassNote));
+    sched_.back().hint = hint;
   }
   push(i, std::move(gathered), {partial}, buffer, out, split, true, true,
        std::string(kSplitSecondPassNote));
+  sched_.back().hint = second_pass_hint(split, out, hint);
 }
 
 void Lowerer::lower_window(NodeId i, const std::vector<NodeId>& args,

@@ -165,6 +165,35 @@ FusionPlan plan_eager(const graph::Graph& graph, const PlanOptions& options) {
   return plan;
 }
 
+// MemoryDep.stride1_for_last_dim fails: the node's innermost loop variable steps the address by
+// more than one element.
+bool strided_innermost(const MemoryDep& d) {
+  if (d.opaque) return false;
+  return std::any_of(d.terms.begin(), d.terms.end(),
+                     [](const IndexTerm& t) { return t.place == 1 && t.mult > 1; });
+}
+
+// SIMDKernelFeatures.get_reduction_hint: the hint its reductions share (neither where they
+// differ); an inner one is neither when a pointwise node over the whole loop (numel x rnumel)
+// loads or stores along a stride (has_non_contiguous_pw_in_reduction_kernel).
+ReductionHint kernel_hint(const std::vector<const SchedulerNode*>& members,
+                          const SchedulerNode& reduction) {
+  ReductionHint hint = reduction.hint;
+  for (const SchedulerNode* s : members) {
+    if (s->reduction && s->hint != hint) return ReductionHint::neither;
+  }
+  if (hint != ReductionHint::inner) return hint;
+  const std::int64_t loop = reduction.numel * reduction.rnumel;
+  for (const SchedulerNode* s : members) {
+    if (s->reduction || s->numel != loop) continue;
+    if (strided_innermost(s->write_dep) ||
+        std::any_of(s->read_deps.begin(), s->read_deps.end(), strided_innermost)) {
+      return ReductionHint::neither;
+    }
+  }
+  return hint;
+}
+
 // The kind of a fused group from its scheduler nodes.
 GroupKind group_kind(const std::vector<const SchedulerNode*>& members, const PlanOptions& options) {
   for (const SchedulerNode* s : members) {
@@ -172,9 +201,18 @@ GroupKind group_kind(const std::vector<const SchedulerNode*>& members, const Pla
     if (!s->fusable && s->note != "scan") return GroupKind::extern_kernel;
   }
   for (const SchedulerNode* s : members) {
-    if (s->reduction || s->note == "scan") {
+    if (s->note == "scan") {
       return s->rnumel <= options.persistent_rnumel ? GroupKind::persistent_reduction
                                                     : GroupKind::reduction;
+    }
+    if (s->reduction) {
+      // InductorChoices.should_use_persistent_reduction.
+      const std::int64_t limit = kernel_hint(members, *s) == ReductionHint::inner
+                                     ? options.persistent_rnumel
+                                     : options.persistent_rnumel_not_inner;
+      // statically_known_leq: a symbolic size is never known to fit.
+      return s->rnumel <= limit && !s->symbolic_rnumel ? GroupKind::persistent_reduction
+                                                       : GroupKind::reduction;
     }
   }
   return GroupKind::pointwise;

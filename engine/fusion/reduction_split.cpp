@@ -95,6 +95,21 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
                : outer_splits(rnumel, numel, sms);
 }
 
+ReductionHint reduction_hint(std::int64_t rnumel, std::int64_t numel, std::optional<bool> inner,
+                             const PlanOptions& options) {
+  if (numel == 1) return ReductionHint::inner;
+  if (rnumel <= kMinElementsPerThread || numel >= options.sm_count * 2 * 32 || !inner) {
+    return ReductionHint::neither;
+  }
+  return *inner ? ReductionHint::inner : ReductionHint::outer;
+}
+
+ReductionHint second_pass_hint(std::int64_t split, std::int64_t numel, ReductionHint hint) {
+  if (hint != ReductionHint::outer) return hint;
+  const bool tiny = (split <= 512 && numel <= 512) || (split <= 1024 && numel <= 256);
+  return tiny ? ReductionHint::outer_tiny : hint;
+}
+
 namespace {
 
 // Inner when more of READS' addresses vote inner than outer by IS_OUTER; nullopt where a read's

@@ -28,6 +28,24 @@ std::vector<std::string> node_names(const graph::Graph& graph, const fusion::Ker
   return names;
 }
 
+std::size_t same_kind(const fusion::GraphFusion& g) {
+  std::size_t n = 0;
+  for (const fusion::KernelAgreement& k : g.agreement.kernels) {
+    if (!k.exact) continue;
+    const fusion::FusionPlan* ours = fusion::subgraph_plan(g.ours, k.subgraph);
+    const fusion::FusionPlan* inductor = fusion::subgraph_plan(g.inductor, k.subgraph);
+    if (ours == nullptr || inductor == nullptr) continue;
+    const fusion::KernelGroup& theirs = inductor->groups[k.inductor_group];
+    // The passes of a split reduction run the same nodes: any group of those nodes may be it.
+    const bool same = std::any_of(ours->groups.begin(), ours->groups.end(), [&](const auto& o) {
+      return o.kind == theirs.kind && o.named_nodes.value_or(o.nodes) == theirs.nodes &&
+             (!theirs.nodes.empty() || o.input_key() == theirs.input_key());
+    });
+    n += same;
+  }
+  return n;
+}
+
 void add_misses(const fusion::GraphFusion& g, UnitFidelity& unit) {
   for (const fusion::KernelAgreement& k : g.agreement.kernels) {
     if (k.exact) continue;
@@ -117,6 +135,12 @@ std::size_t LogFidelity::exact() const {
   return n;
 }
 
+std::size_t LogFidelity::same_kind() const {
+  std::size_t n = 0;
+  for (const UnitFidelity& u : units) n += u.same_kind;
+  return n;
+}
+
 double LogFidelity::exact_rate() const {
   const std::size_t total = kernels();
   return total == 0 ? 1.0 : static_cast<double>(exact()) / static_cast<double>(total);
@@ -150,6 +174,7 @@ LogFidelity measure_fidelity(const trace::TraceLog& log, const std::string& name
       u.our_launches += g.agreement.our_launches;
       u.kernels += g.agreement.kernels.size();
       u.exact += g.agreement.exact_count();
+      u.same_kind += same_kind(g);
       add_misses(g, u);
     }
     result.units.push_back(std::move(u));
@@ -167,7 +192,10 @@ nlohmann::json baseline_json(const std::vector<LogFidelity>& logs) {
                              {"our_launches", u.our_launches},
                              {"known_launch_gap", std::abs(u.launch_drift()) > kLaunchTolerance}};
     }
-    out[log.name] = {{"kernels", log.kernels()}, {"exact", log.exact()}, {"units", units}};
+    out[log.name] = {{"kernels", log.kernels()},
+                     {"exact", log.exact()},
+                     {"same_kind", log.same_kind()},
+                     {"units", units}};
   }
   return out;
 }

@@ -300,12 +300,13 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       w.kernel_class = cost::KernelClass::pointwise;
       break;
     case fusion::GroupKind::reduction:
-      w.work_class = cost::WorkClass::reduction;
-      w.kernel_class = cost::KernelClass::reduction;
-      break;
     case fusion::GroupKind::persistent_reduction:
+      // The class follows the engine's kernel, which the model is fitted to and which keeps a
+      // row of up to 1,024 elements in one block whatever Triton's kernel would (the kind).
       w.work_class = cost::WorkClass::reduction;
-      w.kernel_class = cost::KernelClass::persistent_reduction;
+      w.kernel_class = group.rnumel <= fusion::PlanOptions{}.persistent_rnumel
+                           ? cost::KernelClass::persistent_reduction
+                           : cost::KernelClass::reduction;
       break;
     case fusion::GroupKind::template_gemm:
       w.work_class = cost::WorkClass::gemm_conv;

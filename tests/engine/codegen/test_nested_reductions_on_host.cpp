@@ -292,7 +292,7 @@ TEST_CASE("Swin-T's patch norms add the convolution's bias once and store it in 
   // it corrupted other rows and added the bias twice (a 5.1 error on the GPU).
   const auto [g, group] = corpus_group(
       "tv_swin_t_train_bf16",
-      "triton_per_fused_add_clone_convert_element_type_convolution_mul_permute_rsqrt_sub_var_mean_"
+      "triton_red_fused_add_clone_convert_element_type_convolution_mul_permute_rsqrt_sub_var_mean_"
       "3");
   constexpr std::size_t N = 2, C = 96, HW = 56 * 56, P = N * HW;
   std::vector<std::uint16_t> conv(N * C * HW);

@@ -85,6 +85,9 @@ TEST_CASE("no real log forms fewer of Inductor's kernels exactly than recorded",
                   << kernels);
     CHECK(log.kernels() == kernels);
     CHECK(log.exact_rate() + kSlack >= recorded);
+    // Of those, as many of the same kind (persistent or looped reduction) as recorded.
+    INFO("of the same kind " << log.same_kind() << ", recorded " << rec["same_kind"]);
+    CHECK(log.same_kind() >= rec["same_kind"].get<std::size_t>());
   }
 }
 

@@ -32,6 +32,21 @@ std::vector<cost::KernelWork> work_of(const std::string& log, fusion::Mode mode)
   return out;
 }
 
+// The split reductions' middle passes among LOG's unit 0/0 kernels planned in the default mode.
+std::size_t middle_passes(const std::string& log) {
+  auto trace = trace::read_trace(test::sample("corpus/" + log));
+  REQUIRE(trace);
+  auto fuse = report::build_fuse_report(*trace, fusion::Mode::default_mode, "0/0",
+                                        *cost::find_device("H100"),
+                                        report::ModeCoverage::requested_mode_only);
+  REQUIRE(fuse);
+  std::size_t n = 0;
+  for (const auto& g : fuse->units.front().graphs) {
+    for (const auto& group : g.fusion.ours.groups) n += group.note == fusion::kSplitMiddlePassNote;
+  }
+  return n;
+}
+
 // The kernel classes of LOG's unit 0/0 planned in MODE.
 std::multiset<cost::KernelClass> classes_of(const std::string& log, fusion::Mode mode) {
   std::multiset<cost::KernelClass> out;
@@ -241,7 +256,14 @@ TEST_CASE("the fit data's shape classes are the ones the plan gives", "[cost][fi
       if (!w.shape.empty()) planned.insert(w.shape);
     }
     CHECK_FALSE(stored.empty());
-    CHECK(stored == planned);
+    // Today's plan may launch kernels the measured one did not: a Welford reduction's combine
+    // split again adds a middle pass and shortens the final one, whose measured class then has
+    // no planned kernel. Every other measured kernel's class is still one the plan gives.
+    std::vector<std::string> missing;
+    std::set_difference(stored.begin(), stored.end(), planned.begin(), planned.end(),
+                        std::back_inserter(missing));
+    INFO("measured classes today's plan lacks: " << missing.size());
+    CHECK(missing.size() <= middle_passes(log));
   }
 }
 

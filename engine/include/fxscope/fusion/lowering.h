@@ -10,6 +10,7 @@
 
 #include "fxscope/fusion/memory_index.h"
 #include "fxscope/fusion/planner.h"
+#include "fxscope/fusion/reduction_split.h"
 #include "fxscope/graph/graph.h"
 #include "fxscope/ops/op_registry.h"
 
@@ -43,6 +44,11 @@ struct SchedulerNode {
   // reduction_split.cpp's vote): consecutive reduced elements lie a row apart, so a row's loads
   // do not coalesce. Set on the kernel that reads the input (the first pass of a split one).
   bool outer_reduction = false;
+  // Inductor's ReductionHint of a reduction node (Reduction.num_splits), which decides with its
+  // kernel's other reductions whether the kernel keeps a row in one block (reduction_split.h).
+  ReductionHint hint = ReductionHint::inner;
+  // Its reduced size is symbolic: no bound on it is known when the kernel is generated.
+  bool symbolic_rnumel = false;
   // An element of a foreach op realized with its list (lowering.make_foreach_pointwise registers
   // the list with V.graph.register_operation_list; the scheduler makes one
   // ForeachKernelSchedulerNode of it): the list's number among the graph's lists, or -1, and the

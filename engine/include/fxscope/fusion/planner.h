@@ -23,9 +23,12 @@ struct PlanOptions {
   std::size_t realize_acc_reads_threshold = 8;  // any pointwise reading more is stored
   std::int64_t unroll_rnumel = 8;               // config.unroll_reductions_threshold
   std::size_t max_pointwise_cat_inputs = 8;     // config.max_pointwise_cat_inputs
-  std::int64_t persistent_rnumel = 1024;        // inner reductions up to this fit one block
-  std::int64_t split_rnumel = 8192;             // larger reductions with few outputs split
-  std::int64_t sm_count = 132;                  // H200; split when outputs < 2 x SMs
+  // InductorChoices.should_use_persistent_reduction: a kernel of inner reductions up to 1,024
+  // elements keeps a row in one block, any other up to 64.
+  std::int64_t persistent_rnumel = 1024;
+  std::int64_t persistent_rnumel_not_inner = 64;
+  std::int64_t split_rnumel = 8192;  // larger reductions with few outputs split
+  std::int64_t sm_count = 132;       // H200; split when outputs < 2 x SMs
   // config.score_fusion_memory_threshold: two kernels sharing fewer bytes of loads and stores
   // do not fuse.
   std::int64_t score_fusion_memory_threshold = 10;

@@ -13,6 +13,19 @@
 
 namespace fxscope::fusion {
 
+// Reduction.num_splits' hint: whether the reduced elements lie together in memory (inner) or a
+// row apart (outer; outer_tiny for the second pass of a split one with few rows and parts), or
+// neither: no load spans every loop variable, or the reduction is too short or has outputs
+// enough that the vote is not taken.
+enum class ReductionHint : std::uint8_t { inner, outer, outer_tiny, neither };
+
+// The hint of a reduction of RNUMEL elements into NUMEL outputs whose loads voted INNER (nullopt:
+// no vote).
+ReductionHint reduction_hint(std::int64_t rnumel, std::int64_t numel, std::optional<bool> inner,
+                             const PlanOptions& options);
+// Reduction._multilayer_second_step_hint: the pass combining SPLIT parts of each of NUMEL rows.
+ReductionHint second_pass_hint(std::int64_t split, std::int64_t numel, ReductionHint hint);
+
 // The split of a reduction of RNUMEL elements into NUMEL outputs; INNER when the reduced
 // elements are contiguous in memory (an inner reduction), else it is an outer one. 1: no split.
 std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner,

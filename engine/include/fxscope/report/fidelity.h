@@ -36,6 +36,9 @@ struct UnitFidelity {
   std::size_t our_launches = 0;
   std::size_t kernels = 0;  // Inductor's generated kernels compared (externs excluded)
   std::size_t exact = 0;
+  // Exact kernels of the same kind as Inductor's too: a persistent reduction (triton_per) or a
+  // looped one (triton_red), a pointwise kernel, a template.
+  std::size_t same_kind = 0;
   std::map<std::string, std::size_t> misses;  // miss pattern -> count
   std::vector<MissedKernel> missed;           // each miss, in kernel order
 
@@ -50,6 +53,7 @@ struct LogFidelity {
 
   std::size_t kernels() const;
   std::size_t exact() const;
+  std::size_t same_kind() const;
   double exact_rate() const;  // 1.0 when there is nothing to compare
   std::map<std::string, std::size_t> misses() const;
 };
