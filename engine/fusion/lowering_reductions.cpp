@@ -53,14 +53,18 @@ void Lowerer::lower_reduction(NodeId i, const std::vector<NodeId>& args,
     origins_[i] = gathered;  // what a Pointwise made with the reduction carries (a variance)
   }
   // The loads of the reduction's loop decide, where their addresses are known; else the layout.
-  const std::optional<bool> voted = scan || args.empty() || !model_.reduced_dims(i)
-                                        ? std::nullopt
-                                        : inner_by_reads(vote_reads(i, args, reads, out), rnumel);
+  const bool modelled = !scan && !args.empty() && model_.reduced_dims(i);
+  const std::vector<MemoryDep> voters =
+      modelled ? vote_reads(i, args, reads, out) : std::vector<MemoryDep>{};
+  const std::optional<bool> voted =
+      modelled ? inner_by_reads(voters, rnumel) : std::optional<bool>{};
   const bool inner = voted.value_or(inner_reduction(i, args));
-  const std::int64_t split = scan ? 1 : reduction_split(rnumel, out, inner, options_);
+  // Reduction.num_splits: with no load spanning every loop variable (a gradient scattered into
+  // one token, a select_backward) it takes no vote and does not split.
+  const bool unvoted = modelled && !voted && no_spanning_read(voters);
+  const std::int64_t split = scan || unvoted ? 1 : reduction_split(rnumel, out, inner, options_);
   // The hint takes the vote, or the layout where the addresses are not modelled; a vote not
   // taken (no load spanning every loop variable) leaves it neither inner nor outer.
-  const bool modelled = !args.empty() && model_.reduced_dims(i);
   const ReductionHint hint =
       scan ? ReductionHint::inner
            : reduction_hint(rnumel, out, modelled ? voted : std::optional<bool>(inner), options_);

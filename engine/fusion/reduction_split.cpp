@@ -132,6 +132,14 @@ std::optional<bool> vote_inner(const std::vector<MemoryDep>& reads,
 
 }  // namespace
 
+bool no_spanning_read(const std::vector<MemoryDep>& reads) {
+  return std::all_of(reads.begin(), reads.end(), [](const MemoryDep& d) {
+    if (d.opaque) return d.tag != 0;
+    return d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(),
+                                          [](const IndexTerm& t) { return t.mult == 0; });
+  });
+}
+
 std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
   // Reduction variables are the innermost digits, those of places below RNUMEL.
   return vote_inner(reads, [&](const MemoryDep& d) {

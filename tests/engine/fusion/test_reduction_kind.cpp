@@ -97,3 +97,35 @@ TEST_CASE("a reduction kernel keeps a row in one block as Inductor's does", "[fu
     CHECK(looped >= 5);
   }
 }
+
+TEST_CASE("a reduction no load of which spans every loop variable is not split", "[fusion]") {
+  // ViT-B/16's class-token gradient (a select_backward: zeros but for token 0) summed over the
+  // batch and tokens for the final norm's bias: its loads skip the token variable, so
+  // Reduction.num_splits takes no vote and does not split it; one looped kernel of 768 rows of
+  // 394, as Inductor's kernel 1. Its weight's sum, which also loads the normalized input at full
+  // size, votes outer and splits (kernel 3).
+  const auto log = test::corpus_log("tv_vit_b_16_train_bf16");
+  if (!log) return;
+  int found = 0;
+  for (const auto& unit : log->units()) {
+    for (const auto& f : fusion::fuse_unit(unit, fusion::Mode::default_mode)) {
+      for (const fusion::KernelGroup& theirs : f.inductor.groups) {
+        if (theirs.name !=
+            "triton_red_fused__to_copy_native_layer_norm_backward_select_backward_1") {
+          continue;
+        }
+        ++found;
+        std::vector<const fusion::KernelGroup*> ours;
+        for (const fusion::KernelGroup& o : f.ours.groups) {
+          if (o.nodes == theirs.nodes) ours.push_back(&o);
+        }
+        INFO(theirs.name);
+        REQUIRE(ours.size() == 1);
+        CHECK(ours.front()->kind == fusion::GroupKind::reduction);
+        CHECK(ours.front()->numel == 768);
+        CHECK(ours.front()->rnumel == 394);
+      }
+    }
+  }
+  CHECK(found >= 1);
+}

@@ -37,10 +37,12 @@ std::int64_t reduction_split(std::int64_t rnumel, std::int64_t numel, bool inner
 // reduction is inner only on a majority. An indirect load (an embedding, a gather) casts no vote:
 // its recorded address holds the index's temporary where the loop variables were
 // (extract_read_writes runs no IndexPropagation, so an iota index is no exception), so it spans
-// too few of them. nullopt when another address is not known or no load spans every variable
-// (Inductor then does not split; the addresses modelled here miss variables more often than that
-// happens, so the layout decides).
+// too few of them. nullopt when another address is not known (the layout then decides) or no
+// load spans every variable (no_spanning_read: Inductor then does not split).
 std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel);
+// Whether no load of READS spans every loop variable (each is broadcast along one, or indirect),
+// none being an address not modelled.
+bool no_spanning_read(const std::vector<MemoryDep>& reads);
 
 // The same vote for a split's first pass (Reduction.create_multilayer, whose
 // _multilayer_wrap_loader reads each part through one flattened reduction variable): a load's
