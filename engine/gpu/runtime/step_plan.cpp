@@ -188,8 +188,12 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   p.kind = fusion::GroupKind::pointwise;
   p.nodes.clear();
   std::set<graph::NodeId> elsewhere;
+  std::set<graph::NodeId> stored_before;  // outputs of the groups that run before this one
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
     if (i != index) elsewhere.insert(plan.groups[i].nodes.begin(), plan.groups[i].nodes.end());
+    if (i < index) {
+      stored_before.insert(plan.groups[i].outputs.begin(), plan.groups[i].outputs.end());
+    }
   }
   std::set<graph::NodeId> after = {anchor};
   for (const graph::NodeId n : group.nodes) {  // sorted: producers come first
@@ -199,7 +203,15 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
       after.insert(n);
       continue;
     }
-    if (is_view[n] || !g.node(n).is_op() || elsewhere.count(n)) continue;
+    if (is_view[n]) {
+      // A view of a value the prologue computes is that value, read where it is computed.
+      const auto from_prologue = [&](graph::NodeId x) {
+        return std::find(p.nodes.begin(), p.nodes.end(), x) != p.nodes.end();
+      };
+      if (std::any_of(in.begin(), in.end(), from_prologue)) p.nodes.push_back(n);
+      continue;
+    }
+    if (!g.node(n).is_op() || elsewhere.count(n)) continue;
     if (ops::reduces(ops::classify(g.node(n).target).lowering) || is_library_op(g.node(n).target)) {
       return make_error("the template's prologue node " + g.node(n).name +
                         " is computed by no other group");
@@ -209,10 +221,11 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
   const std::set<graph::NodeId> members(p.nodes.begin(), p.nodes.end());
   p.inputs.clear();
   p.outputs.clear();
-  // Only a prologue over the graph's inputs (a weight's cast) is run so: one reading what this
-  // group's own epilogue lists (a block's residual the planner's origins put here) would read it
-  // before any kernel writes it. Over a reshape no strides express (a backward's transposed
-  // activation, which a step of its own copies first), what another group computes is read too.
+  // Only a prologue over the graph's inputs (a weight's cast) or over what an earlier group
+  // stores (another GEMM's product) is run so: one reading what this group's own epilogue lists
+  // (a block's residual the planner's origins put here) would read it before any kernel writes
+  // it. Over a reshape no strides express (a backward's transposed activation, which a step of
+  // its own copies first), what another group computes is read too.
   const auto from_inputs = [&](graph::NodeId in) {
     bool copied = false;  // through a reshape no strides express
     while (!members.count(in) && !g.inputs(in).empty()) {
@@ -222,7 +235,8 @@ Result<fusion::KernelGroup> prologue_of(const graph::Graph& g, const fusion::Fus
       }
       in = g.inputs(in).front();
     }
-    return members.count(in) > 0 || !g.node(in).is_op() || (copied && elsewhere.count(in) > 0);
+    return members.count(in) > 0 || !g.node(in).is_op() || stored_before.count(in) > 0 ||
+           (copied && elsewhere.count(in) > 0);
   };
   for (const graph::NodeId n : p.nodes) {
     for (const graph::NodeId in : g.inputs(n)) {

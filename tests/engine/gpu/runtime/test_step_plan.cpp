@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "fxscope/gpu/nvrtc_compiler.h"
 #include "fxscope/gpu/step_plan.h"
+#include "fxscope/gpu/training_pair.h"
 #include "fxscope/ops/op_registry.h"
 #include "fxscope/trace/trace_log.h"
 #include "log_payloads.h"
@@ -170,6 +172,44 @@ TEST_CASE("a GEMM template's prologue no other group computes runs in a kernel b
   CHECK(kinds[1] == gpu::StepKind::gemm);
   CHECK(kinds[2] == gpu::StepKind::generated);
   for (const auto& skip : s.skipped) CHECK(skip.name != tem);
+}
+
+TEST_CASE("a GEMM template's prologue over an earlier GEMM's product runs after that GEMM",
+          "[gpu][nvrtc]") {
+  // DeBERTa-v2's max-autotune backward: a template's prologue casts another template's bf16
+  // product (view_84 of mm_8) to f32 and adds it to the residual gradient. That product is stored
+  // by a group before this one, so the prologue's kernel reads it there: every op is planned,
+  // nothing is read before a step writes it, and the prologue compiles.
+  const std::string path = test::sample("corpus/hf_deberta_v2_train_bf16");
+  if (!std::filesystem::exists(path)) {
+    WARN("sample_graphs/corpus/ is absent from this checkout");
+    return;
+  }
+  auto log = trace::read_trace(path);
+  REQUIRE(log);
+  const auto f = gpu::backward_fusion(log->units().front(), fusion::Mode::max_autotune);
+  REQUIRE(f);
+  const auto s = gpu::plan_steps(f->post_grad, f->ours, f->hints, true);
+  for (const auto& skip : s.skipped) INFO(skip.name << ": " << skip.why);
+  CHECK(s.skipped.empty());
+  std::string early;
+  for (const auto& r : s.read_before_write) early += " " + r;
+  INFO("read before written:" << early);
+  CHECK(s.read_before_write.empty());
+  const std::string tem =
+      "triton_tem_fused_add_clone_convert_element_type_mm_mul_permute_reshape_squeeze_sum_90";
+  std::vector<const gpu::StepPlan*> steps;
+  for (const auto& step : s.steps) {
+    if (step.group_name == tem) steps.push_back(&step);
+  }
+  REQUIRE(steps.size() >= 2);
+  CHECK(steps[0]->kind == gpu::StepKind::generated);
+  CHECK(steps[1]->kind == gpu::StepKind::gemm);
+  REQUIRE_FALSE(steps[0]->variants.empty());
+  const auto& prologue = steps[0]->variants.front();
+  const auto cubin = gpu::compile_cuda(prologue.source, prologue.entry, {});
+  INFO((cubin ? std::string() : cubin.error().message));
+  CHECK(cubin);
 }
 
 TEST_CASE("a group reading a buffer no kernel of the plan writes is skipped, named with it",
