@@ -112,19 +112,28 @@ ReductionHint second_pass_hint(std::int64_t split, std::int64_t numel, Reduction
 
 namespace {
 
+// A load's part in Reduction.num_splits' vote: one over every loop variable votes; one that skips
+// a variable does not, nor does an indirect one, whose temporary stands in for the variables; an
+// address not modelled is unknown.
+enum class Voter : std::uint8_t { votes, abstains, unknown };
+
+Voter voter(const MemoryDep& d) {
+  if (d.opaque) return d.tag != 0 ? Voter::abstains : Voter::unknown;
+  const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
+  const bool skips = d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused);
+  return skips ? Voter::abstains : Voter::votes;
+}
+
 // Inner when more of READS' addresses vote inner than outer by IS_OUTER; nullopt where a read's
-// address is opaque or none votes (a read that skips a loop variable does not vote, nor does an
-// indirect one, whose temporary stands in for the variables).
+// address is not modelled or none votes.
 std::optional<bool> vote_inner(const std::vector<MemoryDep>& reads,
                                const std::function<bool(const MemoryDep&)>& is_outer) {
   std::size_t inner = 0;
   std::size_t outer = 0;
   for (const MemoryDep& d : reads) {
-    if (d.opaque && d.tag != 0) continue;
-    if (d.opaque) return std::nullopt;
-    const auto unused = [](const IndexTerm& t) { return t.mult == 0; };
-    if (d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(), unused)) continue;
-    ++(is_outer(d) ? outer : inner);
+    const Voter v = voter(d);
+    if (v == Voter::unknown) return std::nullopt;
+    if (v == Voter::votes) ++(is_outer(d) ? outer : inner);
   }
   if (inner + outer == 0) return std::nullopt;
   return inner > outer;
@@ -133,11 +142,8 @@ std::optional<bool> vote_inner(const std::vector<MemoryDep>& reads,
 }  // namespace
 
 bool no_spanning_read(const std::vector<MemoryDep>& reads) {
-  return std::all_of(reads.begin(), reads.end(), [](const MemoryDep& d) {
-    if (d.opaque) return d.tag != 0;
-    return d.terms.empty() || std::any_of(d.terms.begin(), d.terms.end(),
-                                          [](const IndexTerm& t) { return t.mult == 0; });
-  });
+  return std::all_of(reads.begin(), reads.end(),
+                     [](const MemoryDep& d) { return voter(d) == Voter::abstains; });
 }
 
 std::optional<bool> inner_by_reads(const std::vector<MemoryDep>& reads, std::int64_t rnumel) {
