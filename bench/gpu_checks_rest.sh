@@ -4,11 +4,20 @@
 # first, in four modes with the runtime's default (tensor-core) attention; then the engine against
 # torch.compile on LLaMA and T5 training. Expects the install in .devbin-gpu/ as gpu_checks.sh
 # does. Results under $OUT: survey.txt, runs.tgz (for corpus_side_by_side.py --engine-runs),
-# sbs.md / sbs.json / sbs.txt.
+# sbs.md / sbs.json / sbs.txt, inductor_src.tgz and torch_version.txt.
 cd "$(dirname "$0")/.." || exit 1
 for f in .devbin-gpu/bin/*.xz; do [ -f "$f" ] && xz -df "$f"; done
 chmod +x .devbin-gpu/bin/*
 nvidia-smi --query-gpu=name --format=csv,noheader | tee "$OUT/gpu.txt"
+# Inductor's own sources of the PyTorch there, the authority the fusion rules follow (the public
+# index holds older ones): inductor_src.tgz.
+python3 -c 'import torch; print(torch.__version__)' > "$OUT/torch_version.txt" 2>&1
+tar czf "$OUT/inductor_src.tgz" -C "$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')" \
+  _inductor/scheduler.py _inductor/codegen/simd.py _inductor/codegen/simd_kernel_features.py \
+  _inductor/codegen/triton.py _inductor/graph.py _inductor/ir.py _inductor/lowering.py \
+  _inductor/config.py _inductor/choices.py _inductor/dependencies.py _inductor/tiling_utils.py \
+  _inductor/memory.py _inductor/fx_passes/post_grad.py _inductor/kernel/conv.py \
+  _inductor/kernel/mm.py 2>&1 | tail -2
 done="tv_resnet50_train tv_resnet50_train_cl_bf16 tv_vit_b_16_train_bf16 tv_swin_t_train_bf16 tv_fcn_resnet50_train_bf16 tv_efficientnet_v2_s_train_fp16 hf_albert_train tv_regnet_y_400mf_train tv_ssdlite320_detection tv_densenet121 tv_resnet18_train_bf16 hf_t5_train_bf16 tv_mobilenet_v3_large_dynamic_bf16 tv_swin_t"
 first="tv_convnext_tiny_train_bf16 tv_mobilenet_v2_train_cl_fp16 hf_bart_train_fp16
 hf_mixtral_train_bf16 hf_mistral_train_bf16 hf_deberta_v2_train_bf16 hf_clip_train_fp16
