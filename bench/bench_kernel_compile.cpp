@@ -1,5 +1,5 @@
-// What `fxscope-cli run` compiles before it runs a log's first unit, and how long NVRTC takes for
-// it on this machine, without a GPU:
+// What `fxscope-cli run` compiles before it runs a log's unit (the one it takes by default), and
+// how long NVRTC takes for it on this machine, without a GPU:
 //   bench_kernel_compile LOG [CACHE_DIR]
 // Every mode's steps are planned as run plans them (forward and, for a training unit, backward;
 // max-autotune with its launch variants), the generated sources gathered, the distinct kernels
