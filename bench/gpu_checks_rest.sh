@@ -4,7 +4,8 @@
 # first, in four modes with the runtime's default (tensor-core) attention; then the engine against
 # torch.compile on LLaMA and T5 training. Expects the install in .devbin-gpu/ as gpu_checks.sh
 # does. Results under $OUT: survey.txt, runs.tgz (for corpus_side_by_side.py --engine-runs),
-# sbs.md / sbs.json / sbs.txt, inductor_src.tgz and torch_version.txt.
+# sbs.md / sbs.json / sbs.txt, inductor_src.tgz and torch_version.txt. SURVEY_S and SBS_S (370, 150)
+# bound the survey and the side-by-side in seconds.
 cd "$(dirname "$0")/.." || exit 1
 for f in .devbin-gpu/bin/*.xz; do [ -f "$f" ] && xz -df "$f"; done
 chmod +x .devbin-gpu/bin/*
@@ -32,10 +33,10 @@ for d in sample_graphs/corpus/*/; do
   [[ " $(echo $done $first) " == *" $n "* ]] || logs+=("${d%/}")
 done
 rm -rf /tmp/runs
-BUDGET=370 bash bench/gpu_survey.sh eager,default,reduce-overhead,max-autotune 6 300 "${logs[@]}" \
+BUDGET=${SURVEY_S:-370} bash bench/gpu_survey.sh eager,default,reduce-overhead,max-autotune 6 300 "${logs[@]}" \
   > "$OUT/survey.txt" 2>&1
 tr '\n' ' ' < "$OUT/survey.txt"; echo
-timeout 150 python3 bench/corpus_side_by_side.py --cli .devbin-gpu/bin/fxscope-cli \
+timeout ${SBS_S:-150} python3 bench/corpus_side_by_side.py --cli .devbin-gpu/bin/fxscope-cli \
   --only hf_llama_train_bf16,hf_t5_train_bf16 --modes default --budget-s 120 \
   --markdown "$OUT/sbs.md" --json "$OUT/sbs.json" > "$OUT/sbs.txt" 2>&1
 tail -12 "$OUT/sbs.txt"
