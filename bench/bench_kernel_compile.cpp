@@ -18,7 +18,6 @@
 
 #include <unistd.h>
 
-#include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/run_unit.h"
@@ -46,10 +45,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const trace::CompileUnit& unit = *chosen;
-  ops::SymbolHints hints;
-  for (const trace::ShapeSymbol& sym : unit.symbols) {
-    if (const auto v = text::parse_int(sym.value)) hints.emplace(sym.symbol, *v);
-  }
+  const ops::SymbolHints hints = gpu::unit_hints(unit);
   const fs::path cache = argc == 3 ? fs::path(argv[2])
                                    : fs::temp_directory_path() /
                                          ("fxscope_compile_bench_" + std::to_string(::getpid()));

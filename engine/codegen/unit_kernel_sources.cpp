@@ -3,14 +3,10 @@
 
 #include "fxscope/codegen/unit_kernel_sources.h"
 
-#include "fxscope/codegen/padded_outputs.h"
-
 #include <cstdio>
-#include <optional>
-#include <utility>
-#include <vector>
 
 #include "fxscope/codegen/kernel_codegen.h"
+#include "fxscope/codegen/padded_outputs.h"
 
 namespace fxscope::codegen {
 namespace {
@@ -96,29 +92,18 @@ void add_plan_sources(const GroupPlace& at, const fusion::FusionPlan& plan,
       continue;
     }
     // As `run` does: a padded copy the group's kernel cannot store is a kernel of its own.
-    std::vector<std::pair<const fusion::KernelGroup*, std::string>> made;
-    auto text = kernel_source(at, group, true);
-    const auto split = text ? std::nullopt : split_padded_outputs(at.graph, group);
-    if (text) {
-      made.emplace_back(&group, std::move(*text));
-    } else if (split) {
-      auto rest = kernel_source(at, split->first, true);
-      auto pads = kernel_source(at, split->second, true);
-      if (rest && pads) {
-        made.emplace_back(&split->first, std::move(*rest));
-        made.emplace_back(&split->second, std::move(*pads));
-      }
-    }
-    if (made.empty()) {
-      out.refused.push_back(at.where + ": " + text.error().message);
+    auto made = make_whole_or_split(
+        at.graph, group, [&](const fusion::KernelGroup& k) { return kernel_source(at, k, true); });
+    if (!made) {
+      out.refused.push_back(at.where + ": " + made.error().message);
       continue;
     }
-    for (auto& [g, source] : made) {
+    for (auto& [g, source] : *made) {
       char number[16];
-      std::snprintf(number, sizeof number, "_g%03zu_", g->id);
+      std::snprintf(number, sizeof number, "_g%03zu_", g.id);
       // Inductor's names can outgrow a file name; the group id keeps a cut one unique.
       out.files.push_back(
-          {file_safe(prefix + number + g->name.substr(0, 120)) + ".cu", std::move(source)});
+          {file_safe(prefix + number + g.name.substr(0, 120)) + ".cu", std::move(source)});
     }
   }
   for (const fusion::SubgraphPlan& sp : plan.subgraphs) {

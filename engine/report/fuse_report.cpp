@@ -14,6 +14,9 @@
 namespace fxscope::report {
 namespace {
 
+// The rows the engine's reduction kernel keeps in one block, the cost data's persistent class.
+constexpr std::int64_t kEngineRowInBlock = 1024;
+
 cost::WorkClass class_of_op(std::string_view target) {
   switch (ops::classify(target).op_class) {
     case ops::OpClass::gemm:
@@ -304,9 +307,8 @@ cost::KernelWork kernel_work(const fusion::KernelGroup& group, const graph::Grap
       // The class follows the engine's kernel, which the model is fitted to and which keeps a
       // row of up to 1,024 elements in one block whatever Triton's kernel would (the kind).
       w.work_class = cost::WorkClass::reduction;
-      w.kernel_class = group.rnumel <= fusion::PlanOptions{}.persistent_rnumel
-                           ? cost::KernelClass::persistent_reduction
-                           : cost::KernelClass::reduction;
+      w.kernel_class = group.rnumel <= kEngineRowInBlock ? cost::KernelClass::persistent_reduction
+                                                         : cost::KernelClass::reduction;
       break;
     case fusion::GroupKind::template_gemm:
       w.work_class = cost::WorkClass::gemm_conv;

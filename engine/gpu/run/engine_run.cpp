@@ -10,7 +10,6 @@
 
 #include "cudnn/cudnn_conv.h"
 #include "cupti/cupti_activity.h"
-#include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/engine_compiler.h"
 #include "fxscope/gpu/host_values.h"
@@ -46,14 +45,6 @@ const trace::CompileUnit* find_unit(const trace::TraceLog& log, const std::strin
     if (u.id.without_attempt().str() == id) return &u;
   }
   return nullptr;
-}
-
-ops::SymbolHints hints_of(const trace::CompileUnit& unit) {
-  ops::SymbolHints hints;
-  for (const trace::ShapeSymbol& s : unit.symbols) {
-    if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
-  }
-  return hints;
 }
 
 // The same seeded bytes for an input of every graph of the unit (ALL, eager's last): the place it
@@ -383,7 +374,7 @@ Result<UnitOfRun> find_run_unit(const EngineRunOptions& o) {
         u.log->path() + ": " +
         (o.unit.empty() ? "no compile unit has an ATen graph" : "no compile unit " + o.unit));
   }
-  u.hints = hints_of(*u.unit);
+  u.hints = unit_hints(*u.unit);
   return u;
 }
 

@@ -1,10 +1,19 @@
 #include "fxscope/gpu/run_unit.h"
 
+#include "fxscope/core/text.h"
 #include "fxscope/fusion/planner.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/random_inputs.h"
 
 namespace fxscope::gpu {
+
+ops::SymbolHints unit_hints(const trace::CompileUnit& unit) {
+  ops::SymbolHints hints;
+  for (const trace::ShapeSymbol& s : unit.symbols) {
+    if (const auto v = text::parse_int(s.value)) hints.emplace(s.symbol, *v);
+  }
+  return hints;
+}
 
 const trace::CompileUnit* default_run_unit(const trace::TraceLog& log) {
   const trace::CompileUnit* first_aten = nullptr;

@@ -657,18 +657,8 @@ PlannedSteps plan_steps(const graph::Graph& g, const fusion::FusionPlan& plan,
         if (copy) made.push_back(std::move(*copy));
         if (!copy) failed = copy.error();
       }
-      auto k = generate(stored);
-      if (k) {
-        made.push_back(std::move(*k));
-      } else if (const auto split = codegen::split_padded_outputs(g, stored)) {
-        auto rest = generate(split->first);
-        auto pads = rest ? generate(split->second) : rest;
-        if (rest && pads) {
-          made.push_back(std::move(*rest));
-          made.push_back(std::move(*pads));
-        } else {
-          failed = k.error();
-        }
+      if (auto k = codegen::make_whole_or_split(g, stored, generate)) {
+        for (auto& part : *k) made.push_back(std::move(part.second));
       } else {
         failed = k.error();
       }

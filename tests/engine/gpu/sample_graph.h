@@ -8,7 +8,6 @@
 #include <functional>
 #include <string>
 
-#include "fxscope/core/text.h"
 #include "fxscope/fusion/unit_fusion.h"
 #include "fxscope/gpu/run_unit.h"
 #include "fxscope/trace/trace_log.h"
@@ -36,11 +35,7 @@ inline void for_each_corpus_run_unit(
     if (!log) continue;
     const trace::CompileUnit* unit = gpu::default_run_unit(*log);
     if (unit == nullptr) continue;
-    ops::SymbolHints hints;
-    for (const trace::ShapeSymbol& sym : unit->symbols) {
-      if (const auto v = text::parse_int(sym.value)) hints.emplace(sym.symbol, *v);
-    }
-    visit(d.path().filename().string(), *unit, hints);
+    visit(d.path().filename().string(), *unit, gpu::unit_hints(*unit));
   }
 }
 

@@ -14,6 +14,10 @@ namespace fxscope::gpu {
 
 const trace::CompileUnit* default_run_unit(const trace::TraceLog& log);
 
+// The sizes UNIT's symbols took when it was compiled (its create_symbol records): what a run sizes
+// its inputs and plans its steps by.
+ops::SymbolHints unit_hints(const trace::CompileUnit& unit);
+
 // "unit 2/0 (the first with an ATen graph and a runnable; --unit picks another)", for stderr.
 std::string default_unit_line(const trace::CompileUnit& unit);
 
